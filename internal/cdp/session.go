@@ -40,6 +40,7 @@ type Session struct {
 
 	// mu guards the fields below it.
 	mu       sync.Mutex
+	taps     []*tap
 	subs     []*subscription
 	children []*Session
 	err      error
@@ -133,16 +134,45 @@ func (s *Session) Listen(methods ...string) (<-chan Event, func()) {
 	go sub.pump()
 	return sub.out, func() {
 		s.mu.Lock()
-		s.subs = slices.DeleteFunc(s.subs, func(x *subscription) bool { return x == sub })
+		s.subs = slices.DeleteFunc(slices.Clone(s.subs), func(x *subscription) bool { return x == sub })
 		s.mu.Unlock()
 		sub.close()
 	}
 }
 
+// Tap calls fn for every event of the given methods on the reader
+// goroutine, before the connection reads the next message. So when any call
+// on this connection returns, fn has seen every event that the browser sent
+// before its reply: state kept by a tap (frames and their documents) is
+// never behind a reply. fn must be quick and must not block or call the
+// connection.
+func (s *Session) Tap(fn func(Event), methods ...string) (cancel func()) {
+	t := &tap{fn: fn, methods: methods}
+	s.mu.Lock()
+	s.taps = append(s.taps, t)
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.taps = slices.DeleteFunc(slices.Clone(s.taps), func(x *tap) bool { return x == t })
+		s.mu.Unlock()
+	}
+}
+
+type tap struct {
+	fn      func(Event)
+	methods []string
+}
+
 func (s *Session) publish(ev Event) {
 	s.mu.Lock()
 	subs := s.subs
+	taps := s.taps
 	s.mu.Unlock()
+	for _, t := range taps {
+		if len(t.methods) == 0 || slices.Contains(t.methods, ev.Method) {
+			t.fn(ev)
+		}
+	}
 	for _, sub := range subs {
 		if sub.wants(ev.Method) {
 			sub.push(ev)

@@ -1,0 +1,118 @@
+// Package apitype holds what loupe's front ends and its daemon share on the
+// wire: the error registry and the request and response envelopes of the
+// local API.
+package apitype
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable error code from the registry. Agents and scripts match
+// on it; messages may change, codes do not.
+type Code string
+
+// The registry. Every error a front end shows carries one of these codes.
+const (
+	StaleRef             Code = "STALE_REF"
+	RefNotFound          Code = "REF_NOT_FOUND"
+	RefWrongSurface      Code = "REF_WRONG_SURFACE"
+	Ambiguous            Code = "AMBIGUOUS"
+	NotActionable        Code = "NOT_ACTIONABLE"
+	Timeout              Code = "TIMEOUT"
+	NavigationFailed     Code = "NAVIGATION_FAILED"
+	SurfaceClosed        Code = "SURFACE_CLOSED"
+	SurfaceNotFound      Code = "SURFACE_NOT_FOUND"
+	SurfaceUnsupported   Code = "SURFACE_UNSUPPORTED"
+	TransportUnsupported Code = "TRANSPORT_UNSUPPORTED"
+	BrowserGone          Code = "BROWSER_GONE"
+	NoGrant              Code = "NO_GRANT"
+	HumanControl         Code = "HUMAN_CONTROL"
+	Denied               Code = "DENIED"
+	DuplicateOperation   Code = "DUPLICATE_OPERATION"
+	BadInput             Code = "BAD_INPUT"
+	EvalFailed           Code = "EVAL_FAILED"
+	BrowserStart         Code = "BROWSER_START_FAILED"
+	DaemonUnavailable    Code = "DAEMON_UNAVAILABLE"
+	Internal             Code = "INTERNAL"
+)
+
+// Hints are the one-line recovery advice shown with each code.
+var Hints = map[Code]string{
+	StaleRef:             "the page changed since that snapshot; take a new snapshot and use its refs",
+	RefNotFound:          "no such ref was issued; take a snapshot and use a ref from it",
+	RefWrongSurface:      "that ref belongs to another surface; switch to it or snapshot this one",
+	Ambiguous:            "several elements match; use one of the candidate refs or a narrower locator",
+	NotActionable:        "the element cannot take input now; check the snapshot, scroll, close what covers it, or wait",
+	Timeout:              "the condition did not happen in time; check the page or raise --timeout",
+	NavigationFailed:     "the page did not load; check the URL and that the server is reachable",
+	SurfaceClosed:        "that surface has closed; list surfaces and pick a live one",
+	SurfaceNotFound:      "no surface has that id; list surfaces to see the ids",
+	SurfaceUnsupported:   "this surface cannot do that; pick another surface",
+	TransportUnsupported: "this browser connection cannot do that",
+	BrowserGone:          "the browser has exited; run the command again to start a new one",
+	NoGrant:              "this call's grant is not current; ask for a fresh grant",
+	HumanControl:         "a person has taken over this tab; wait until it is handed back",
+	Denied:               "the approval policy denied this action",
+	DuplicateOperation:   "that operation id was already used; send a new id",
+	BadInput:             "fix the arguments and try again (see --help)",
+	EvalFailed:           "the script threw; fix the expression",
+	BrowserStart:         "install Chromium (apt-get install chromium) or set LOUPE_CHROMIUM to its path",
+	DaemonUnavailable:    "run `loupe daemon start` or check LOUPE_HOME",
+	Internal:             "this is a bug in loupe; please report it with the command that caused it",
+}
+
+// Error is a registry error. NotExecuted is true when the requested action
+// certainly did not run, so it is safe to retry after fixing the cause.
+type Error struct {
+	Code        Code     `json:"code"`
+	Message     string   `json:"message"`
+	Hint        string   `json:"hint,omitempty"`
+	NotExecuted bool     `json:"not_executed"`
+	Candidates  []string `json:"candidates,omitempty"`
+	SimilarRefs []string `json:"similar_refs,omitempty"`
+
+	cause error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+// Unwrap returns the error that caused this one, if any.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Errorf makes a registry error with the code's hint. The action is marked
+// not executed; use [Error.Executed] for failures after input was sent.
+func Errorf(code Code, format string, args ...any) *Error {
+	e := &Error{Code: code, Message: fmt.Sprintf(format, args...), Hint: Hints[code], NotExecuted: true}
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			e.cause = err
+		}
+	}
+	return e
+}
+
+// Wrap makes a registry error around cause.
+func Wrap(code Code, cause error, format string, args ...any) *Error {
+	e := Errorf(code, format, args...)
+	e.cause = cause
+	return e
+}
+
+// Executed marks the error as one that happened after the action may have
+// taken effect: retrying is not known to be safe.
+func (e *Error) Executed() *Error {
+	e.NotExecuted = false
+	return e
+}
+
+// As returns the registry error in err's chain, if any.
+func As(err error) (*Error, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e, true
+	}
+	return nil, false
+}

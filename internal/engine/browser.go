@@ -1,0 +1,407 @@
+// Package engine drives one browser: its tabs (surfaces), their frames and
+// documents, snapshots with refs, trusted actions, reads and waits. It knows
+// nothing of front ends, policy or the ledger; the executor calls it.
+//
+// Concurrency: a Browser may be used from many goroutines. Operations on one
+// tab are serialised by the tab; operations on different tabs run in
+// parallel. Protocol events that describe frames and documents are applied
+// on the connection's reader goroutine (cdp.Session.Tap), so when any call
+// returns, the tab's view of its frames already includes every event sent
+// before the reply.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+
+	cdpproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/cdp"
+	"github.com/loupe-dev/loupe/internal/chromium"
+	"github.com/loupe-dev/loupe/internal/snapshot"
+)
+
+// LaunchOptions configures a browser loupe starts itself.
+type LaunchOptions = chromium.LaunchOptions
+
+// Browser is one browser session: a launched or attached browser and the
+// tabs loupe tracks in it.
+type Browser struct {
+	conn     *cdp.Conn
+	proc     *chromium.Browser // nil when attached
+	endpoint string            // websocket URL when attached
+	product  string
+	counter  snapshot.Counter
+
+	stop context.CancelFunc // ends the browser's background goroutines
+	wg   sync.WaitGroup
+
+	// mu guards the fields below.
+	mu        sync.Mutex
+	byTarget  map[string]*Tab
+	bySurface map[string]*Tab
+	tombs     map[string]bool // surface ids of closed tabs
+	order     []string        // live surface ids, in the order they appeared
+	active    string          // surface id; may name a closed tab
+	nextID    int
+	waiters   map[string][]chan *Tab // target id → callers waiting for its tab
+}
+
+// Launch starts Chromium and returns the browser once its first tab is
+// ready.
+func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
+	proc, err := chromium.Launch(ctx, o)
+	if err != nil {
+		return nil, apitype.Wrap(apitype.BrowserStart, err, "starting Chromium: %v", err)
+	}
+	b, err := start(ctx, proc.Conn)
+	if err != nil {
+		_ = proc.Kill()
+		return nil, err
+	}
+	b.proc = proc
+	return b, nil
+}
+
+// Attach connects to a browser that is already running (a Chromium started
+// with --remote-debugging-port, an Electron app, a remote browser). Closing
+// the session leaves that browser running.
+func Attach(ctx context.Context, endpoint string) (*Browser, error) {
+	conn, ws, err := chromium.Attach(ctx, endpoint)
+	if err != nil {
+		return nil, apitype.Wrap(apitype.BrowserStart, err, "attaching to %s: %v", endpoint, err)
+	}
+	b, err := start(ctx, conn)
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	b.endpoint = ws
+	return b, nil
+}
+
+func start(ctx context.Context, conn *cdp.Conn) (*Browser, error) {
+	bg, stop := context.WithCancel(context.Background())
+	b := &Browser{
+		conn: conn, stop: stop,
+		byTarget: map[string]*Tab{}, bySurface: map[string]*Tab{}, tombs: map[string]bool{},
+		waiters: map[string][]chan *Tab{},
+	}
+	bs := conn.Browser()
+	events, cancel := bs.Listen("Target.attachedToTarget", "Target.detachedFromTarget",
+		"Target.targetInfoChanged", "Target.targetDestroyed")
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		defer cancel()
+		b.targetLoop(bg, events)
+	}()
+
+	var v struct {
+		Product string `json:"product"`
+	}
+	if err := bs.Call(ctx, "Browser.getVersion", nil, &v); err != nil {
+		b.shutdown()
+		return nil, err
+	}
+	b.product = v.Product
+	pages := target.Filter{{Type: "page"}}
+	if _, err := cdpproto.Call(ctx, bs, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true, Filter: pages}); err != nil {
+		b.shutdown()
+		return nil, err
+	}
+	// Auto-attach pauses new pages until loupe has subscribed to them, so
+	// no early event is lost; existing pages attach before the reply.
+	if _, err := cdpproto.Call(ctx, bs, target.SetAutoAttach, target.SetAutoAttachParams{
+		AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: ptr(true), Filter: pages,
+	}); err != nil {
+		b.shutdown()
+		return nil, err
+	}
+	// Wait for the pages that exist now to be attached and set up (their
+	// attach events precede the reply, but are handled on another
+	// goroutine), and make the first one active.
+	list, err := cdpproto.Call(ctx, bs, target.GetTargets, target.GetTargetsParams{Filter: pages})
+	if err != nil {
+		b.shutdown()
+		return nil, err
+	}
+	for _, ti := range list.TargetInfos {
+		if ti.Type != "page" {
+			continue
+		}
+		if _, err := b.tabForTarget(ctx, string(ti.TargetID)); err != nil && !errors.Is(err, errTabClosed) {
+			b.shutdown()
+			return nil, err
+		}
+	}
+	b.mu.Lock()
+	if b.active == "" && len(b.order) > 0 {
+		b.active = b.order[0]
+	}
+	b.mu.Unlock()
+	return b, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Product is the browser's name and version, e.g. "HeadlessChrome/156.0…".
+func (b *Browser) Product() string { return b.product }
+
+// Launched reports whether loupe started this browser (as opposed to
+// attaching to it).
+func (b *Browser) Launched() bool { return b.proc != nil }
+
+// PID is the launched browser's process id, 0 when attached.
+func (b *Browser) PID() int {
+	if b.proc == nil {
+		return 0
+	}
+	return b.proc.PID
+}
+
+// Done is closed when the connection to the browser has ended.
+func (b *Browser) Done() <-chan struct{} { return b.conn.Done() }
+
+// Close ends the session. A launched browser is closed and its whole
+// process tree ended; an attached one is only disconnected.
+func (b *Browser) Close(ctx context.Context) error {
+	var err error
+	if b.proc != nil {
+		err = b.proc.Stop(ctx)
+	} else {
+		err = b.conn.Close()
+	}
+	b.shutdown()
+	return err
+}
+
+func (b *Browser) shutdown() {
+	b.stop()
+	_ = b.conn.Close()
+	b.wg.Wait()
+}
+
+type targetEvent struct {
+	SessionID  string     `json:"sessionId"`
+	TargetID   string     `json:"targetId"`
+	TargetInfo targetInfo `json:"targetInfo"`
+	Waiting    bool       `json:"waitingForDebugger"`
+}
+
+type targetInfo struct {
+	TargetID string `json:"targetId"`
+	Type     string `json:"type"`
+	Title    string `json:"title"`
+	URL      string `json:"url"`
+	OpenerID string `json:"openerId"`
+}
+
+func (b *Browser) targetLoop(ctx context.Context, events <-chan cdp.Event) {
+	for ev := range events {
+		var e targetEvent
+		if err := jsonv2.Unmarshal(ev.Params, &e); err != nil {
+			continue
+		}
+		switch ev.Method {
+		case "Target.attachedToTarget":
+			if e.TargetInfo.Type != "page" {
+				continue
+			}
+			sess := b.conn.Session(e.SessionID)
+			if sess == nil {
+				continue
+			}
+			t := b.addTab(sess, e.TargetInfo)
+			b.wg.Add(1)
+			go func() {
+				defer b.wg.Done()
+				t.setup(ctx, e.Waiting)
+			}()
+		case "Target.detachedFromTarget":
+			b.removeTab(e.TargetID)
+		case "Target.targetDestroyed":
+			b.removeTab(e.TargetID)
+		case "Target.targetInfoChanged":
+			b.mu.Lock()
+			t := b.byTarget[e.TargetInfo.TargetID]
+			b.mu.Unlock()
+			if t != nil {
+				t.setInfo(e.TargetInfo.Title, e.TargetInfo.URL)
+			}
+		}
+	}
+}
+
+func (b *Browser) addTab(sess *cdp.Session, info targetInfo) *Tab {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t, ok := b.byTarget[info.TargetID]; ok {
+		return t
+	}
+	b.nextID++
+	t := newTab(b, "s"+strconv.Itoa(b.nextID), info, sess)
+	b.byTarget[info.TargetID] = t
+	b.bySurface[t.ID] = t
+	b.order = append(b.order, t.ID)
+	for _, ch := range b.waiters[info.TargetID] {
+		ch <- t
+	}
+	delete(b.waiters, info.TargetID)
+	return t
+}
+
+func (b *Browser) removeTab(targetID string) {
+	b.mu.Lock()
+	t := b.byTarget[targetID]
+	if t != nil {
+		delete(b.byTarget, targetID)
+		delete(b.bySurface, t.ID)
+		b.tombs[t.ID] = true
+		b.order = slices.DeleteFunc(b.order, func(id string) bool { return id == t.ID })
+	}
+	b.mu.Unlock()
+	if t != nil {
+		t.markClosed()
+	}
+}
+
+// tabForTarget waits until the target's tab has attached and is set up.
+func (b *Browser) tabForTarget(ctx context.Context, targetID string) (*Tab, error) {
+	ch := make(chan *Tab, 1)
+	b.mu.Lock()
+	if t, ok := b.byTarget[targetID]; ok {
+		ch <- t
+	} else {
+		b.waiters[targetID] = append(b.waiters[targetID], ch)
+	}
+	b.mu.Unlock()
+	select {
+	case t := <-ch:
+		return t, t.wait(ctx)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-b.conn.Done():
+		return nil, b.conn.Err()
+	}
+}
+
+// Tab returns the tab with the given surface id, or the active tab when id
+// is "". A closed tab is SURFACE_CLOSED, an unknown id SURFACE_NOT_FOUND.
+func (b *Browser) Tab(ctx context.Context, id string) (*Tab, error) {
+	b.mu.Lock()
+	if id == "" {
+		id = b.active
+	}
+	t := b.bySurface[id]
+	closed := b.tombs[id]
+	live := slices.Clone(b.order)
+	b.mu.Unlock()
+	switch {
+	case t != nil:
+		return t, t.wait(ctx)
+	case id == "" && len(live) == 0:
+		return nil, apitype.Errorf(apitype.SurfaceClosed, "no tab is open; open one with `loupe tab new` or `loupe open --new-tab URL`")
+	case id == "" || closed:
+		e := apitype.Errorf(apitype.SurfaceClosed, "surface %s has closed", orNone(id))
+		if len(live) > 0 {
+			e.Hint = "live surfaces: " + fmt.Sprint(live) + "; select one with `loupe tab activate ID`"
+		}
+		return nil, e
+	default:
+		return nil, apitype.Errorf(apitype.SurfaceNotFound, "no surface %q", id)
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// Tabs lists the live tabs in the order they appeared.
+func (b *Browser) Tabs() []TabInfo {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]TabInfo, 0, len(b.order))
+	for _, id := range b.order {
+		t := b.bySurface[id]
+		title, url := t.info()
+		out = append(out, TabInfo{ID: id, Title: title, URL: url, Active: id == b.active, Opener: t.openerSurface()})
+	}
+	return out
+}
+
+// TabInfo describes a tab for listing.
+type TabInfo struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	URL    string `json:"url"`
+	Active bool   `json:"active"`
+	Opener string `json:"opener,omitempty"`
+}
+
+// Active returns the active surface id ("" when none).
+func (b *Browser) Active() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.active
+}
+
+// NewTab opens a tab at about:blank, makes it active and returns it.
+func (b *Browser) NewTab(ctx context.Context) (*Tab, error) {
+	res, err := cdpproto.Call(ctx, b.conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
+	if err != nil {
+		return nil, err
+	}
+	t, err := b.tabForTarget(ctx, string(res.TargetID))
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	b.active = t.ID
+	b.mu.Unlock()
+	return t, nil
+}
+
+// Activate brings a tab to the front and makes it the target of later
+// operations.
+func (b *Browser) Activate(ctx context.Context, id string) (*Tab, error) {
+	t, err := b.Tab(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cdpproto.Call(ctx, b.conn.Browser(), target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(t.TargetID)}); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	b.active = t.ID
+	b.mu.Unlock()
+	return t, nil
+}
+
+// CloseTab closes a tab and waits until it is gone. Closing the active tab
+// leaves no tab active: loupe never picks another one silently.
+func (b *Browser) CloseTab(ctx context.Context, id string) error {
+	t, err := b.Tab(ctx, id)
+	if err != nil {
+		return err
+	}
+	if _, err := cdpproto.Call(ctx, b.conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(t.TargetID)}); err != nil {
+		return err
+	}
+	select {
+	case <-t.closed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,161 @@
+package input
+
+import (
+	"context"
+	"fmt"
+
+	cdpproto "github.com/chromedp/cdproto/cdp"
+	cdpinput "github.com/chromedp/cdproto/input"
+)
+
+// Button names a mouse button.
+type Button string
+
+// ParseButton accepts left, right or middle ("" is left).
+func ParseButton(s string) (Button, error) {
+	switch s {
+	case "", "left":
+		return "left", nil
+	case "right", "middle":
+		return Button(s), nil
+	}
+	return "", fmt.Errorf("button %q: want left, right or middle", s)
+}
+
+func buttonsMask(b Button) int64 {
+	switch b {
+	case "right":
+		return 2
+	case "middle":
+		return 4
+	}
+	return 1
+}
+
+// Click moves the mouse to (x, y) in the top-level viewport and clicks
+// count times (count 2 is a double click: two press/release pairs, the
+// second with clickCount 2, as Chromium needs for dblclick).
+func Click(ctx context.Context, s cdpproto.Session, x, y float64, b Button, count int, mods int64) error {
+	if err := Move(ctx, s, x, y, mods); err != nil {
+		return err
+	}
+	for i := 1; i <= count; i++ {
+		for _, t := range []cdpinput.DispatchMouseEventType{cdpinput.DispatchMouseEventTypeMousePressed, cdpinput.DispatchMouseEventTypeMouseReleased} {
+			p := cdpinput.DispatchMouseEventParams{
+				Type: t, X: x, Y: y, Modifiers: mods, Button: cdpinput.MouseButton(b),
+				ClickCount: int64(i),
+			}
+			if t == cdpinput.DispatchMouseEventTypeMousePressed {
+				p.Buttons = buttonsMask(b)
+			}
+			if _, err := cdpproto.Call(ctx, s, cdpinput.DispatchMouseEvent, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Move moves the mouse to (x, y).
+func Move(ctx context.Context, s cdpproto.Session, x, y float64, mods int64) error {
+	_, err := cdpproto.Call(ctx, s, cdpinput.DispatchMouseEvent, cdpinput.DispatchMouseEventParams{
+		Type: cdpinput.DispatchMouseEventTypeMouseMoved, X: x, Y: y, Modifiers: mods,
+	})
+	return err
+}
+
+// Wheel scrolls by (dx, dy) CSS pixels with the mouse at (x, y), as a
+// person's wheel would: the page sees wheel events and scrolls what is under
+// the pointer.
+func Wheel(ctx context.Context, s cdpproto.Session, x, y, dx, dy float64) error {
+	_, err := cdpproto.Call(ctx, s, cdpinput.DispatchMouseEvent, cdpinput.DispatchMouseEventParams{
+		Type: cdpinput.DispatchMouseEventTypeMouseWheel, X: x, Y: y, DeltaX: dx, DeltaY: dy,
+	})
+	return err
+}
+
+// Press presses and releases a chord: modifiers down in order, the key
+// down and up, modifiers up in reverse.
+func Press(ctx context.Context, s cdpproto.Session, c Chord) error {
+	mods := []struct {
+		bit int64
+		key string
+	}{{ModCtrl, "control"}, {ModAlt, "alt"}, {ModMeta, "meta"}, {ModShift, "shift"}}
+	var held int64
+	for _, m := range mods {
+		if c.Modifiers&m.bit == 0 {
+			continue
+		}
+		held |= m.bit
+		if err := keyEvent(ctx, s, cdpinput.DispatchKeyEventTypeRawKeyDown, named[m.key], held, ""); err != nil {
+			return err
+		}
+	}
+	text := c.Key.Text
+	// With Control, Alt or Meta held a key is a shortcut and types nothing.
+	if c.Modifiers&(ModCtrl|ModAlt|ModMeta) != 0 {
+		text = ""
+	}
+	down := cdpinput.DispatchKeyEventTypeKeyDown
+	if text == "" {
+		down = cdpinput.DispatchKeyEventTypeRawKeyDown
+	}
+	if err := keyEvent(ctx, s, down, c.Key, held, text); err != nil {
+		return err
+	}
+	if err := keyEvent(ctx, s, cdpinput.DispatchKeyEventTypeKeyUp, c.Key, held, ""); err != nil {
+		return err
+	}
+	for i := len(mods) - 1; i >= 0; i-- {
+		m := mods[i]
+		if c.Modifiers&m.bit == 0 {
+			continue
+		}
+		held &^= m.bit
+		if err := keyEvent(ctx, s, cdpinput.DispatchKeyEventTypeKeyUp, named[m.key], held, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func keyEvent(ctx context.Context, s cdpproto.Session, t cdpinput.DispatchKeyEventType, k Key, mods int64, text string) error {
+	_, err := cdpproto.Call(ctx, s, cdpinput.DispatchKeyEvent, cdpinput.DispatchKeyEventParams{
+		Type: t, Modifiers: mods, Text: text, UnmodifiedText: text, Key: k.Key, Code: k.Code,
+		WindowsVirtualKeyCode: k.KeyCode, NativeVirtualKeyCode: k.KeyCode,
+	})
+	return err
+}
+
+// Type types text key by key: characters of the US layout as key presses
+// (keydown, keypress, input, keyup), anything else (accents, emoji, other
+// scripts) as text input of that character alone.
+func Type(ctx context.Context, s cdpproto.Session, text string) error {
+	for _, r := range text {
+		k, ok := CharKey(r)
+		if !ok {
+			if err := InsertText(ctx, s, string(r)); err != nil {
+				return err
+			}
+			continue
+		}
+		var mods int64
+		if k.Shift {
+			mods = ModShift
+		}
+		if err := keyEvent(ctx, s, cdpinput.DispatchKeyEventTypeKeyDown, k, mods, k.Text); err != nil {
+			return err
+		}
+		if err := keyEvent(ctx, s, cdpinput.DispatchKeyEventTypeKeyUp, k, mods, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// InsertText inserts text at the caret as an input method would: one
+// beforeinput/input pair, no key events.
+func InsertText(ctx context.Context, s cdpproto.Session, text string) error {
+	_, err := cdpproto.Call(ctx, s, cdpinput.InsertText, cdpinput.InsertTextParams{Text: text})
+	return err
+}

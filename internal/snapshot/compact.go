@@ -1,0 +1,68 @@
+package snapshot
+
+import (
+	"unicode"
+)
+
+// Compact applies the compact transform to a tree and returns the new top
+// level. It removes only what carries nothing:
+//
+//   - text that is empty, whitespace (NBSP included) or only zero-width
+//     formatting characters;
+//   - an unnamed container (role generic) left with no children;
+//
+// and it replaces an unnamed container that has exactly one child by that
+// child. Unnamed containers with several children stay, since they carry
+// grouping. Named or ref-bearing containers and every semantic node (image,
+// svg, canvas, iframe, list item, table cell, …) stay even when empty. Order,
+// refs, values, URLs and frame boundaries are untouched, and non-empty text
+// is never dropped. The transform is idempotent.
+//
+// Compact reuses the nodes it keeps; it does not copy the tree.
+func Compact(nodes []*Node) []*Node {
+	out := nodes[:0:0]
+	for _, n := range nodes {
+		if k := compactNode(n); k != nil {
+			out = append(out, k...)
+		}
+	}
+	return out
+}
+
+func compactNode(n *Node) []*Node {
+	if n.IsText() {
+		if Blank(n.Text) {
+			return nil
+		}
+		return []*Node{n}
+	}
+	n.Children = Compact(n.Children)
+	if isContainer(n) {
+		switch len(n.Children) {
+		case 0:
+			return nil
+		case 1:
+			return n.Children
+		}
+	}
+	return []*Node{n}
+}
+
+// isContainer reports whether a node is a container the transform may drop
+// or replace: generic, without a name, ref, state, value or frame.
+func isContainer(n *Node) bool {
+	return n.Role == "generic" && n.Name == "" && n.Elem == 0 && n.Ref == "" &&
+		n.States == "" && n.Value == "" && !n.Frame
+}
+
+// Blank reports whether text has nothing to read: it is empty or made only
+// of white space (including no-break spaces) and invisible formatting
+// characters such as zero-width spaces and joiners.
+func Blank(s string) bool {
+	for _, r := range s {
+		if !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) && r != '\u2800' {
+			return false
+		}
+	}
+	return true
+}

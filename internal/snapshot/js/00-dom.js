@@ -1,0 +1,120 @@
+// loupe page agent. The files in this directory are concatenated in name
+// order inside one function body and evaluated once per document in an
+// isolated world, so the page can neither see nor tamper with it. The last
+// file returns the agent object, which is kept as globalThis.__loupe.
+
+// ---- element ids ---------------------------------------------------------
+// An element gets a small integer id the first time a snapshot reports it
+// and keeps it for the life of the document, so refs stay stable across
+// snapshots. Elements are held weakly: a removed, collected element simply
+// stops resolving.
+const idOfEl = new WeakMap();
+const elOfId = new Map();
+let nextId = 1;
+
+function idOf(el) {
+  let id = idOfEl.get(el);
+  if (id === undefined) {
+    id = nextId++;
+    idOfEl.set(el, id);
+    elOfId.set(id, new WeakRef(el));
+  }
+  return id;
+}
+
+function byId(id) {
+  const r = elOfId.get(id);
+  const el = r && r.deref();
+  return el || null;
+}
+
+// ---- flat tree -----------------------------------------------------------
+// Children in rendering order: an open shadow root replaces the host's light
+// children, and a slot stands for the nodes assigned to it (or its fallback
+// content when nothing is assigned).
+function childNodes(node) {
+  if (node.nodeType === 1) {
+    const el = node;
+    if (el.shadowRoot) return el.shadowRoot.childNodes;
+    if (el.localName === 'slot') {
+      const assigned = el.assignedNodes({ flatten: false });
+      if (assigned.length) return assigned;
+    }
+  }
+  return node.childNodes;
+}
+
+// Parent in the flat tree (slot for assigned nodes, host for shadow roots).
+function flatParent(node) {
+  if (node.assignedSlot) return node.assignedSlot;
+  const p = node.parentNode;
+  if (p && p.nodeType === 11 && p.host) return p.host;
+  return p;
+}
+
+function deepActiveElement() {
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  return a;
+}
+
+// contains() that crosses shadow boundaries and slots, upward from inner.
+function flatContains(outer, inner) {
+  for (let n = inner; n; n = flatParent(n)) if (n === outer) return true;
+  return false;
+}
+
+// ---- style ---------------------------------------------------------------
+// One walk reads each element's computed style at most once.
+let styleCache = null;
+function styleOf(el) {
+  if (styleCache) {
+    let s = styleCache.get(el);
+    if (!s) { s = getComputedStyle(el); styleCache.set(el, s); }
+    return s;
+  }
+  return getComputedStyle(el);
+}
+
+const SKIP_TAGS = new Set(['script', 'style', 'template', 'noscript', 'head', 'meta', 'link', 'base', 'title', 'datalist', 'param', 'source', 'track']);
+
+// excluded reports whether an element and its whole subtree are absent from
+// the accessibility tree: not rendered, or aria-hidden.
+function excluded(el) {
+  if (SKIP_TAGS.has(el.localName)) return true;
+  if (el.getAttribute('aria-hidden') === 'true') return true;
+  if (el.localName === 'input' && el.type === 'hidden') return true;
+  const s = styleOf(el);
+  if (s.display === 'none') return true;
+  return false;
+}
+
+function invisible(el) {
+  const v = styleOf(el).visibility;
+  return v === 'hidden' || v === 'collapse';
+}
+
+function isInline(el) {
+  const d = styleOf(el).display;
+  return d === 'inline' || d === 'contents';
+}
+
+const WS = /[ \t\n\r\f]+/g;
+function collapse(s) {
+  return s.replace(WS, ' ').trim();
+}
+
+// describe gives a short, selector-like description of an element for error
+// messages ("div#overlay.modal").
+function describe(el) {
+  if (!el || el.nodeType !== 1) return String(el && el.nodeName || 'nothing');
+  let d = el.localName;
+  if (el.id) d += '#' + el.id;
+  const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter(Boolean).slice(0, 2) : [];
+  if (cls.length) d += '.' + cls.join('.');
+  const role = el.getAttribute('role');
+  if (role) d += '[role=' + role + ']';
+  const text = collapse(el.textContent || '').slice(0, 40);
+  if (text) d += ' "' + text + '"';
+  return d;
+}

@@ -1,0 +1,195 @@
+// ---- snapshot walk -------------------------------------------------------
+// The walk emits a tree the Go side turns into text. Text runs are bare
+// strings; elements are objects with short keys (r role, n name, nf name
+// from content, i element id, s states, v value, u url, c children, fr 1 for
+// a frame owner). Inline text-level elements are folded into the running
+// text, so "Hello <b>world</b>!" is one run, as a reader sees it.
+
+function isDisabled(el) {
+  try { if (el.matches(':disabled')) return true; } catch (e) { /* not a form element */ }
+  return !!el.closest('[aria-disabled="true"]');
+}
+
+function checkedState(el, role) {
+  if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
+    return el.indeterminate ? 'mixed' : el.checked ? 'true' : 'false';
+  }
+  return el.getAttribute('aria-checked') || '';
+}
+
+const CHECKABLE = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio']);
+const SELECTABLE = new Set(['tab', 'option', 'row', 'gridcell', 'treeitem', 'columnheader', 'rowheader']);
+const EDITABLE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton']);
+
+function statesOf(el, role, active) {
+  const s = [];
+  if (CHECKABLE.has(role)) {
+    const c = checkedState(el, role);
+    if (c === 'true') s.push('checked');
+    else if (c === 'mixed') s.push('checked=mixed');
+  }
+  if (isDisabled(el)) s.push('disabled');
+  let exp = el.getAttribute('aria-expanded');
+  if (el.localName === 'summary' && el.parentElement && el.parentElement.localName === 'details') exp = el.parentElement.open ? 'true' : 'false';
+  if (exp === 'true') s.push('expanded');
+  else if (exp === 'false') s.push('expanded=false');
+  if (SELECTABLE.has(role)) {
+    if (el.getAttribute('aria-selected') === 'true' || (el.localName === 'option' && el.selected)) s.push('selected');
+  }
+  const pressed = el.getAttribute('aria-pressed');
+  if (pressed === 'true') s.push('pressed');
+  else if (pressed === 'mixed') s.push('pressed=mixed');
+  if (role === 'heading') {
+    const lv = el.getAttribute('aria-level') || (/^h[1-6]$/.test(el.localName) ? el.localName[1] : '2');
+    s.push('level=' + lv);
+  } else if ((role === 'listitem' || role === 'treeitem' || role === 'row') && el.hasAttribute('aria-level')) {
+    s.push('level=' + el.getAttribute('aria-level'));
+  }
+  if (el.required || el.getAttribute('aria-required') === 'true') s.push('required');
+  if (EDITABLE_ROLES.has(role) && (el.readOnly || el.getAttribute('aria-readonly') === 'true')) s.push('readonly');
+  const inv = el.getAttribute('aria-invalid');
+  if (inv && inv !== 'false') s.push('invalid');
+  if (el === active && active !== document.body) s.push('focused');
+  return s;
+}
+
+function valueOf(el, role) {
+  const tag = el.localName;
+  switch (role) {
+    case 'textbox': case 'searchbox': case 'combobox': case 'spinbutton':
+      if (tag === 'input' || tag === 'textarea') {
+        if (tag === 'input' && el.type === 'password') return el.value ? '•'.repeat(Math.min(el.value.length, 8)) : '';
+        return el.value;
+      }
+      if (tag === 'select') return Array.from(el.selectedOptions).map((o) => o.label).join(', ');
+      return collapse(el.textContent || '');
+    case 'slider': case 'progressbar': case 'meter': case 'scrollbar':
+      return el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || (el.value !== undefined && el.value !== '' ? String(el.value) : '');
+  }
+  return '';
+}
+
+let walkActive = null;
+let walkAll = false;
+let walkCount = 0;
+
+function wantsRef(el, role) {
+  if (walkAll) return true;
+  if (ACTION_ROLES.has(role) || SCOPE_ROLES.has(role)) return true;
+  if (el.isContentEditable) return true;
+  return el.tabIndex >= 0 && el.hasAttribute('tabindex');
+}
+
+function flush(st) {
+  if (st.buf) {
+    const t = collapse(st.buf);
+    if (t) st.out.push(t);
+    st.buf = '';
+  }
+}
+
+function walkInto(el, out) {
+  const st = { out, buf: '' };
+  walkInline(el, st, !invisible(el));
+  flush(st);
+}
+
+function walkInline(parent, st, visible) {
+  for (const c of childNodes(parent)) {
+    if (c.nodeType === 3) {
+      if (visible) st.buf += c.data;
+    } else if (c.nodeType === 1) {
+      visit(c, st);
+    }
+  }
+}
+
+function visit(el, st) {
+  if (excluded(el)) return;
+  const tag = el.localName;
+  if (tag === 'br') { flush(st); return; }
+  if (el.hidden === 'until-found') return;
+  if (invisible(el)) {
+    // Hidden itself; visible descendants still render.
+    walkInline(el, st, false);
+    return;
+  }
+  let role = roleOf(el);
+  if (role === 'generic' && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) role = 'textbox';
+  const ref = wantsRef(el, role);
+  if (INLINE_TEXT_ROLES.has(role) && !ref && !ariaLabel(el)) {
+    if (isInline(el)) { walkInline(el, st, true); return; }
+    flush(st);
+    const kids = [];
+    walkInto(el, kids);
+    if (kids.length) st.out.push({ r: 'generic', c: kids });
+    return;
+  }
+  flush(st);
+  walkCount++;
+  const node = { r: role };
+  const [name, fromContent] = accName(el, role);
+  if (name) node.n = name;
+  if (fromContent) node.nf = 1;
+  if (ref) node.i = idOf(el);
+  const states = statesOf(el, role, walkActive);
+  if (states.length) node.s = states.join(' ');
+  const v = valueOf(el, role);
+  if (v) node.v = v;
+  if (role === 'link' && el.href) node.u = typeof el.href === 'string' ? el.href : el.href.baseVal;
+  if (role === 'iframe') node.fr = 1;
+  if (tag === 'select') {
+    const kids = [];
+    for (const o of el.querySelectorAll('option')) {
+      if (excluded(o)) continue;
+      const on = { r: 'option', n: collapse(o.label || o.textContent || '') };
+      if (o.selected) on.s = 'selected';
+      if (o.disabled) on.s = (on.s ? on.s + ' ' : '') + 'disabled';
+      kids.push(on);
+    }
+    if (kids.length) node.c = kids;
+  } else if (tag === 'details' && !el.open) {
+    const sum = Array.from(el.children).find((c) => c.localName === 'summary');
+    if (sum) { const kids = []; const s2 = { out: kids, buf: '' }; visit(sum, s2); flush(s2); if (kids.length) node.c = kids; }
+  } else if (!LEAF_ROLES.has(role) && !(role === 'textbox' && el.isContentEditable)) {
+    const kids = [];
+    walkInto(el, kids);
+    if (kids.length) node.c = kids;
+  }
+  st.out.push(node);
+}
+
+// snapshot walks the document (or the element with the given id) and
+// returns the tree as a JSON string: one string crosses the protocol much
+// faster than a structured value.
+function snapshot(opts) {
+  opts = opts || {};
+  styleCache = new Map();
+  textMemo = new Map();
+  walkActive = deepActiveElement();
+  walkAll = !!opts.all;
+  walkCount = 0;
+  try {
+    let root = document.body || document.documentElement;
+    if (opts.root) {
+      root = byId(opts.root);
+      if (!root || !root.isConnected) return JSON.stringify({ error: 'stale' });
+    }
+    const nodes = [];
+    if (root) {
+      if (opts.root) {
+        const st = { out: nodes, buf: '' };
+        visit(root, st);
+        flush(st);
+      } else {
+        walkInto(root, nodes);
+      }
+    }
+    return JSON.stringify({ url: location.href, title: document.title, nodes, count: walkCount });
+  } finally {
+    styleCache = null;
+    textMemo = null;
+    walkActive = null;
+    walkAll = false;
+  }
+}

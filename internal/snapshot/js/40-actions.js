@@ -1,0 +1,217 @@
+// ---- actions and reads ---------------------------------------------------
+// Every function takes an element id from a snapshot and returns a plain
+// object: {ok: true, ...} or {ok: false, err: code, detail}. err is one of
+// gone (no such element any more), hidden, disabled, covered, unstable,
+// noteditable, notselect, nooption.
+
+function target(id) {
+  const el = byId(id);
+  if (!el || !el.isConnected) return null;
+  return el;
+}
+
+function fail(err, detail) { return { ok: false, err, detail: detail || '' }; }
+
+function rectOf(el) {
+  let r = el.getBoundingClientRect();
+  if ((r.width === 0 || r.height === 0) && styleOf(el).display === 'contents') {
+    for (const c of el.children) { const cr = c.getBoundingClientRect(); if (cr.width && cr.height) { r = cr; break; } }
+  }
+  return r;
+}
+
+function visibleBox(el) {
+  if (!el.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true })) return null;
+  const r = rectOf(el);
+  if (r.width <= 0 || r.height <= 0) return null;
+  return r;
+}
+
+function inViewport(r) {
+  return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+}
+
+function deepElementFromPoint(x, y) {
+  let e = document.elementFromPoint(x, y);
+  while (e && e.shadowRoot) {
+    const inner = e.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === e) break;
+    e = inner;
+  }
+  return e;
+}
+
+const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+
+// prepare makes an element ready for pointer input: attached, visible,
+// enabled, scrolled into view, not moving between two animation frames, and
+// the topmost element at its centre. It returns the centre in this frame's
+// viewport coordinates.
+async function prepare(id, o) {
+  o = o || {};
+  const el = target(id);
+  if (!el) return fail('gone');
+  let r = visibleBox(el);
+  if (!r) return fail('hidden', describe(el));
+  if (o.enabled !== false && isDisabled(el)) return fail('disabled', describe(el));
+  if (o.editable && !isEditable(el)) return fail('noteditable', describe(el));
+  if (!inViewport(r)) {
+    el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  }
+  // Stable: the same box in two consecutive frames (bounded: an element
+  // that keeps moving for 30 frames is reported, not chased).
+  r = rectOf(el);
+  let stable = false;
+  for (let i = 0; i < 30 && !stable; i++) {
+    await nextFrame();
+    const r2 = rectOf(el);
+    stable = r2.x === r.x && r2.y === r.y && r2.width === r.width && r2.height === r.height;
+    r = r2;
+  }
+  if (!stable) return fail('unstable', describe(el));
+  if (!el.isConnected) return fail('gone');
+  const x = r.left + r.width / 2;
+  const y = r.top + r.height / 2;
+  if (o.hit !== false) {
+    const hit = deepElementFromPoint(x, y);
+    if (!hit || !(hit === el || flatContains(el, hit))) {
+      // A label that forwards to its control is a fine thing to hit.
+      const lbl = hit && hit.closest && hit.closest('label');
+      if (!(lbl && lbl.control === el)) return fail('covered', describe(hit) + ' covers ' + describe(el));
+    }
+  }
+  return { ok: true, x, y, w: r.width, h: r.height };
+}
+
+function isEditable(el) {
+  if (el.isContentEditable) return true;
+  if (el.localName === 'textarea') return !el.readOnly && !el.disabled;
+  if (el.localName === 'input') {
+    const t = el.type;
+    const textual = ['text', 'search', 'url', 'tel', 'email', 'password', 'number', 'date', 'datetime-local', 'month', 'time', 'week', ''];
+    return textual.includes(t) && !el.readOnly && !el.disabled;
+  }
+  return false;
+}
+
+// focusSelect focuses an editable element and selects all its content, so
+// the text an agent inserts next replaces it.
+function focusSelect(id, selectAll) {
+  const el = target(id);
+  if (!el) return fail('gone');
+  if (!visibleBox(el)) return fail('hidden', describe(el));
+  if (isDisabled(el)) return fail('disabled', describe(el));
+  if (!isEditable(el)) return fail('noteditable', describe(el));
+  el.focus();
+  const a = deepActiveElement();
+  if (!(a === el || flatContains(el, a))) return fail('unfocusable', describe(el));
+  if (el.isContentEditable) {
+    const sel = getSelection();
+    if (selectAll) sel.selectAllChildren(el);
+    else { sel.selectAllChildren(el); sel.collapseToEnd(); }
+  } else if (selectAll) {
+    el.select();
+  } else {
+    try { const n = el.value.length; el.setSelectionRange(n, n); } catch (e) { /* type without selection API */ }
+  }
+  return { ok: true, empty: readValue(el) === '' };
+}
+
+function focus(id) {
+  const el = target(id);
+  if (!el) return fail('gone');
+  el.focus();
+  const a = deepActiveElement();
+  if (!(a === el || flatContains(el, a))) return fail('unfocusable', describe(el));
+  return { ok: true };
+}
+
+function readValue(el) {
+  if ('value' in el && (el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select')) return String(el.value);
+  if (el.isContentEditable) return el.innerText;
+  return el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || '';
+}
+
+function read(id, what, arg) {
+  const el = target(id);
+  if (!el) return fail('gone');
+  switch (what) {
+    case 'text': return { ok: true, value: el.innerText !== undefined ? el.innerText : el.textContent };
+    case 'html': return { ok: true, value: el.outerHTML };
+    case 'value': return { ok: true, value: readValue(el) };
+    case 'attr': return { ok: true, value: el.getAttribute(arg), present: el.hasAttribute(arg) };
+    case 'box': {
+      const r = rectOf(el);
+      return { ok: true, x: r.x, y: r.y, width: r.width, height: r.height, scrollX, scrollY };
+    }
+    case 'state': {
+      const role = roleOf(el);
+      const r = visibleBox(el);
+      const c = CHECKABLE.has(role) ? checkedState(el, role) : '';
+      return {
+        ok: true, role, visible: !!r, enabled: !isDisabled(el), editable: isEditable(el),
+        checked: c === 'true' ? true : c === 'mixed' ? 'mixed' : c === 'false' ? false : null,
+        focused: deepActiveElement() === el, inViewport: !!r && inViewport(r), tag: el.localName,
+      };
+    }
+  }
+  return fail('bad', what);
+}
+
+// selectOptions chooses options of a native <select> by value or label and
+// fires input and change as a person's choice would. The native popup is
+// not reachable by trusted input in a headless browser.
+function selectOptions(id, values) {
+  const el = target(id);
+  if (!el) return fail('gone');
+  if (el.localName !== 'select') return fail('notselect', describe(el));
+  if (isDisabled(el)) return fail('disabled', describe(el));
+  const opts = Array.from(el.options);
+  const picked = [];
+  for (const v of values) {
+    const o = opts.find((x) => x.value === v) || opts.find((x) => collapse(x.label) === collapse(v));
+    if (!o) return fail('nooption', JSON.stringify(v) + ' is not one of: ' + opts.map((x) => JSON.stringify(x.label)).join(', '));
+    if (o.disabled) return fail('disabled', 'option ' + JSON.stringify(o.label));
+    picked.push(o);
+  }
+  if (!el.multiple && picked.length > 1) return fail('nooption', 'this select takes one value');
+  for (const o of opts) o.selected = picked.includes(o);
+  el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  el.dispatchEvent(new Event('change', { bubbles: true }));
+  return { ok: true, values: picked.map((o) => o.value) };
+}
+
+// deepText is the rendered text of an element or shadow root, including
+// the content of open shadow roots inside it.
+function deepText(root) {
+  let s = root.nodeType === 1 ? (root.innerText || '') : Array.from(root.children).map((c) => c.innerText || '').join('\n');
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (n.shadowRoot) s += '\n' + deepText(n.shadowRoot);
+  }
+  return s;
+}
+
+// waitText resolves when the text appears, following DOM mutations; the
+// caller's deadline bounds it, and the observer is dropped after timeoutMs.
+function waitText(text, timeoutMs) {
+  const has = () => (document.body ? deepText(document.body) : '').includes(text);
+  if (has()) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const obs = new MutationObserver(() => { if (has()) { obs.disconnect(); resolve(true); } });
+    obs.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+    setTimeout(() => { obs.disconnect(); resolve(false); }, timeoutMs);
+  });
+}
+
+function waitVisible(id, timeoutMs) {
+  const ok = () => { const el = target(id); return !!(el && visibleBox(el)); };
+  if (ok()) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const obs = new MutationObserver(() => { if (ok()) { obs.disconnect(); resolve(true); } });
+    obs.observe(document, { subtree: true, childList: true, attributes: true });
+    setTimeout(() => { obs.disconnect(); resolve(false); }, timeoutMs);
+  });
+}
+
+return { snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, byId };

@@ -1,0 +1,124 @@
+package snapshot
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// Counter hands out ref numbers. One counter serves a whole browser
+// session, so a ref names one node across every surface and is never
+// reused, and a ref seen on the wrong surface can be told apart from one
+// never issued.
+type Counter struct{ n atomic.Int64 }
+
+// Next returns the next ref number, starting at 1.
+func (c *Counter) Next() int64 { return c.n.Add(1) }
+
+// Issued reports whether the number was handed out.
+func (c *Counter) Issued(n int64) bool { return n >= 1 && n <= c.n.Load() }
+
+// Doc identifies one document: the frame that holds it and the execution
+// context of the agent's world in it, which lives exactly as long as the
+// document. A navigation gives the frame a new Doc.
+type Doc struct {
+	Frame string // frame id
+	World int64  // execution context id of the agent's world
+}
+
+// Binding is what a ref stands for.
+type Binding struct {
+	Ref  string
+	Doc  Doc
+	Elem int64 // the agent's element id in that document
+	Role string
+	Name string
+}
+
+type bindKey struct {
+	doc  Doc
+	elem int64
+}
+
+// Table binds refs to elements for one surface. A node keeps its ref for as
+// long as its document lives; when a document goes away its refs are
+// dropped, and looking one up reports it as stale. Table is not safe for
+// concurrent use; its owner serialises access.
+type Table struct {
+	counter *Counter
+	byKey   map[bindKey]*Binding
+	byRef   map[string]*Binding
+}
+
+// NewTable returns an empty table drawing numbers from c.
+func NewTable(c *Counter) *Table {
+	return &Table{counter: c, byKey: map[bindKey]*Binding{}, byRef: map[string]*Binding{}}
+}
+
+// Bind returns the ref of the element, issuing one on first sight. Role and
+// name are refreshed on every call.
+func (t *Table) Bind(d Doc, elem int64, role, name string) string {
+	k := bindKey{d, elem}
+	if b, ok := t.byKey[k]; ok {
+		b.Role, b.Name = role, name
+		return b.Ref
+	}
+	b := &Binding{Ref: "e" + strconv.FormatInt(t.counter.Next(), 10), Doc: d, Elem: elem, Role: role, Name: name}
+	t.byKey[k] = b
+	t.byRef[b.Ref] = b
+	return b.Ref
+}
+
+// Lookup resolves a ref. ok is false when the table holds no such ref;
+// Issued then tells a stale ref (issued, since dropped or issued elsewhere)
+// from one never handed out.
+func (t *Table) Lookup(ref string) (*Binding, bool) {
+	b, ok := t.byRef[ref]
+	return b, ok
+}
+
+// Issued reports whether the ref number was ever handed out by the counter.
+func (t *Table) Issued(ref string) bool {
+	n, err := ParseRef(ref)
+	return err == nil && t.counter.Issued(n)
+}
+
+// DropFrame forgets every ref in the frame's documents other than keep
+// (pass Doc{} to drop them all); called when the frame navigates or goes.
+func (t *Table) DropFrame(frame string, keep Doc) int {
+	n := 0
+	for k, b := range t.byKey {
+		if k.doc.Frame == frame && k.doc != keep {
+			delete(t.byKey, k)
+			delete(t.byRef, b.Ref)
+			n++
+		}
+	}
+	return n
+}
+
+// Len is the number of live refs.
+func (t *Table) Len() int { return len(t.byRef) }
+
+// ParseRef accepts "e12" or "@e12" and returns 12.
+func ParseRef(s string) (int64, error) {
+	s = strings.TrimPrefix(s, "@")
+	if len(s) < 2 || s[0] != 'e' {
+		return 0, fmt.Errorf("%q is not a ref (want e12 or @e12)", s)
+	}
+	n, err := strconv.ParseInt(s[1:], 10, 64)
+	if err != nil || n < 1 || s[1] == '0' || s[1] == '+' {
+		return 0, fmt.Errorf("%q is not a ref (want e12 or @e12)", s)
+	}
+	return n, nil
+}
+
+// NormalizeRef returns the canonical "e12" form of a ref.
+func NormalizeRef(s string) (string, error) {
+	n, err := ParseRef(s)
+	if err != nil {
+		return "", err
+	}
+	return "e" + strconv.FormatInt(n, 10), nil
+}
