@@ -33,7 +33,7 @@ type Tab struct {
 	closed   chan struct{} // closed when the target has gone
 	setupErr error         // set before ready closes
 
-	op   sync.Mutex       // serialises operations on this tab
+	op   sync.Mutex      // serialises operations on this tab
 	refs *snapshot.Table // guarded by op
 
 	// mu guards the fields below. Taps write them on the reader goroutine.

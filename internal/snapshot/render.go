@@ -15,7 +15,7 @@ type Header struct {
 // Render writes the text form of a tree: a first line naming the surface,
 // then one node a line, indented two spaces per level:
 //
-//	- role "name" [state]… [ref=eN]: value
+//   - role "name" [state]… [ref=eN]: value
 //
 // A node whose only child is text prints it after a colon on its own line.
 // A name computed from the node's content is not repeated by text children
