@@ -214,4 +214,17 @@ function waitVisible(id, timeoutMs) {
   });
 }
 
-return { snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, byId };
+// waitLoad resolves when the document has loaded.
+function waitLoad(timeoutMs) {
+  if (document.readyState === 'complete') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    addEventListener('load', () => resolve(true), { once: true });
+    setTimeout(() => resolve(document.readyState === 'complete'), timeoutMs);
+  });
+}
+
+function pageText() {
+  return document.body ? deepText(document.body) : '';
+}
+
+return { snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId };

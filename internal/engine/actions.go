@@ -1,0 +1,424 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/input"
+	"github.com/loupe-dev/loupe/internal/snapshot"
+)
+
+// ActionResult reports what an action did.
+type ActionResult struct {
+	Surface  string `json:"surface"`
+	Ref      string `json:"ref,omitempty"`
+	Executed bool   `json:"executed"`
+	// Value is the field's value after fill or type, the chosen values
+	// after select.
+	Value any     `json:"value,omitempty"`
+	Note  string  `json:"note,omitempty"`
+	URL   string  `json:"url"`
+	X     float64 `json:"x,omitempty"`
+	Y     float64 `json:"y,omitempty"`
+}
+
+// target is a ref resolved to its element in its current document.
+type resolved struct {
+	ref  string
+	w    *world
+	elem int64
+}
+
+// resolve finds the element a ref names. It never guesses: a ref from an
+// earlier document, or whose frame is gone, is STALE_REF; one never issued
+// is REF_NOT_FOUND. Caller holds t.op.
+func (t *Tab) resolve(ref string) (*resolved, error) {
+	ref, err := snapshot.NormalizeRef(ref)
+	if err != nil {
+		return nil, apitype.Errorf(apitype.BadInput, "%v", err)
+	}
+	b, ok := t.refs.Lookup(ref)
+	if !ok {
+		if t.refs.Issued(ref) {
+			return nil, staleErr(ref, "it was taken from a page that has since changed or navigated")
+		}
+		return nil, apitype.Errorf(apitype.RefNotFound, "%s was never issued on surface %s", ref, t.ID)
+	}
+	if _, ok := t.frameState(b.Doc.Frame); !ok {
+		return nil, staleErr(ref, "its frame is gone")
+	}
+	w := t.currentWorld(b.Doc.Frame)
+	if w == nil || w.ctxID != b.Doc.World {
+		return nil, staleErr(ref, "its document has navigated since the snapshot")
+	}
+	return &resolved{ref: ref, w: w, elem: b.Elem}, nil
+}
+
+// agentResult is what the page agent's action functions return.
+type agentResult struct {
+	OK     bool     `json:"ok"`
+	Err    string   `json:"err"`
+	Detail string   `json:"detail"`
+	X      float64  `json:"x"`
+	Y      float64  `json:"y"`
+	W      float64  `json:"w"`
+	H      float64  `json:"h"`
+	Empty  bool     `json:"empty"`
+	Values []string `json:"values"`
+}
+
+// check turns an agent failure into a registry error.
+func (r *agentResult) check(ref string) error {
+	if r.OK {
+		return nil
+	}
+	switch r.Err {
+	case "gone":
+		return staleErr(ref, "the element was removed from the page")
+	case "hidden":
+		return apitype.Errorf(apitype.NotActionable, "%s is not visible (%s)", ref, r.Detail)
+	case "disabled":
+		return apitype.Errorf(apitype.NotActionable, "%s is disabled (%s)", ref, r.Detail)
+	case "covered":
+		return apitype.Errorf(apitype.NotActionable, "%s is covered: %s", ref, r.Detail)
+	case "unstable":
+		return apitype.Errorf(apitype.NotActionable, "%s keeps moving (animating): %s", ref, r.Detail)
+	case "noteditable":
+		return apitype.Errorf(apitype.NotActionable, "%s is not an editable field (%s)", ref, r.Detail)
+	case "unfocusable":
+		return apitype.Errorf(apitype.NotActionable, "%s cannot take focus (%s)", ref, r.Detail)
+	case "notselect":
+		return apitype.Errorf(apitype.NotActionable, "%s is not a <select> (%s); click the option instead", ref, r.Detail)
+	case "nooption":
+		return apitype.Errorf(apitype.BadInput, "%s: %s", ref, r.Detail)
+	}
+	return fmt.Errorf("page agent: %s %s", r.Err, r.Detail)
+}
+
+// point prepares the element for pointer input and returns its centre in
+// top-level viewport coordinates.
+func (t *Tab) point(ctx context.Context, tg *resolved, hit, enabled bool) (x, y float64, err error) {
+	var r agentResult
+	opts := map[string]bool{"hit": hit, "enabled": enabled}
+	if err := t.agentCall(ctx, tg.w, "prepare", &r, tg.elem, opts); err != nil {
+		return 0, 0, t.docErr(tg.ref, err)
+	}
+	if err := r.check(tg.ref); err != nil {
+		return 0, 0, err
+	}
+	return r.X, r.Y, nil
+}
+
+// docErr maps the document vanishing mid-operation to STALE_REF.
+func (t *Tab) docErr(ref string, err error) error {
+	if errors.Is(err, errWorldGone) {
+		return staleErr(ref, "its document went away")
+	}
+	return err
+}
+
+func (t *Tab) result(tg *resolved) *ActionResult {
+	r := &ActionResult{Surface: t.ID, Executed: true, URL: t.URL()}
+	if tg != nil {
+		r.Ref = tg.ref
+	}
+	return r
+}
+
+// ClickOptions modify a click.
+type ClickOptions struct {
+	Button    input.Button
+	Count     int   // 1 click, 2 double click
+	Modifiers int64 // input.Mod* bits
+}
+
+// Click clicks the element's centre with trusted mouse input, after
+// checking it is attached, visible, enabled, stable and on top.
+func (t *Tab) Click(ctx context.Context, ref string, o ClickOptions) (*ActionResult, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
+	tg, err := t.resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	x, y, err := t.point(ctx, tg, true, true)
+	if err != nil {
+		return nil, err
+	}
+	if o.Count < 1 {
+		o.Count = 1
+	}
+	if o.Button == "" {
+		o.Button = "left"
+	}
+	if err := input.Click(ctx, t.sess, x, y, o.Button, o.Count, o.Modifiers); err != nil {
+		return nil, executedErr(err)
+	}
+	r := t.result(tg)
+	r.X, r.Y = x, y
+	return r, nil
+}
+
+// executedErr marks a failure that happened while input was being sent:
+// part of it may have reached the page.
+func executedErr(err error) error {
+	if e, ok := apitype.As(err); ok {
+		return e.Executed()
+	}
+	return &partialError{err}
+}
+
+// partialError is a low-level failure after the page may have seen input.
+type partialError struct{ err error }
+
+func (e *partialError) Error() string { return e.err.Error() }
+func (e *partialError) Unwrap() error { return e.err }
+
+// Executed reports that the action may have run.
+func (e *partialError) Executed() bool { return true }
+
+// Hover moves the mouse over the element's centre.
+func (t *Tab) Hover(ctx context.Context, ref string) (*ActionResult, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
+	tg, err := t.resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	x, y, err := t.point(ctx, tg, true, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := input.Move(ctx, t.sess, x, y, 0); err != nil {
+		return nil, executedErr(err)
+	}
+	r := t.result(tg)
+	r.X, r.Y = x, y
+	return r, nil
+}
+
+// Focus focuses the element.
+func (t *Tab) Focus(ctx context.Context, ref string) (*ActionResult, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
+	tg, err := t.resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	var r agentResult
+	if err := t.agentCall(ctx, tg.w, "focus", &r, tg.elem); err != nil {
+		return nil, t.docErr(ref, err)
+	}
+	if err := r.check(tg.ref); err != nil {
+		return nil, err
+	}
+	return t.result(tg), nil
+}
+
+// Fill replaces the content of an editable field with text: it focuses the
+// field, selects everything in it and inserts the text as one input (an
+// empty text deletes the selection). Listeners see trusted beforeinput and
+// input events, as for a person's typing; the value is never assigned.
+func (t *Tab) Fill(ctx context.Context, ref, text string) (*ActionResult, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
+	tg, err := t.resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	var r agentResult
+	if err := t.agentCall(ctx, tg.w, "focusSelect", &r, tg.elem, true); err != nil {
+		return nil, t.docErr(ref, err)
+	}
+	if err := r.check(tg.ref); err != nil {
+		return nil, err
+	}
+	switch {
+	case text != "":
+		err = input.InsertText(ctx, t.sess, text)
+	case !r.Empty:
+		err = input.Press(ctx, t.sess, mustChord("Delete"))
+	}
+	if err != nil {
+		return nil, executedErr(err)
+	}
+	return t.withValue(ctx, tg), nil
+}
+
+// Type types text key by key into the element (after focusing it, caret at
+// the end) or, without a ref, into whatever has focus.
+func (t *Tab) Type(ctx context.Context, ref, text string) (*ActionResult, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
+	var tg *resolved
+	if ref != "" {
+		var err error
+		if tg, err = t.resolve(ref); err != nil {
+			return nil, err
+		}
+		var r agentResult
+		if err := t.agentCall(ctx, tg.w, "focusSelect", &r, tg.elem, false); err != nil {
+			return nil, t.docErr(ref, err)
+		}
+		if err := r.check(tg.ref); err != nil {
+			return nil, err
+		}
+	}
+	if err := input.Type(ctx, t.sess, text); err != nil {
+		return nil, executedErr(err)
+	}
+	if tg == nil {
+		return t.result(nil), nil
+	}
+	return t.withValue(ctx, tg), nil
+}
+
+func (t *Tab) withValue(ctx context.Context, tg *resolved) *ActionResult {
+	res := t.result(tg)
+	var v struct {
+		OK    bool   `json:"ok"`
+		Value string `json:"value"`
+	}
+	if err := t.agentCall(ctx, tg.w, "read", &v, tg.elem, "value"); err == nil && v.OK {
+		res.Value = v.Value
+	}
+	return res
+}
+
+// Press presses key chords in order on the focused element.
+func (t *Tab) Press(ctx context.Context, chords []input.Chord) (*ActionResult, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
+	for i, c := range chords {
+		if err := input.Press(ctx, t.sess, c); err != nil {
+			if i == 0 {
+				return nil, err
+			}
+			return nil, executedErr(err)
+		}
+	}
+	return t.result(nil), nil
+}
+
+func mustChord(s string) input.Chord {
+	c, err := input.ParseChord(s)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// Select chooses options of a <select> by value or visible label.
+func (t *Tab) Select(ctx context.Context, ref string, values []string) (*ActionResult, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
+	tg, err := t.resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	var r agentResult
+	if err := t.agentCall(ctx, tg.w, "selectOptions", &r, tg.elem, values); err != nil {
+		return nil, t.docErr(ref, err)
+	}
+	if err := r.check(tg.ref); err != nil {
+		return nil, err
+	}
+	res := t.result(tg)
+	res.Value = r.Values
+	return res, nil
+}
+
+// SetChecked checks or unchecks a checkbox, radio or switch by clicking it
+// when its state differs, and verifies the new state. Already being in the
+// wanted state is success without input.
+func (t *Tab) SetChecked(ctx context.Context, ref string, want bool) (*ActionResult, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
+	tg, err := t.resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	st, err := t.state(ctx, tg)
+	if err != nil {
+		return nil, err
+	}
+	if st.Checked == nil {
+		return nil, apitype.Errorf(apitype.NotActionable, "%s is a %s, not a checkbox, radio or switch", tg.ref, st.Role)
+	}
+	if cur, _ := st.Checked.(bool); cur == want {
+		r := t.result(tg)
+		r.Executed = false
+		r.Note = "already " + checkWord(want)
+		return r, nil
+	}
+	if !want && st.Role == "radio" {
+		return nil, apitype.Errorf(apitype.NotActionable, "%s is a radio button; check another option of its group instead", tg.ref)
+	}
+	x, y, err := t.point(ctx, tg, true, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := input.Click(ctx, t.sess, x, y, "left", 1, 0); err != nil {
+		return nil, executedErr(err)
+	}
+	st, err = t.state(ctx, tg)
+	if err != nil {
+		return nil, executedErr(err)
+	}
+	if cur, _ := st.Checked.(bool); cur != want {
+		return nil, apitype.Errorf(apitype.NotActionable, "clicking %s did not make it %s", tg.ref, checkWord(want)).Executed()
+	}
+	return t.result(tg), nil
+}
+
+func checkWord(b bool) string {
+	if b {
+		return "checked"
+	}
+	return "unchecked"
+}
+
+// ScrollOptions say how far to scroll, in CSS pixels.
+type ScrollOptions struct {
+	DX, DY float64
+}
+
+// Scroll scrolls the element into view or, with deltas, turns the mouse
+// wheel over the element (or the middle of the viewport without a ref).
+func (t *Tab) Scroll(ctx context.Context, ref string, o ScrollOptions) (*ActionResult, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
+	var (
+		tg   *resolved
+		x, y float64
+		err  error
+	)
+	if ref != "" {
+		if tg, err = t.resolve(ref); err != nil {
+			return nil, err
+		}
+		if x, y, err = t.point(ctx, tg, false, false); err != nil {
+			return nil, err
+		}
+	} else {
+		w, err := t.world(ctx, t.mainFrame())
+		if err != nil {
+			return nil, err
+		}
+		var vp struct{ W, H float64 }
+		if err := t.evalIn(ctx, w, "({W: innerWidth, H: innerHeight})", &vp); err != nil {
+			return nil, err
+		}
+		x, y = vp.W/2, vp.H/2
+	}
+	if o.DX != 0 || o.DY != 0 {
+		if err := input.Wheel(ctx, t.sess, x, y, o.DX, o.DY); err != nil {
+			return nil, executedErr(err)
+		}
+	}
+	r := t.result(tg)
+	r.X, r.Y = x, y
+	return r, nil
+}

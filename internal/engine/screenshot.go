@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"context"
+	"math"
+
+	cdpproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+)
+
+// ScreenshotOptions choose what to capture: the viewport (default), the
+// whole page, or one element.
+type ScreenshotOptions struct {
+	Ref      string
+	FullPage bool
+}
+
+// Screenshot captures a PNG. An element is scrolled into view first; the
+// page is otherwise left as it is.
+func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
+	p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
+	switch {
+	case o.Ref != "":
+		tg, err := t.resolve(o.Ref)
+		if err != nil {
+			return nil, err
+		}
+		var r agentResult
+		if err := t.agentCall(ctx, tg.w, "prepare", &r, tg.elem, map[string]bool{"hit": false, "enabled": false}); err != nil {
+			return nil, t.docErr(o.Ref, err)
+		}
+		if err := r.check(tg.ref); err != nil {
+			return nil, err
+		}
+		m, err := cdpproto.Call(ctx, t.sess, page.GetLayoutMetrics, cdpproto.Empty{})
+		if err != nil {
+			return nil, err
+		}
+		vv := m.CSSVisualViewport
+		p.Clip = &page.Viewport{
+			X: r.X - r.W/2 + vv.PageX, Y: r.Y - r.H/2 + vv.PageY,
+			Width: math.Max(r.W, 1), Height: math.Max(r.H, 1), Scale: 1,
+		}
+		p.CaptureBeyondViewport = ptr(true)
+	case o.FullPage:
+		m, err := cdpproto.Call(ctx, t.sess, page.GetLayoutMetrics, cdpproto.Empty{})
+		if err != nil {
+			return nil, err
+		}
+		cs := m.CSSContentSize
+		if cs == nil || cs.Width == 0 || cs.Height == 0 {
+			return nil, apitype.Errorf(apitype.NotActionable, "the page has no content to capture")
+		}
+		p.Clip = &page.Viewport{Width: cs.Width, Height: cs.Height, Scale: 1}
+		p.CaptureBeyondViewport = ptr(true)
+	}
+	res, err := cdpproto.Call(ctx, t.sess, page.CaptureScreenshot, p)
+	if err != nil {
+		return nil, err
+	}
+	return res.Data, nil
+}
