@@ -113,7 +113,7 @@ func (t *Tab) point(ctx context.Context, tg *resolved, hit, enabled bool) (x, y 
 
 // docErr maps the document vanishing mid-operation to STALE_REF.
 func (t *Tab) docErr(ref string, err error) error {
-	if errors.Is(err, errWorldGone) {
+	if errors.Is(err, ErrDocumentGone) {
 		return staleErr(ref, "its document went away")
 	}
 	return err

@@ -137,7 +137,7 @@ func start(ctx context.Context, conn *cdp.Conn) (*Browser, error) {
 		if ti.Type != "page" {
 			continue
 		}
-		if _, err := b.tabForTarget(ctx, string(ti.TargetID)); err != nil && !errors.Is(err, errTabClosed) {
+		if _, err := b.tabForTarget(ctx, string(ti.TargetID)); err != nil && !errors.Is(err, ErrTabClosed) {
 			b.shutdown()
 			return nil, err
 		}

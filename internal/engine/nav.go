@@ -45,7 +45,7 @@ func (n *navWatch) commit(ctx context.Context) (loader string, restored bool, er
 		select {
 		case ev, ok := <-n.events:
 			if !ok {
-				return "", false, errTabClosed
+				return "", false, ErrTabClosed
 			}
 			switch ev.Method {
 			case "Page.frameNavigated":
@@ -81,7 +81,7 @@ func (n *navWatch) load(ctx context.Context, loader string) (bool, error) {
 		select {
 		case ev, ok := <-n.events:
 			if !ok {
-				return false, errTabClosed
+				return false, ErrTabClosed
 			}
 			if ev.Method != "Page.lifecycleEvent" {
 				continue

@@ -45,7 +45,7 @@ func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, error
 	// snapshot) is captured again in its successor, once.
 	for attempt := 0; attempt < 2; attempt++ {
 		page, w, err = t.capture(ctx, t.mainFrame())
-		if !errors.Is(err, errWorldGone) {
+		if !errors.Is(err, ErrDocumentGone) {
 			break
 		}
 	}

@@ -17,11 +17,12 @@ import (
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
-var errTabClosed = errors.New("tab closed")
+// ErrTabClosed means the tab closed while an operation used it.
+var ErrTabClosed = errors.New("tab closed")
 
-// errWorldGone means the document an operation ran in went away (it
+// ErrDocumentGone means the document an operation ran in went away (it
 // navigated or its frame was removed) while the operation ran.
-var errWorldGone = errors.New("document went away")
+var ErrDocumentGone = errors.New("document went away")
 
 // Tab is one page target: a surface of kind tab.
 type Tab struct {
@@ -72,7 +73,7 @@ func (t *Tab) wait(ctx context.Context) error {
 	case <-t.ready:
 		return t.setupErr
 	case <-t.closed:
-		return errTabClosed
+		return ErrTabClosed
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -282,7 +283,7 @@ func (t *Tab) world(ctx context.Context, frameID string) (*world, error) {
 		return w, nil
 	}
 	if _, ok := t.frameState(frameID); !ok {
-		return nil, errWorldGone
+		return nil, ErrDocumentGone
 	}
 	res, err := cdpproto.Call(ctx, t.sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
 		FrameID: cdpproto.FrameID(frameID), WorldName: snapshot.WorldName, GrantUniveralAccess: ptr(false),
@@ -294,7 +295,7 @@ func (t *Tab) world(ctx context.Context, frameID string) (*world, error) {
 	// them: the frame's loader is the document the world was made in.
 	f, ok := t.frameState(frameID)
 	if !ok {
-		return nil, errWorldGone
+		return nil, ErrDocumentGone
 	}
 	w := &world{frame: frameID, ctxID: int64(res.ExecutionContextID), loader: f.loader}
 	var installed bool
@@ -314,7 +315,7 @@ func mapWorldErr(err error) error {
 	if errors.As(err, &ce) && (strings.Contains(ce.Message, "Cannot find context") ||
 		strings.Contains(ce.Message, "No frame") || strings.Contains(ce.Message, "Frame with the given") ||
 		strings.Contains(ce.Message, "Execution context was destroyed")) {
-		return fmt.Errorf("%w: %v", errWorldGone, err)
+		return fmt.Errorf("%w: %v", ErrDocumentGone, err)
 	}
 	return err
 }
@@ -335,7 +336,7 @@ func (t *Tab) evalIn(ctx context.Context, w *world, expr string, out any) error 
 			msg = ex.Exception.Description
 		}
 		if strings.Contains(msg, "Execution context was destroyed") || strings.Contains(msg, "Inspected target navigated or closed") {
-			return fmt.Errorf("%w: %s", errWorldGone, msg)
+			return fmt.Errorf("%w: %s", ErrDocumentGone, msg)
 		}
 		return fmt.Errorf("page agent: %s", firstLine(msg))
 	}

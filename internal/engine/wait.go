@@ -84,7 +84,7 @@ func (t *Tab) mainWorld(ctx context.Context) (*world, error) {
 func (t *Tab) waitInPage(ctx context.Context, deadline time.Time, fn string, args ...any) error {
 	for {
 		w, err := t.mainWorld(ctx)
-		if err != nil && !errors.Is(err, errWorldGone) {
+		if err != nil && !errors.Is(err, ErrDocumentGone) {
 			return err
 		}
 		if err == nil {
@@ -100,7 +100,7 @@ func (t *Tab) waitInPage(ctx context.Context, deadline time.Time, fn string, arg
 				}
 				return errWaitTimeout
 			}
-			if !errors.Is(err, errWorldGone) {
+			if !errors.Is(err, ErrDocumentGone) {
 				return err
 			}
 			// The document went away under the wait. Unless the

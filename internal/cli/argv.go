@@ -1,0 +1,238 @@
+package cli
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/loupe-dev/loupe/internal/ops"
+)
+
+// param is one positional argument or flag of an operation, read from the
+// struct tags of its input (see package ops).
+type param struct {
+	index    int
+	name     string // positional: "TARGET"; flag: "new-tab"
+	short    string
+	help     string
+	optional bool // [NAME]
+	rest     bool // NAME...
+	flag     bool
+	kind     reflect.Kind
+}
+
+type spec struct {
+	pos   []param
+	flags []param
+}
+
+func specOf(t reflect.Type) spec {
+	var s spec
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		p := param{index: i, help: f.Tag.Get("help"), kind: f.Type.Kind(), short: f.Tag.Get("short")}
+		if a, ok := f.Tag.Lookup("arg"); ok {
+			p.name = a
+			if strings.HasPrefix(a, "[") {
+				p.optional = true
+				p.name = strings.Trim(a, "[]")
+			}
+			if strings.HasSuffix(a, "...") {
+				p.rest = true
+				p.name = strings.TrimSuffix(a, "...")
+			}
+			s.pos = append(s.pos, p)
+		} else if fl, ok := f.Tag.Lookup("flag"); ok {
+			p.flag = true
+			p.name = fl
+			s.flags = append(s.flags, p)
+		}
+	}
+	return s
+}
+
+func (s spec) flag(name string) (param, bool) {
+	for _, f := range s.flags {
+		if f.name == name || (len(name) == 1 && f.short == name) {
+			return f, true
+		}
+	}
+	return param{}, false
+}
+
+// usageLine is "click TARGET [--button X] …".
+func usageLine(op *ops.Op) string {
+	s := specOf(op.InType())
+	parts := []string{op.Name}
+	for _, p := range s.pos {
+		switch {
+		case p.rest:
+			parts = append(parts, p.name+"...")
+		case p.optional:
+			parts = append(parts, "["+p.name+"]")
+		default:
+			parts = append(parts, p.name)
+		}
+	}
+	for _, f := range s.flags {
+		dash := "--"
+		if len(f.name) == 1 {
+			dash = "-"
+		}
+		if f.kind == reflect.Bool {
+			parts = append(parts, "["+dash+f.name+"]")
+		} else {
+			parts = append(parts, "["+dash+f.name+" "+strings.ToUpper(f.name)+"]")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// help is the full help of an operation.
+func help(op *ops.Op) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: loupe %s\n\n%s.\n", usageLine(op), capitalize(op.Summary))
+	s := specOf(op.InType())
+	if len(s.pos)+len(s.flags) > 0 {
+		b.WriteString("\n")
+	}
+	for _, p := range s.pos {
+		fmt.Fprintf(&b, "  %-14s %s\n", p.name, p.help)
+	}
+	for _, f := range s.flags {
+		dash := "--"
+		if len(f.name) == 1 {
+			dash = "-"
+		}
+		fmt.Fprintf(&b, "  %-14s %s\n", dash+f.name, f.help)
+	}
+	b.WriteString("\nGlobal flags: --session NAME, --json, --timeout DURATION\n")
+	return b.String()
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// parseArgs fills a new input of op from argv. Errors are usage errors.
+func parseArgs(op *ops.Op, args []string) (any, error) {
+	in := op.NewIn()
+	v := reflect.ValueOf(in).Elem()
+	s := specOf(op.InType())
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' || isNumber(a) {
+			pos = append(pos, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		p, ok := s.flag(name)
+		if !ok {
+			return nil, fmt.Errorf("unknown flag %s", a)
+		}
+		if p.kind == reflect.Bool {
+			b := true
+			if hasVal {
+				var err error
+				if b, err = strconv.ParseBool(val); err != nil {
+					return nil, fmt.Errorf("%s: want true or false", a)
+				}
+			}
+			v.Field(p.index).SetBool(b)
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return nil, fmt.Errorf("flag %s needs a value", a)
+			}
+			i++
+			val = args[i]
+		}
+		if err := set(v.Field(p.index), val); err != nil {
+			return nil, fmt.Errorf("%s: %v", a, err)
+		}
+	}
+	return in, assignPositionals(v, s.pos, pos)
+}
+
+// assignPositionals gives each positional its token, left to right; an
+// optional one takes a token only when enough remain for the required ones
+// after it.
+func assignPositionals(v reflect.Value, params []param, toks []string) error {
+	required := 0
+	for _, p := range params {
+		if !p.optional && !p.rest {
+			required++
+		}
+	}
+	i := 0
+	for _, p := range params {
+		switch {
+		case p.rest:
+			rest := toks[min(i, len(toks)):]
+			v.Field(p.index).Set(reflect.ValueOf(append([]string(nil), rest...)))
+			i = len(toks)
+		case p.optional:
+			if len(toks)-i > required {
+				if err := set(v.Field(p.index), toks[i]); err != nil {
+					return fmt.Errorf("%s: %v", p.name, err)
+				}
+				i++
+			}
+		default:
+			required--
+			if i >= len(toks) {
+				return fmt.Errorf("missing %s", p.name)
+			}
+			if err := set(v.Field(p.index), toks[i]); err != nil {
+				return fmt.Errorf("%s: %v", p.name, err)
+			}
+			i++
+		}
+	}
+	if i < len(toks) {
+		return fmt.Errorf("unexpected argument %q", toks[i])
+	}
+	return nil
+}
+
+func set(f reflect.Value, s string) error {
+	switch f.Kind() {
+	case reflect.String:
+		f.SetString(s)
+	case reflect.Int, reflect.Int64:
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a whole number", s)
+		}
+		f.SetInt(n)
+	case reflect.Float64:
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", s)
+		}
+		f.SetFloat(n)
+	case reflect.Slice:
+		f.Set(reflect.Append(f, reflect.ValueOf(s)))
+	default:
+		return fmt.Errorf("unsupported field kind %s", f.Kind())
+	}
+	return nil
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}

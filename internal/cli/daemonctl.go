@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/client"
+	"github.com/loupe-dev/loupe/internal/daemon"
+)
+
+// startTimeout bounds how long the CLI waits for a daemon it started to
+// say it is ready (the daemon does not start a browser before the first
+// call, so this is normally a few milliseconds).
+const startTimeout = 15 * time.Second
+
+// ensureDaemon returns a client of the running daemon, starting one if
+// none answers.
+func (c *cmd) ensureDaemon(ctx context.Context) (*client.Client, error) {
+	cl := client.New(daemon.SocketPath(c.home), c.build)
+	if _, err := cl.Status(ctx); err == nil {
+		return cl, nil
+	} else if !errors.Is(err, client.ErrNoDaemon) {
+		return nil, err
+	}
+	if err := c.startDaemon(ctx); err != nil {
+		return nil, err
+	}
+	return cl, nil
+}
+
+// startDaemon runs `loupe daemon run` in its own session, detached from the
+// terminal, and waits on a pipe for it to report ready: no polling of the
+// socket.
+func (c *cmd) startDaemon(ctx context.Context) error {
+	if err := daemon.PrepareHome(c.home); err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(daemon.LogPath(c.home), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	p := exec.Command(exe, "daemon", "run")
+	p.Env = append(os.Environ(), "LOUPE_HOME="+c.home, "LOUPE_READY_FD=3")
+	p.Stdout = logf
+	p.Stderr = logf
+	p.ExtraFiles = []*os.File{w}
+	p.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := p.Start(); err != nil {
+		w.Close()
+		return fmt.Errorf("starting the daemon: %w", err)
+	}
+	w.Close()
+	_ = p.Process.Release()
+
+	_ = r.SetReadDeadline(time.Now().Add(startTimeout))
+	line, err := bufio.NewReader(r).ReadString('\n')
+	line = strings.TrimSpace(line)
+	switch {
+	case line == "ready":
+		return nil
+	case strings.HasPrefix(line, "error: "):
+		return fmt.Errorf("the daemon did not start: %s", strings.TrimPrefix(line, "error: "))
+	default:
+		return fmt.Errorf("the daemon did not start (%v); see %s", err, daemon.LogPath(c.home))
+	}
+}
+
+// daemonCmd runs `loupe daemon start|stop|status|run`.
+func (c *cmd) daemonCmd(ctx context.Context, sub string) int {
+	cl := client.New(daemon.SocketPath(c.home), c.build)
+	switch sub {
+	case "run":
+		var ready *os.File
+		if os.Getenv("LOUPE_READY_FD") == "3" {
+			ready = os.NewFile(3, "ready")
+		}
+		cfg := daemon.Config{Home: c.home, Build: c.build, Executor: c.executorConfig()}
+		var err error
+		if ready != nil {
+			err = daemon.Run(ctx, cfg, ready)
+		} else {
+			err = daemon.Run(ctx, cfg, nil)
+		}
+		if errors.Is(err, daemon.ErrRunning) {
+			fmt.Fprintln(c.stderr, "loupe: "+err.Error())
+			return 0
+		}
+		if err != nil {
+			fmt.Fprintln(c.stderr, "loupe daemon: "+err.Error())
+			return 1
+		}
+		return 0
+	case "start":
+		if st, err := cl.Status(ctx); err == nil {
+			return c.print(st, fmt.Sprintf("daemon already running (pid %d)", st.PID))
+		}
+		if err := c.startDaemon(ctx); err != nil {
+			return c.fail(err)
+		}
+		st, err := cl.Status(ctx)
+		if err != nil {
+			return c.fail(err)
+		}
+		return c.print(st, fmt.Sprintf("daemon started (pid %d)", st.PID))
+	case "status":
+		st, err := cl.Status(ctx)
+		if errors.Is(err, client.ErrNoDaemon) {
+			if c.json {
+				fmt.Fprintln(c.stdout, `{"running":false}`)
+			} else {
+				fmt.Fprintln(c.stdout, "daemon not running")
+			}
+			return 0
+		}
+		if err != nil {
+			return c.fail(err)
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "daemon running: pid %d, build %s, up %s, %.1f MB RSS, home %s", st.PID, st.Build, st.Uptime, float64(st.RSSBytes)/1e6, st.Home)
+		for _, s := range st.Sessions {
+			fmt.Fprintf(&b, "\n  session %s: %s, %d tabs", s.Name, s.Browser, s.Tabs)
+			if s.PID != 0 {
+				fmt.Fprintf(&b, ", browser pid %d", s.PID)
+			}
+		}
+		return c.print(st, b.String())
+	case "stop":
+		st, err := cl.Status(ctx)
+		if errors.Is(err, client.ErrNoDaemon) {
+			return c.print(map[string]bool{"running": false}, "daemon not running")
+		}
+		if err != nil {
+			return c.fail(err)
+		}
+		if err := cl.Shutdown(ctx); err != nil {
+			return c.fail(err)
+		}
+		// The daemon holds its lock until it has stopped every browser;
+		// taking the lock is the event that says it is done.
+		if err := waitUnlocked(ctx, c.home); err != nil {
+			return c.fail(err)
+		}
+		return c.print(map[string]any{"stopped": true, "pid": st.PID}, fmt.Sprintf("daemon stopped (pid %d)", st.PID))
+	}
+	return c.usage(fmt.Errorf("unknown daemon command %q (want start, stop, status)", sub), "usage: loupe daemon start|stop|status")
+}
+
+// waitUnlocked blocks until the daemon lock is free, i.e. the daemon has
+// finished its shutdown. flock blocks in the kernel; ctx bounds it.
+func waitUnlocked(ctx context.Context, home string) error {
+	f, err := os.OpenFile(daemon.LockPath(home), os.O_RDWR, 0o600)
+	if err != nil {
+		return nil // no lock file: nothing is running
+	}
+	defer f.Close()
+	done := make(chan error, 1)
+	go func() { done <- syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		}
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("the daemon did not stop in time: %w", ctx.Err())
+	}
+}

@@ -1,0 +1,120 @@
+// Package client is the typed client of the daemon's local API. The CLI and
+// tests use it; it is the only way in.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+)
+
+// Client talks to one daemon socket.
+type Client struct {
+	Socket string
+	Build  string // sent in every request
+
+	hc *http.Client
+}
+
+// New returns a client for the socket.
+func New(socket, build string) *Client {
+	c := &Client{Socket: socket, Build: build}
+	c.hc = &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", socket)
+		},
+		DisableCompression: true,
+		MaxIdleConns:       1,
+	}}
+	return c
+}
+
+// ErrNoDaemon means nothing is listening on the socket.
+var ErrNoDaemon = errors.New("no daemon is running")
+
+// BuildMismatch is returned when the daemon runs another build than the
+// client.
+type BuildMismatch struct{ Daemon, Client string }
+
+func (e *BuildMismatch) Error() string {
+	return fmt.Sprintf("the running daemon is build %s, this loupe is build %s", e.Daemon, e.Client)
+}
+
+func (c *Client) do(ctx context.Context, method, path string, body any, out any, checkBuild bool) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://"+apitype.Host+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set(apitype.HeaderBuild, c.Build)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			return fmt.Errorf("%w: %v", ErrNoDaemon, err)
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	if b := resp.Header.Get(apitype.HeaderBuild); checkBuild && b != "" && c.Build != "" && b != c.Build {
+		return &BuildMismatch{Daemon: b, Client: c.Build}
+	}
+	if resp.StatusCode == http.StatusAccepted {
+		return nil
+	}
+	dec := json.NewDecoder(resp.Body)
+	if out == nil {
+		return nil
+	}
+	return dec.Decode(out)
+}
+
+// Call runs an operation and returns its result as JSON. A registry error
+// comes back as *apitype.Error.
+func (c *Client) Call(ctx context.Context, op, session string, in any, timeout time.Duration) (json.RawMessage, error) {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	var resp apitype.OpResponse
+	if err := c.do(ctx, http.MethodPost, apitype.OpPath(op), apitype.OpRequest{
+		Session: session, Input: raw, TimeoutMS: timeout.Milliseconds(),
+	}, &resp, true); err != nil {
+		return nil, err
+	}
+	if resp.Error != nil {
+		return nil, resp.Error
+	}
+	return resp.Result, nil
+}
+
+// Status asks the daemon for its status.
+func (c *Client) Status(ctx context.Context) (*apitype.Status, error) {
+	var s apitype.Status
+	if err := c.do(ctx, http.MethodGet, apitype.Prefix+"/status", nil, &s, false); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Shutdown asks the daemon to stop its sessions and exit.
+func (c *Client) Shutdown(ctx context.Context) error {
+	return c.do(ctx, http.MethodPost, apitype.Prefix+"/shutdown", nil, nil, false)
+}

@@ -1,0 +1,144 @@
+// Package daemon is loupe's composition root: it owns LOUPE_HOME, reaps
+// browsers a killed predecessor left behind, wires the executor to the local
+// API on a unix socket, and shuts everything down in order.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/chromium"
+	"github.com/loupe-dev/loupe/internal/executor"
+	"github.com/loupe-dev/loupe/internal/localapi"
+)
+
+// Config configures the daemon.
+type Config struct {
+	Home     string // LOUPE_HOME
+	Build    string // reported to clients
+	Executor executor.Config
+}
+
+// SocketPath is where the daemon of a home listens.
+func SocketPath(home string) string { return filepath.Join(home, "loupe.sock") }
+
+// LockPath is the daemon's lock file: held for the daemon's whole life,
+// released only after every browser has stopped.
+func LockPath(home string) string { return filepath.Join(home, "daemon.lock") }
+
+// LogPath is where a started daemon writes its log.
+func LogPath(home string) string { return filepath.Join(home, "daemon.log") }
+
+// ErrRunning means another daemon already serves this home.
+var ErrRunning = errors.New("a daemon is already running for this LOUPE_HOME")
+
+// PrepareHome creates the home directory, readable only by its user.
+func PrepareHome(home string) error {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return err
+	}
+	return os.Chmod(home, 0o700)
+}
+
+// Run serves until ctx ends, SIGTERM or SIGINT arrives, or a client asks the
+// daemon to stop. ready, if not nil, receives "ready\n" once the socket
+// accepts connections (or "error: …\n") and is then closed: the CLI that
+// started the daemon waits on it instead of polling.
+func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
+	signalReady := func(msg string) {
+		if ready != nil {
+			_, _ = io.WriteString(ready, msg+"\n")
+			_ = ready.Close()
+			ready = nil
+		}
+	}
+	defer func() {
+		if err != nil && !errors.Is(err, ErrRunning) {
+			signalReady("error: " + err.Error())
+		}
+	}()
+	if err := PrepareHome(cfg.Home); err != nil {
+		return err
+	}
+	lock, err := lockHome(cfg.Home)
+	if err != nil {
+		signalReady("ready") // the other daemon serves
+		return err
+	}
+	defer lock.Close()
+
+	// A daemon that was killed may have left browsers behind.
+	chromium.Reap(filepath.Join(cfg.Home, "sessions"))
+
+	sock := SocketPath(cfg.Home)
+	// We hold the lock, so a socket file here belongs to a dead daemon.
+	_ = os.Remove(sock)
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", sock, err)
+	}
+	defer os.Remove(sock)
+	if err := os.Chmod(sock, 0o600); err != nil {
+		ln.Close()
+		return err
+	}
+
+	cfg.Executor.Home = cfg.Home
+	x := executor.New(cfg.Executor)
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	api := localapi.New(x, cfg.Build, cfg.Home, cancel)
+	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	signalReady("ready")
+
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+	}
+	// Ordered shutdown: stop taking calls (in-flight ones get a moment to
+	// finish), then end every session and its browser.
+	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer scancel()
+	_ = srv.Shutdown(sctx)
+	cctx, ccancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer ccancel()
+	if cerr := x.Close(cctx); cerr != nil && err == nil {
+		err = cerr
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// lockHome takes the home's daemon lock for the life of the process; a
+// second daemon for the same home gets ErrRunning.
+func lockHome(home string) (*os.File, error) {
+	f, err := os.OpenFile(LockPath(home), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrRunning
+		}
+		return nil, err
+	}
+	_ = f.Truncate(0)
+	_, _ = fmt.Fprintf(f, "%d\n", os.Getpid())
+	return f, nil
+}

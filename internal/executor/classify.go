@@ -1,0 +1,52 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/cdp"
+	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/ops"
+)
+
+// Classify maps any error from an operation to a registry error. It is the
+// one place raw failures (protocol errors, deadlines, a vanished browser)
+// get their codes and hints. For a write whose failure is not known to
+// have happened before any effect, not_executed is false: the outcome is
+// unknown and must not be replayed blindly.
+func Classify(err error, kind ops.Kind) *apitype.Error {
+	if e, ok := apitype.As(err); ok {
+		if kind == ops.Read {
+			e.NotExecuted = true
+		}
+		return e
+	}
+	var e *apitype.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		e = apitype.Wrap(apitype.Timeout, err, "the operation did not finish in time")
+	case errors.Is(err, context.Canceled):
+		e = apitype.Wrap(apitype.Timeout, err, "the operation was cancelled")
+	case errors.Is(err, engine.ErrTabClosed), errors.Is(err, cdp.ErrSessionGone):
+		e = apitype.Wrap(apitype.SurfaceClosed, err, "the tab closed during the operation")
+	case errors.Is(err, cdp.ErrClosed):
+		e = apitype.Wrap(apitype.BrowserGone, err, "the browser is gone: %v", err)
+	case errors.Is(err, engine.ErrDocumentGone):
+		e = apitype.Wrap(apitype.StaleRef, err, "the page navigated while loupe worked on it")
+		e.Hint = "take a new snapshot and try again"
+	default:
+		var ce *cdp.Error
+		if errors.As(err, &ce) && strings.Contains(ce.Message, "Target closed") {
+			e = apitype.Wrap(apitype.SurfaceClosed, err, "the tab closed during the operation")
+		} else {
+			e = apitype.Wrap(apitype.Internal, err, "%v", err)
+		}
+	}
+	var partial interface{ Executed() bool }
+	if kind == ops.Write && (errors.As(err, &partial) && partial.Executed() || e.Code == apitype.Timeout || e.Code == apitype.Internal) {
+		e.NotExecuted = false
+	}
+	return e
+}

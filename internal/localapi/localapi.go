@@ -1,0 +1,140 @@
+// Package localapi serves the daemon's local API: HTTP over a unix socket
+// that only the daemon's user can open. Routes:
+//
+//	POST /v0/op/NAME   run an operation (body: apitype.OpRequest)
+//	GET  /v0/status    daemon build, pid, memory, sessions
+//	POST /v0/shutdown  stop every session and exit
+//
+// The socket's permissions are the access control. As defence in depth the
+// handler refuses any request that carries an Origin header or a Host other
+// than apitype.Host: a browser page can never be a client.
+package localapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/executor"
+)
+
+// maxBody bounds a request body; inputs are small.
+const maxBody = 8 << 20
+
+// Server is the local API handler.
+type Server struct {
+	x        *executor.Executor
+	build    string
+	home     string
+	started  time.Time
+	shutdown func()
+	mux      *http.ServeMux
+}
+
+// New returns the handler. shutdown is called (once, asynchronously) when a
+// client asks the daemon to stop.
+func New(x *executor.Executor, build, home string, shutdown func()) *Server {
+	s := &Server{x: x, build: build, home: home, started: time.Now(), shutdown: shutdown, mux: http.NewServeMux()}
+	s.mux.HandleFunc("POST "+apitype.Prefix+"/op/{name}", s.op)
+	s.mux.HandleFunc("GET "+apitype.Prefix+"/status", s.status)
+	s.mux.HandleFunc("POST "+apitype.Prefix+"/shutdown", s.stop)
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Origin") != "" || (r.Host != apitype.Host && r.Host != "") {
+		writeError(w, http.StatusForbidden, apitype.Errorf(apitype.Denied, "requests from browsers or foreign hosts are refused"))
+		return
+	}
+	w.Header().Set(apitype.HeaderBuild, s.build)
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) op(w http.ResponseWriter, r *http.Request) {
+	name := strings.ReplaceAll(r.PathValue("name"), ".", " ")
+	var req apitype.OpRequest
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err == nil && len(body) > maxBody {
+		err = errors.New("request body too large")
+	}
+	if err == nil && len(body) > 0 {
+		dec := json.NewDecoder(strings.NewReader(string(body)))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(&req)
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, apitype.Errorf(apitype.BadInput, "bad request: %v", err))
+		return
+	}
+	out, err := s.x.Do(r.Context(), executor.Request{
+		Op: name, Session: req.Session, Input: req.Input, Timeout: time.Duration(req.TimeoutMS) * time.Millisecond,
+	})
+	if err != nil {
+		e, _ := apitype.As(err)
+		if e == nil {
+			e = apitype.Wrap(apitype.Internal, err, "%v", err)
+		}
+		writeError(w, statusOf(e.Code), e)
+		return
+	}
+	res, err := json.Marshal(out)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, apitype.Wrap(apitype.Internal, err, "encoding result: %v", err))
+		return
+	}
+	writeJSON(w, http.StatusOK, apitype.OpResponse{Result: res})
+}
+
+func statusOf(c apitype.Code) int {
+	switch c {
+	case apitype.BadInput:
+		return http.StatusBadRequest
+	case apitype.Internal:
+		return http.StatusInternalServerError
+	}
+	return http.StatusConflict
+}
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, apitype.Status{
+		Build: s.build, PID: os.Getpid(), RSSBytes: rss(), Uptime: time.Since(s.started).Round(time.Second).String(),
+		Home: s.home, Sessions: s.x.Sessions(),
+	})
+}
+
+func (s *Server) stop(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusAccepted)
+	go s.shutdown()
+}
+
+func writeError(w http.ResponseWriter, code int, e *apitype.Error) {
+	writeJSON(w, code, apitype.OpResponse{Error: e})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// rss is the daemon's resident memory from /proc (0 where unavailable).
+func rss() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	var pages int64
+	for _, c := range f[1] {
+		pages = pages*10 + int64(c-'0')
+	}
+	return pages * int64(os.Getpagesize())
+}

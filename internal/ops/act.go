@@ -1,0 +1,255 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/input"
+)
+
+// SnapshotIn is the input of snapshot.
+type SnapshotIn struct {
+	NoCompact bool `json:"no_compact,omitempty" flag:"no-compact" help:"show the raw tree, without the compact transform"`
+}
+
+// SnapshotOut is a snapshot.
+type SnapshotOut struct{ engine.Snapshot }
+
+// Text is the snapshot text.
+func (o *SnapshotOut) Text() string { return strings.TrimSuffix(o.Snapshot.Text, "\n") }
+
+// TargetIn names one element.
+type TargetIn struct {
+	Target string `json:"target" arg:"TARGET" help:"element ref from a snapshot, e.g. @e12"`
+}
+
+// Validate checks the ref.
+func (in *TargetIn) Validate() error { return checkTarget("TARGET", in.Target, true) }
+
+// ClickIn is the input of click.
+type ClickIn struct {
+	Target    string `json:"target" arg:"TARGET" help:"element ref from a snapshot, e.g. @e12"`
+	Button    string `json:"button,omitempty" flag:"button" help:"left (default), right or middle"`
+	Modifiers string `json:"modifiers,omitempty" flag:"modifiers" help:"keys held during the click, e.g. Shift or Control+Shift"`
+
+	button input.Button
+	mods   int64
+}
+
+// Validate checks the ref, button and modifiers.
+func (in *ClickIn) Validate() error {
+	if err := checkTarget("TARGET", in.Target, true); err != nil {
+		return err
+	}
+	b, err := input.ParseButton(in.Button)
+	if err != nil {
+		return usage("%v", err)
+	}
+	in.button = b
+	if in.Modifiers != "" {
+		c, err := input.ParseChord(in.Modifiers + "+a")
+		if err != nil {
+			return usage("--modifiers %q: want Shift, Control, Alt, Meta joined by +", in.Modifiers)
+		}
+		in.mods = c.Modifiers
+	}
+	return nil
+}
+
+// ActOut reports an action.
+type ActOut engine.ActionResult
+
+// Text is terse: what happened and to which ref.
+func (o *ActOut) Text() string {
+	var b strings.Builder
+	switch {
+	case o.Note != "":
+		b.WriteString(o.Note)
+	case !o.Executed:
+		b.WriteString("not executed")
+	default:
+		b.WriteString("ok")
+	}
+	if o.Ref != "" {
+		b.WriteString(" ")
+		b.WriteString(o.Ref)
+	}
+	if o.Value != nil {
+		fmt.Fprintf(&b, ": %v", o.Value)
+	}
+	return b.String()
+}
+
+// FillIn is the input of fill.
+type FillIn struct {
+	Target string `json:"target" arg:"TARGET" help:"ref of an editable field"`
+	Text   string `json:"text" arg:"TEXT" help:"the new content (empty clears the field)"`
+}
+
+// Validate checks the ref.
+func (in *FillIn) Validate() error { return checkTarget("TARGET", in.Target, true) }
+
+// TypeIn is the input of type.
+type TypeIn struct {
+	Target string `json:"target,omitempty" arg:"[TARGET]" help:"field to type into; without it, types into the focused element"`
+	Text   string `json:"text" arg:"TEXT" help:"text to type, key by key"`
+}
+
+// Validate checks the optional ref.
+func (in *TypeIn) Validate() error {
+	if in.Text == "" {
+		return usage("missing TEXT")
+	}
+	return checkTarget("TARGET", in.Target, false)
+}
+
+// PressIn is the input of press.
+type PressIn struct {
+	Keys []string `json:"keys" arg:"KEYS..." help:"keys or chords pressed in order: Enter, Tab, Control+A, Shift+Tab"`
+
+	chords []input.Chord
+}
+
+// Validate parses every chord.
+func (in *PressIn) Validate() error {
+	if len(in.Keys) == 0 {
+		return usage("missing KEYS (e.g. Enter, Control+A)")
+	}
+	in.chords = in.chords[:0]
+	for _, k := range in.Keys {
+		c, err := input.ParseChord(k)
+		if err != nil {
+			return usage("%v", err)
+		}
+		in.chords = append(in.chords, c)
+	}
+	return nil
+}
+
+// SelectIn is the input of select.
+type SelectIn struct {
+	Target string   `json:"target" arg:"TARGET" help:"ref of a <select>"`
+	Values []string `json:"values" arg:"VALUE..." help:"option values or labels to choose"`
+}
+
+// Validate checks the ref and that there is a value.
+func (in *SelectIn) Validate() error {
+	if err := checkTarget("TARGET", in.Target, true); err != nil {
+		return err
+	}
+	if len(in.Values) == 0 {
+		return usage("missing VALUE")
+	}
+	return nil
+}
+
+// ScrollIn is the input of scroll.
+type ScrollIn struct {
+	Target string  `json:"target,omitempty" arg:"[TARGET]" help:"element to scroll into view (and to turn the wheel over)"`
+	DX     float64 `json:"dx,omitempty" flag:"dx" help:"horizontal wheel delta in CSS pixels"`
+	DY     float64 `json:"dy,omitempty" flag:"dy" help:"vertical wheel delta in CSS pixels"`
+}
+
+// Validate checks that there is something to do.
+func (in *ScrollIn) Validate() error {
+	if in.Target == "" && in.DX == 0 && in.DY == 0 {
+		return usage("give a TARGET to scroll into view, or --dx/--dy")
+	}
+	return checkTarget("TARGET", in.Target, false)
+}
+
+func act(r *engine.ActionResult, err error) (*ActOut, error) {
+	if err != nil {
+		return nil, err
+	}
+	return (*ActOut)(r), nil
+}
+
+func actOps() []*Op {
+	click := func(count int) func(ctx context.Context, env Env, in *ClickIn) (*ActOut, error) {
+		return func(ctx context.Context, env Env, in *ClickIn) (*ActOut, error) {
+			tab, err := env.Tab(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return act(tab.Click(ctx, in.Target, engine.ClickOptions{Button: in.button, Count: count, Modifiers: in.mods}))
+		}
+	}
+	targetAct := func(f func(tab *engine.Tab, ctx context.Context, ref string) (*engine.ActionResult, error)) func(ctx context.Context, env Env, in *TargetIn) (*ActOut, error) {
+		return func(ctx context.Context, env Env, in *TargetIn) (*ActOut, error) {
+			tab, err := env.Tab(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return act(f(tab, ctx, in.Target))
+		}
+	}
+	return []*Op{
+		define("snapshot", "print the page as a tree of roles and names, with a ref on every actionable node", Read, actTimeout,
+			func(ctx context.Context, env Env, in *SnapshotIn) (*SnapshotOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				s, err := tab.Snapshot(ctx, engine.SnapshotOptions{NoCompact: in.NoCompact})
+				if err != nil {
+					return nil, err
+				}
+				return &SnapshotOut{*s}, nil
+			}),
+		define("click", "click an element (trusted mouse input at its centre)", Write, actTimeout, click(1)),
+		define("dblclick", "double-click an element", Write, actTimeout, click(2)),
+		define("fill", "replace the content of a field with text", Write, actTimeout,
+			func(ctx context.Context, env Env, in *FillIn) (*ActOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return act(tab.Fill(ctx, in.Target, in.Text))
+			}),
+		define("type", "type text key by key (into TARGET, or the focused element)", Write, actTimeout,
+			func(ctx context.Context, env Env, in *TypeIn) (*ActOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return act(tab.Type(ctx, in.Target, in.Text))
+			}),
+		define("press", "press keys or chords on the focused element", Write, actTimeout,
+			func(ctx context.Context, env Env, in *PressIn) (*ActOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return act(tab.Press(ctx, in.chords))
+			}),
+		define("hover", "move the mouse over an element", Write, actTimeout, targetAct((*engine.Tab).Hover)),
+		define("focus", "focus an element", Write, actTimeout, targetAct((*engine.Tab).Focus)),
+		define("select", "choose options of a <select> by value or label", Write, actTimeout,
+			func(ctx context.Context, env Env, in *SelectIn) (*ActOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return act(tab.Select(ctx, in.Target, in.Values))
+			}),
+		define("check", "check a checkbox, radio button or switch", Write, actTimeout,
+			targetAct(func(tab *engine.Tab, ctx context.Context, ref string) (*engine.ActionResult, error) {
+				return tab.SetChecked(ctx, ref, true)
+			})),
+		define("uncheck", "uncheck a checkbox or switch", Write, actTimeout,
+			targetAct(func(tab *engine.Tab, ctx context.Context, ref string) (*engine.ActionResult, error) {
+				return tab.SetChecked(ctx, ref, false)
+			})),
+		define("scroll", "scroll an element into view, or turn the mouse wheel", Write, actTimeout,
+			func(ctx context.Context, env Env, in *ScrollIn) (*ActOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return act(tab.Scroll(ctx, in.Target, engine.ScrollOptions{DX: in.DX, DY: in.DY}))
+			}),
+	}
+}

@@ -1,0 +1,211 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/loupe-dev/loupe/internal/engine"
+)
+
+// OpenIn is the input of open.
+type OpenIn struct {
+	URL    string `json:"url" arg:"URL" help:"address to open (a bare host gets https://, localhost http://)"`
+	NewTab bool   `json:"new_tab,omitempty" flag:"new-tab" help:"open in a new tab and make it active"`
+}
+
+// Validate checks and completes the URL.
+func (in *OpenIn) Validate() error {
+	u, err := NormalizeURL(in.URL)
+	if err != nil {
+		return err
+	}
+	in.URL = u
+	return nil
+}
+
+// NavOut reports where a tab is after a navigation.
+type NavOut engine.NavResult
+
+// Text is "s1 Title <url>".
+func (o *NavOut) Text() string {
+	s := fmt.Sprintf("%s %q %s", o.Surface, o.Title, o.URL)
+	if !o.Loaded {
+		s += " (still loading)"
+	}
+	return s
+}
+
+// NoIn is the input of operations without arguments.
+type NoIn struct{}
+
+// TabsOut lists tabs.
+type TabsOut struct {
+	Active string           `json:"active"`
+	Tabs   []engine.TabInfo `json:"tabs"`
+}
+
+// Text is one line a tab, the active one starred.
+func (o *TabsOut) Text() string {
+	var b strings.Builder
+	for _, t := range o.Tabs {
+		mark := " "
+		if t.Active {
+			mark = "*"
+		}
+		fmt.Fprintf(&b, "%s %s %q %s", mark, t.ID, t.Title, t.URL)
+		if t.Opener != "" {
+			fmt.Fprintf(&b, " (opened by %s)", t.Opener)
+		}
+		b.WriteByte('\n')
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// TabIDIn names a tab.
+type TabIDIn struct {
+	ID string `json:"id" arg:"ID" help:"surface id of the tab, as listed by tabs (s1, s2, …)"`
+}
+
+// Validate checks the id's shape.
+func (in *TabIDIn) Validate() error {
+	if in.ID == "" {
+		return usage("missing tab id (see `loupe tabs`)")
+	}
+	return nil
+}
+
+// TabNewIn is the input of tab new.
+type TabNewIn struct {
+	URL string `json:"url,omitempty" arg:"[URL]" help:"address to open in the new tab"`
+}
+
+// Validate checks the optional URL.
+func (in *TabNewIn) Validate() error {
+	if in.URL == "" {
+		return nil
+	}
+	u, err := NormalizeURL(in.URL)
+	in.URL = u
+	return err
+}
+
+// TabOut reports one tab.
+type TabOut struct {
+	engine.TabInfo
+	Closed bool `json:"closed,omitempty"`
+}
+
+// Text is the tab's line.
+func (o *TabOut) Text() string {
+	if o.Closed {
+		return "closed " + o.ID
+	}
+	return fmt.Sprintf("%s %q %s", o.ID, o.Title, o.URL)
+}
+
+func navOps() []*Op {
+	return []*Op{
+		define("open", "open a URL in the active tab (or a new one) and wait for it to load", Write, navTimeout,
+			func(ctx context.Context, env Env, in *OpenIn) (*NavOut, error) {
+				var tab *engine.Tab
+				var err error
+				if in.NewTab {
+					b, err := env.Browser(ctx)
+					if err != nil {
+						return nil, err
+					}
+					tab, err = b.NewTab(ctx)
+					if err != nil {
+						return nil, err
+					}
+				} else if tab, err = env.Tab(ctx); err != nil {
+					return nil, err
+				}
+				r, err := tab.Navigate(ctx, in.URL)
+				if err != nil {
+					return nil, err
+				}
+				return (*NavOut)(r), nil
+			}),
+		define("back", "go back in the active tab's history", Write, navTimeout,
+			func(ctx context.Context, env Env, _ *NoIn) (*NavOut, error) { return history(ctx, env, -1) }),
+		define("forward", "go forward in the active tab's history", Write, navTimeout,
+			func(ctx context.Context, env Env, _ *NoIn) (*NavOut, error) { return history(ctx, env, 1) }),
+		define("reload", "reload the active tab", Write, navTimeout,
+			func(ctx context.Context, env Env, _ *NoIn) (*NavOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				r, err := tab.Reload(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return (*NavOut)(r), nil
+			}),
+		define("tabs", "list the session's tabs", Read, actTimeout,
+			func(ctx context.Context, env Env, _ *NoIn) (*TabsOut, error) {
+				b, err := env.Browser(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return &TabsOut{Active: b.Active(), Tabs: b.Tabs()}, nil
+			}),
+		define("tab new", "open a new tab (at a URL) and make it active", Write, navTimeout,
+			func(ctx context.Context, env Env, in *TabNewIn) (*TabOut, error) {
+				b, err := env.Browser(ctx)
+				if err != nil {
+					return nil, err
+				}
+				tab, err := b.NewTab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				out := &TabOut{TabInfo: engine.TabInfo{ID: tab.ID, URL: tab.URL(), Active: true}}
+				if in.URL != "" {
+					r, err := tab.Navigate(ctx, in.URL)
+					if err != nil {
+						return nil, err
+					}
+					out.URL, out.Title = r.URL, r.Title
+				}
+				return out, nil
+			}),
+		define("tab close", "close a tab", Write, actTimeout,
+			func(ctx context.Context, env Env, in *TabIDIn) (*TabOut, error) {
+				b, err := env.Browser(ctx)
+				if err != nil {
+					return nil, err
+				}
+				if err := b.CloseTab(ctx, in.ID); err != nil {
+					return nil, err
+				}
+				return &TabOut{TabInfo: engine.TabInfo{ID: in.ID}, Closed: true}, nil
+			}),
+		define("tab activate", "bring a tab to the front and act on it from now on", Write, actTimeout,
+			func(ctx context.Context, env Env, in *TabIDIn) (*TabOut, error) {
+				b, err := env.Browser(ctx)
+				if err != nil {
+					return nil, err
+				}
+				tab, err := b.Activate(ctx, in.ID)
+				if err != nil {
+					return nil, err
+				}
+				return &TabOut{TabInfo: engine.TabInfo{ID: tab.ID, Title: tab.Title(), URL: tab.URL(), Active: true}}, nil
+			}),
+	}
+}
+
+func history(ctx context.Context, env Env, delta int) (*NavOut, error) {
+	tab, err := env.Tab(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := tab.History(ctx, delta)
+	if err != nil {
+		return nil, err
+	}
+	return (*NavOut)(r), nil
+}

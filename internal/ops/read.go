@@ -1,0 +1,276 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/loupe-dev/loupe/internal/engine"
+)
+
+// TextIn is the input of text.
+type TextIn struct {
+	Target string `json:"target,omitempty" arg:"[TARGET]" help:"element whose text to print; without it, the whole page"`
+}
+
+// Validate checks the optional ref.
+func (in *TextIn) Validate() error { return checkTarget("TARGET", in.Target, false) }
+
+// ValueOut is a read value.
+type ValueOut struct {
+	Ref     string `json:"ref,omitempty"`
+	Value   string `json:"value"`
+	Present *bool  `json:"present,omitempty"` // attr only: whether the attribute exists
+}
+
+// Text is the value itself.
+func (o *ValueOut) Text() string { return o.Value }
+
+// AttrIn is the input of attr.
+type AttrIn struct {
+	Target string `json:"target" arg:"TARGET" help:"element ref"`
+	Name   string `json:"name" arg:"NAME" help:"attribute name"`
+}
+
+// Validate checks the ref and name.
+func (in *AttrIn) Validate() error {
+	if in.Name == "" {
+		return usage("missing attribute NAME")
+	}
+	return checkTarget("TARGET", in.Target, true)
+}
+
+// BoxOut is an element's box.
+type BoxOut engine.Box
+
+// Text is "x y width height".
+func (o *BoxOut) Text() string {
+	return fmt.Sprintf("x=%g y=%g width=%g height=%g", o.X, o.Y, o.Width, o.Height)
+}
+
+// StateOut is an element's state.
+type StateOut engine.ElementState
+
+// Text lists the state words.
+func (o *StateOut) Text() string {
+	w := []string{o.Role}
+	add := func(b bool, yes, no string) {
+		if b {
+			w = append(w, yes)
+		} else if no != "" {
+			w = append(w, no)
+		}
+	}
+	add(o.Visible, "visible", "hidden")
+	add(o.Enabled, "enabled", "disabled")
+	add(o.Editable, "editable", "")
+	switch o.Checked {
+	case true:
+		w = append(w, "checked")
+	case false:
+		w = append(w, "unchecked")
+	case "mixed":
+		w = append(w, "mixed")
+	}
+	add(o.Focused, "focused", "")
+	add(o.InViewport, "in-viewport", "")
+	return strings.Join(w, " ")
+}
+
+// EvalIn is the input of eval.
+type EvalIn struct {
+	JS string `json:"js" arg:"JS" help:"a JavaScript expression; promises are awaited"`
+}
+
+// Validate checks there is an expression.
+func (in *EvalIn) Validate() error {
+	if strings.TrimSpace(in.JS) == "" {
+		return usage("missing JS expression")
+	}
+	return nil
+}
+
+// EvalOut is the expression's JSON value.
+type EvalOut struct {
+	Value jsonv2.Value `json:"value"`
+}
+
+// Text is the JSON value.
+func (o *EvalOut) Text() string { return string(o.Value) }
+
+// WaitIn is the input of wait.
+type WaitIn struct {
+	Text    string `json:"text,omitempty" flag:"text" help:"wait until this text appears on the page"`
+	Target  string `json:"target,omitempty" flag:"target" help:"wait until this element is visible"`
+	URL     string `json:"url,omitempty" flag:"url" help:"wait until the URL matches (a glob with *, else a substring)"`
+	Load    bool   `json:"load,omitempty" flag:"load" help:"wait until the page has loaded"`
+	Timeout string `json:"timeout,omitempty" flag:"timeout" help:"how long to wait (default 3s, at most 60s), e.g. 500ms or 5s"`
+
+	timeout time.Duration
+}
+
+// Validate checks that exactly one condition is given and the timeout.
+func (in *WaitIn) Validate() error {
+	n := 0
+	for _, set := range []bool{in.Text != "", in.Target != "", in.URL != "", in.Load} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return usage("give exactly one of --text, --target, --url, --load")
+	}
+	in.timeout = waitTimeout
+	if in.Timeout != "" {
+		d, err := time.ParseDuration(in.Timeout)
+		if err != nil || d <= 0 {
+			return usage("--timeout %q: want a duration such as 500ms or 5s", in.Timeout)
+		}
+		if d > maxWait {
+			return usage("--timeout %s is longer than the %s limit", d, maxWait)
+		}
+		in.timeout = d
+	}
+	return checkTarget("--target", in.Target, false)
+}
+
+// WaitOut reports a met condition.
+type WaitOut engine.WaitResult
+
+// Text says what was seen and how long it took.
+func (o *WaitOut) Text() string { return fmt.Sprintf("ok %s after %s", o.Matched, o.Waited) }
+
+// ScreenshotIn is the input of screenshot.
+type ScreenshotIn struct {
+	Target string `json:"target,omitempty" arg:"[TARGET]" help:"element to capture; without it, the viewport"`
+	Full   bool   `json:"full,omitempty" flag:"full" help:"capture the whole page, not only the viewport"`
+	Out    string `json:"-" flag:"o" help:"write the PNG to this file (default: the session's directory)"`
+	// Data asks for the PNG bytes in the reply.
+	Data bool `json:"data,omitempty"`
+}
+
+// Validate checks the optional ref and that ref and --full don't mix.
+func (in *ScreenshotIn) Validate() error {
+	if in.Target != "" && in.Full {
+		return usage("give a TARGET or --full, not both")
+	}
+	return checkTarget("TARGET", in.Target, false)
+}
+
+// ScreenshotOut names the PNG written.
+type ScreenshotOut struct {
+	Path  string `json:"path"`
+	Bytes int    `json:"bytes"`
+	PNG   []byte `json:"png,omitempty"`
+}
+
+// Text is the file's path.
+func (o *ScreenshotOut) Text() string { return o.Path }
+
+func readOps() []*Op {
+	read := func(what string) func(ctx context.Context, env Env, in *TargetIn) (*ValueOut, error) {
+		return func(ctx context.Context, env Env, in *TargetIn) (*ValueOut, error) {
+			tab, err := env.Tab(ctx)
+			if err != nil {
+				return nil, err
+			}
+			v, _, err := tab.Read(ctx, in.Target, what, "")
+			if err != nil {
+				return nil, err
+			}
+			return &ValueOut{Ref: in.Target, Value: v}, nil
+		}
+	}
+	return []*Op{
+		define("text", "print the visible text of an element or of the page", Read, actTimeout,
+			func(ctx context.Context, env Env, in *TextIn) (*ValueOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				if in.Target == "" {
+					s, err := tab.PageText(ctx)
+					return &ValueOut{Value: s}, err
+				}
+				v, _, err := tab.Read(ctx, in.Target, "text", "")
+				return &ValueOut{Ref: in.Target, Value: v}, err
+			}),
+		define("html", "print an element's outer HTML", Read, actTimeout, read("html")),
+		define("value", "print a field's current value", Read, actTimeout, read("value")),
+		define("attr", "print one attribute of an element", Read, actTimeout,
+			func(ctx context.Context, env Env, in *AttrIn) (*ValueOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				v, present, err := tab.Read(ctx, in.Target, "attr", in.Name)
+				if err != nil {
+					return nil, err
+				}
+				return &ValueOut{Ref: in.Target, Value: v, Present: &present}, nil
+			}),
+		define("box", "print an element's box in viewport coordinates", Read, actTimeout,
+			func(ctx context.Context, env Env, in *TargetIn) (*BoxOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				b, err := tab.Box(ctx, in.Target)
+				return (*BoxOut)(b), err
+			}),
+		define("state", "print an element's role and state (visible, enabled, checked, …)", Read, actTimeout,
+			func(ctx context.Context, env Env, in *TargetIn) (*StateOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				s, err := tab.State(ctx, in.Target)
+				return (*StateOut)(s), err
+			}),
+		define("eval", "evaluate JavaScript in the page and print its JSON value", Write, actTimeout,
+			func(ctx context.Context, env Env, in *EvalIn) (*EvalOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				v, err := tab.Eval(ctx, in.JS)
+				if err != nil {
+					return nil, err
+				}
+				return &EvalOut{Value: v}, nil
+			}),
+		define("wait", "wait (bounded, default 3s) for text, an element, a URL or the load event", Read, maxWait+5*time.Second,
+			func(ctx context.Context, env Env, in *WaitIn) (*WaitOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				ctx, cancel := context.WithTimeout(ctx, in.timeout)
+				defer cancel()
+				r, err := tab.Wait(ctx, engine.WaitOptions{Text: in.Text, Ref: in.Target, URL: in.URL, Load: in.Load})
+				return (*WaitOut)(r), err
+			}),
+		define("screenshot", "capture a PNG of the viewport, the full page or an element", Read, actTimeout,
+			func(ctx context.Context, env Env, in *ScreenshotIn) (*ScreenshotOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				png, err := tab.Screenshot(ctx, engine.ScreenshotOptions{Ref: in.Target, FullPage: in.Full})
+				if err != nil {
+					return nil, err
+				}
+				out := &ScreenshotOut{Bytes: len(png)}
+				if in.Data {
+					out.PNG = png
+					return out, nil
+				}
+				name := fmt.Sprintf("screenshot-%s-%s.png", tab.ID, time.Now().Format("20060102-150405.000"))
+				out.Path, err = env.SaveFile(name, png)
+				return out, err
+			}),
+	}
+}
