@@ -222,9 +222,7 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 		return c.fail(err)
 	}
 	if t, ok := out.(ops.Texter); ok {
-		if s := t.Text(); s != "" {
-			fmt.Fprintln(c.stdout, s)
-		}
+		fmt.Fprintln(c.stdout, t.Text())
 		return 0
 	}
 	fmt.Fprintln(c.stdout, string(raw))

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/chromium"
+	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 // One browser serves the whole package; each test opens its own tab.
@@ -33,7 +33,7 @@ func run(m *testing.M) int {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	testServer = httptest.NewServer(http.FileServer(http.Dir("testdata")))
+	testServer = httptest.NewServer(testpages.Handler())
 	defer testServer.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

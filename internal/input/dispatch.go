@@ -68,10 +68,15 @@ func Move(ctx context.Context, s cdpproto.Session, x, y float64, mods int64) err
 // person's wheel would: the page sees wheel events and scrolls what is under
 // the pointer.
 func Wheel(ctx context.Context, s cdpproto.Session, x, y, dx, dy float64) error {
-	_, err := cdpproto.Call(ctx, s, cdpinput.DispatchMouseEvent, cdpinput.DispatchMouseEventParams{
-		Type: cdpinput.DispatchMouseEventTypeMouseWheel, X: x, Y: y, DeltaX: dx, DeltaY: dy,
-	})
-	return err
+	// Chromium requires both deltas, and cdproto's params omit a zero one.
+	type wheel struct {
+		Type   string  `json:"type"`
+		X      float64 `json:"x"`
+		Y      float64 `json:"y"`
+		DeltaX float64 `json:"deltaX"`
+		DeltaY float64 `json:"deltaY"`
+	}
+	return s.Call(ctx, cdpinput.CommandDispatchMouseEvent, wheel{Type: "mouseWheel", X: x, Y: y, DeltaX: dx, DeltaY: dy}, nil)
 }
 
 // Press presses and releases a chord: modifiers down in order, the key
