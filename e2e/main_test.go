@@ -158,5 +158,4 @@ func (e *env) waitNoProcesses(within time.Duration) []int {
 	}
 }
 
-
 func kill(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
