@@ -1,0 +1,27 @@
+# loupe: the two commands of the README are `make demo` and `make test`.
+GO ?= go
+export PATH := $(PATH):/usr/local/go/bin
+
+.PHONY: demo test build chromium bench clean
+
+## demo: install Chromium if missing, build, and drive a local page end to end
+demo: chromium build
+	$(GO) run ./cmd/demo -loupe bin/loupe
+
+## test: install Chromium if missing, then vet and run every test (race detector on)
+test: chromium
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+build:
+	$(GO) build -o bin/loupe ./cmd/loupe
+
+chromium:
+	@scripts/ensure-chromium.sh
+
+## bench: Go benchmarks on this machine (see BENCHMARKS.md for the peer bench)
+bench: chromium
+	$(GO) test -run '^$$' -bench . -benchtime 10x ./internal/engine/
+
+clean:
+	rm -rf bin
