@@ -35,6 +35,7 @@ type cmd struct {
 	home           string
 	build          string
 	session        string
+	sessionSet     bool
 	json           bool
 	timeout        time.Duration
 	reg            *ops.Registry
@@ -80,6 +81,15 @@ func (c *cmd) run(ctx context.Context, args []string) int {
 	case "version":
 		fmt.Fprintf(c.stdout, "loupe %s (build %s)\n", Version, c.build)
 		return 0
+	case "mcp":
+		if helpWanted {
+			fmt.Fprintln(c.stdout, mcpHelp)
+			return 0
+		}
+		if len(rest) > 0 {
+			return c.usage(fmt.Errorf("unexpected argument %q", rest[0]), "usage: loupe mcp [--session NAME]")
+		}
+		return c.mcp(ctx)
 	case "daemon":
 		if helpWanted || len(verb) < 2 {
 			fmt.Fprintln(c.stdout, "usage: loupe daemon start|stop|status\n\nStart, stop or inspect the background daemon that owns the browsers.\nThe first command starts it on its own; `daemon stop` ends every session.")
@@ -146,7 +156,7 @@ func (c *cmd) globals(args []string) (verb, rest []string, helpWanted bool, err 
 				if !executor.ValidSession(val) {
 					return nil, nil, false, fmt.Errorf("--session %q: use letters, digits, '.', '_' or '-'", val)
 				}
-				c.session = val
+				c.session, c.sessionSet = val, true
 				continue
 			}
 			// `wait` has its own --timeout: hand it over.

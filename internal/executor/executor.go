@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -220,6 +221,9 @@ func (s *session) close(ctx context.Context) (bool, error) {
 	}
 	err := s.browser.Close(ctx)
 	s.browser = nil
+	// The daemon lives long and is mostly idle between sessions: hand the
+	// memory of the session's last snapshots back to the system now.
+	debug.FreeOSMemory()
 	return true, err
 }
 

@@ -16,13 +16,17 @@ import (
 //go:embed pages
 var pages embed.FS
 
-// Handler serves the fixture pages at the root.
+// Handler serves the fixture pages at the root, and the generated
+// /large.html.
 func Handler() http.Handler {
 	sub, err := fs.Sub(pages, "pages")
 	if err != nil {
 		panic(err)
 	}
-	return http.FileServer(http.FS(sub))
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.FS(sub)))
+	mux.HandleFunc("/large.html", serveLarge)
+	return mux
 }
 
 // Server is a fixture server on a loopback address.

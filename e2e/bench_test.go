@@ -1,0 +1,165 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/chromium"
+	"github.com/loupe-dev/loupe/internal/testpages"
+)
+
+// Benchmarks of the whole product, run with
+//
+//	go test -run '^$' -bench . -benchtime 5x ./e2e/
+//
+// They report medians as custom metrics (median-ms) besides Go's mean
+// ns/op, since this machine is noisy.
+
+func medianMS(ds []time.Duration) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[len(s)/2].Microseconds()) / 1000
+}
+
+// BenchmarkColdStart is process start to the first snapshot of a small
+// page: `loupe open URL` (which starts the daemon and Chromium) then
+// `loupe snapshot`, with a fresh LOUPE_HOME each time.
+func BenchmarkColdStart(b *testing.B) {
+	srv := testpages.Start(b, "127.0.0.1")
+	url := srv.Page("basic.html")
+	var ds []time.Duration
+	for i := 0; i < b.N; i++ {
+		e := &env{t: &testing.T{}, home: mustTemp(b)}
+		start := time.Now()
+		if r := e.run("open", url); r.code != 0 {
+			b.Fatalf("open: %s", r.stderr)
+		}
+		if r := e.run("snapshot"); r.code != 0 {
+			b.Fatalf("snapshot: %s", r.stderr)
+		}
+		ds = append(ds, time.Since(start))
+		b.StopTimer()
+		e.run("daemon", "stop")
+		os.RemoveAll(e.home)
+		b.StartTimer()
+	}
+	b.ReportMetric(medianMS(ds), "median-ms")
+}
+
+// BenchmarkColdStartBare is the floor for BenchmarkColdStart: Chromium
+// launched with the same flags, one page attached, navigated, its load
+// event awaited, and one Runtime.evaluate — no loupe in between.
+func BenchmarkColdStartBare(b *testing.B) {
+	srv := testpages.Start(b, "127.0.0.1")
+	url := srv.Page("basic.html")
+	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ds []time.Duration
+	for i := 0; i < b.N; i++ {
+		dir := mustTemp(b)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		start := time.Now()
+		br, err := chromium.Launch(ctx, chromium.LaunchOptions{Binary: bin, ProfileDir: filepath.Join(dir, "s", "profile")})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := bareNavigate(ctx, br, url); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(start))
+		b.StopTimer()
+		br.Stop(ctx)
+		cancel()
+		os.RemoveAll(dir)
+		b.StartTimer()
+	}
+	b.ReportMetric(medianMS(ds), "median-ms")
+}
+
+// BenchmarkEvalRoundTrip is `loupe eval 1` through the daemon, on a warm
+// session: CLI process start, socket, executor, CDP and back.
+func BenchmarkEvalRoundTrip(b *testing.B) {
+	srv := testpages.Start(b, "127.0.0.1")
+	e := &env{t: &testing.T{}, home: mustTemp(b)}
+	defer func() { e.run("daemon", "stop"); os.RemoveAll(e.home) }()
+	if r := e.run("open", srv.Page("basic.html")); r.code != 0 {
+		b.Fatal(r.stderr)
+	}
+	e.run("eval", "1")
+	var ds []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if r := e.run("eval", "1"); r.code != 0 || r.stdout != "1\n" {
+			b.Fatalf("eval 1: %+v", r)
+		}
+		ds = append(ds, time.Since(start))
+	}
+	b.ReportMetric(medianMS(ds), "median-ms")
+}
+
+// BenchmarkDaemonRSS reports the daemon's resident memory without a
+// browser: freshly started, and again after a session ran and closed.
+func BenchmarkDaemonRSS(b *testing.B) {
+	srv := testpages.Start(b, "127.0.0.1")
+	for i := 0; i < b.N; i++ {
+		e := &env{t: &testing.T{}, home: mustTemp(b)}
+		e.run("daemon", "start")
+		pid := daemonPID(b, e)
+		fresh := rssKB(b, pid)
+		e.run("open", srv.Page("large.html"))
+		e.run("snapshot")
+		e.run("close")
+		after := rssKB(b, pid)
+		e.run("daemon", "stop")
+		os.RemoveAll(e.home)
+		b.ReportMetric(float64(fresh)/1024, "fresh-MB")
+		b.ReportMetric(float64(after)/1024, "after-session-MB")
+	}
+}
+
+func mustTemp(b *testing.B) string {
+	d, err := os.MkdirTemp("", "lp-b-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
+}
+
+func daemonPID(b *testing.B, e *env) int {
+	r := e.run("--json", "daemon", "status")
+	i := strings.Index(r.stdout, `"pid":`)
+	if i < 0 {
+		b.Fatalf("status: %s", r.stdout)
+	}
+	rest := r.stdout[i+6:]
+	j := strings.IndexAny(rest, ",}")
+	pid, err := strconv.Atoi(rest[:j])
+	if err != nil {
+		b.Fatal(err)
+	}
+	return pid
+}
+
+func rssKB(b *testing.B, pid int) int {
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range strings.Split(string(st), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			n, _ := strconv.Atoi(strings.Fields(l)[1])
+			return n
+		}
+	}
+	b.Fatal("no VmRSS")
+	return 0
+}
