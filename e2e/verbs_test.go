@@ -1,0 +1,145 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/chromium"
+	"github.com/loupe-dev/loupe/internal/testpages"
+)
+
+func TestMoreVerbs(t *testing.T) {
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	e.ok("open", srv.Page("form.html"))
+	snap := e.ok("snapshot")
+
+	if got := e.ok("html", refOf(t, snap, "button", "Go")); !strings.HasPrefix(got, `<button type="button" onclick=`) {
+		t.Errorf("html: %q", got)
+	}
+	if got := e.ok("text"); !strings.Contains(got, "Form fixture") || !strings.Contains(got, "Far away") {
+		t.Errorf("page text: %q", got)
+	}
+	if got := e.ok("text", refOf(t, snap, "button", "Twice")); got != "Twice\n" {
+		t.Errorf("text of a button: %q", got)
+	}
+	e.ok("dblclick", refOf(t, snap, "button", "Twice"))
+	if got := e.ok("eval", "document.getElementById('status').textContent"); got != "\"dblclicked\"\n" {
+		t.Errorf("after dblclick: %q", got)
+	}
+	agree := refOf(t, snap, "checkbox", "Agree")
+	e.ok("check", agree)
+	e.ok("uncheck", agree)
+	if got := e.ok("state", agree); !strings.Contains(got, "unchecked") {
+		t.Errorf("state after uncheck: %q", got)
+	}
+	if got := e.ok("uncheck", agree); !strings.HasPrefix(got, "already unchecked") {
+		t.Errorf("unchecking an unchecked box: %q", got)
+	}
+
+	// scroll TARGET brings a far element into view without clicking it.
+	far := refOf(t, snap, "button", "Far away")
+	if got := e.ok("state", far); strings.Contains(got, "in-viewport") {
+		t.Fatalf("far button starts in the viewport: %q", got)
+	}
+	e.ok("scroll", far)
+	if got := e.ok("state", far); !strings.Contains(got, "in-viewport") {
+		t.Errorf("after scroll TARGET: %q", got)
+	}
+
+	// An element hidden after the snapshot is not clicked.
+	e.ok("eval", "document.getElementById('far').style.display = 'none'")
+	r := e.run("click", far)
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "NOT_ACTIONABLE: "+far+" is not visible") {
+		t.Errorf("click on a hidden element: %d %q", r.code, r.stderr)
+	}
+	// wait --target follows it becoming visible again.
+	e.ok("eval", "setTimeout(() => document.getElementById('far').style.display = '', 100); 0")
+	if got := e.ok("wait", "--target", far, "--timeout", "3s"); !strings.Contains(got, "ok element "+far) {
+		t.Errorf("wait --target: %q", got)
+	}
+
+	// open --new-tab opens beside the current tab and becomes active.
+	e.ok("open", "--new-tab", srv.Page("dupes.html"))
+	tabs := e.ok("tabs")
+	if !strings.Contains(tabs, `* s2 "dupes fixture"`) || !strings.Contains(tabs, `  s1 "form fixture"`) {
+		t.Errorf("tabs after open --new-tab:\n%s", tabs)
+	}
+	// Refs are bound to their surface: the form's refs do not work here.
+	if r := e.run("click", far); r.code != 1 {
+		t.Errorf("a ref from another tab was accepted: %q", r.stdout)
+	}
+}
+
+// TestAttach attaches a session to a browser loupe did not start, drives it,
+// and leaves it running on close.
+func TestAttach(t *testing.T) {
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile := t.TempDir()
+	args := []string{"--headless", "--no-sandbox", "--no-first-run", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--remote-debugging-port=0", "--user-data-dir=" + profile, "about:blank"}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	other := exec.CommandContext(ctx, bin, args...)
+	stderr, err := other.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { other.Process.Kill(); other.Wait() }()
+	// Chromium announces its endpoint on stderr once it listens.
+	endpoint := ""
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if _, after, ok := strings.Cut(sc.Text(), "DevTools listening on "); ok {
+			endpoint = strings.TrimSpace(after)
+			break
+		}
+	}
+	if endpoint == "" {
+		t.Fatal("no DevTools endpoint announced")
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	httpEndpoint := "http://" + strings.SplitN(strings.TrimPrefix(endpoint, "ws://"), "/", 2)[0]
+	if got := e.ok("attach", "--cdp", httpEndpoint); !strings.Contains(got, "attached to") {
+		t.Fatalf("attach: %q", got)
+	}
+	e.ok("open", srv.Page("dupes.html"))
+	snap := e.ok("snapshot")
+	e.ok("click", refOf(t, snap, "button", "Save"))
+	if got := e.ok("eval", "document.getElementById('status').textContent"); got != "\"clicked-visible-save\"\n" {
+		t.Errorf("status: %q", got)
+	}
+	r := e.run("attach", "--cdp", httpEndpoint)
+	if r.code != 1 || !strings.Contains(r.stderr, "already has a browser") {
+		t.Errorf("second attach to the same session: %d %q", r.code, r.stderr)
+	}
+	e.ok("close")
+	// The attached browser is still running and still answers.
+	if other.ProcessState != nil {
+		t.Fatal("closing an attached session stopped the browser")
+	}
+	if err := other.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("the attached browser is gone after close: %v", err)
+	}
+	e.ok("attach", "--cdp", endpoint) // the ws:// form works too
+	if got := e.ok("tabs"); !strings.Contains(got, "dupes fixture") {
+		t.Errorf("tabs of the re-attached browser: %q", got)
+	}
+}
