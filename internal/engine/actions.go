@@ -100,12 +100,8 @@ func (r *agentResult) check(ref string) error {
 // point prepares the element for pointer input and returns its centre in
 // top-level viewport coordinates.
 func (t *Tab) point(ctx context.Context, tg *resolved, hit, enabled bool) (x, y float64, err error) {
-	var r agentResult
-	opts := map[string]bool{"hit": hit, "enabled": enabled}
-	if err := t.agentCall(ctx, tg.w, "prepare", &r, tg.elem, opts); err != nil {
-		return 0, 0, t.docErr(tg.ref, err)
-	}
-	if err := r.check(tg.ref); err != nil {
+	r, err := t.runOn(ctx, tg, "prepare", map[string]bool{"hit": hit, "enabled": enabled})
+	if err != nil {
 		return 0, 0, err
 	}
 	return r.X, r.Y, nil
@@ -117,6 +113,30 @@ func (t *Tab) docErr(ref string, err error) error {
 		return staleErr(ref, "its document went away")
 	}
 	return err
+}
+
+// onElement resolves ref and runs one agent action function on its
+// element (the element id is passed first); an agent failure becomes a
+// registry error. Caller holds t.op.
+func (t *Tab) onElement(ctx context.Context, ref, fn string, args ...any) (*resolved, *agentResult, error) {
+	tg, err := t.resolve(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := t.runOn(ctx, tg, fn, args...)
+	return tg, r, err
+}
+
+// runOn runs an agent action function on a resolved element.
+func (t *Tab) runOn(ctx context.Context, tg *resolved, fn string, args ...any) (*agentResult, error) {
+	var r agentResult
+	if err := t.agentCall(ctx, tg.w, fn, &r, append([]any{tg.elem}, args...)...); err != nil {
+		return nil, t.docErr(tg.ref, err)
+	}
+	if err := r.check(tg.ref); err != nil {
+		return nil, err
+	}
+	return &r, nil
 }
 
 func (t *Tab) result(tg *resolved) *ActionResult {
@@ -203,15 +223,8 @@ func (t *Tab) Hover(ctx context.Context, ref string) (*ActionResult, error) {
 func (t *Tab) Focus(ctx context.Context, ref string) (*ActionResult, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	tg, err := t.resolve(ref)
+	tg, _, err := t.onElement(ctx, ref, "focus")
 	if err != nil {
-		return nil, err
-	}
-	var r agentResult
-	if err := t.agentCall(ctx, tg.w, "focus", &r, tg.elem); err != nil {
-		return nil, t.docErr(ref, err)
-	}
-	if err := r.check(tg.ref); err != nil {
 		return nil, err
 	}
 	return t.result(tg), nil
@@ -224,15 +237,8 @@ func (t *Tab) Focus(ctx context.Context, ref string) (*ActionResult, error) {
 func (t *Tab) Fill(ctx context.Context, ref, text string) (*ActionResult, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	tg, err := t.resolve(ref)
+	tg, r, err := t.onElement(ctx, ref, "focusSelect", true)
 	if err != nil {
-		return nil, err
-	}
-	var r agentResult
-	if err := t.agentCall(ctx, tg.w, "focusSelect", &r, tg.elem, true); err != nil {
-		return nil, t.docErr(ref, err)
-	}
-	if err := r.check(tg.ref); err != nil {
 		return nil, err
 	}
 	switch {
@@ -255,14 +261,7 @@ func (t *Tab) Type(ctx context.Context, ref, text string) (*ActionResult, error)
 	var tg *resolved
 	if ref != "" {
 		var err error
-		if tg, err = t.resolve(ref); err != nil {
-			return nil, err
-		}
-		var r agentResult
-		if err := t.agentCall(ctx, tg.w, "focusSelect", &r, tg.elem, false); err != nil {
-			return nil, t.docErr(ref, err)
-		}
-		if err := r.check(tg.ref); err != nil {
+		if tg, _, err = t.onElement(ctx, ref, "focusSelect", false); err != nil {
 			return nil, err
 		}
 	}
@@ -314,15 +313,8 @@ func mustChord(s string) input.Chord {
 func (t *Tab) Select(ctx context.Context, ref string, values []string) (*ActionResult, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	tg, err := t.resolve(ref)
+	tg, r, err := t.onElement(ctx, ref, "selectOptions", values)
 	if err != nil {
-		return nil, err
-	}
-	var r agentResult
-	if err := t.agentCall(ctx, tg.w, "selectOptions", &r, tg.elem, values); err != nil {
-		return nil, t.docErr(ref, err)
-	}
-	if err := r.check(tg.ref); err != nil {
 		return nil, err
 	}
 	res := t.result(tg)

@@ -25,15 +25,8 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, erro
 	p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
 	switch {
 	case o.Ref != "":
-		tg, err := t.resolve(o.Ref)
+		_, r, err := t.onElement(ctx, o.Ref, "prepare", map[string]bool{"hit": false, "enabled": false})
 		if err != nil {
-			return nil, err
-		}
-		var r agentResult
-		if err := t.agentCall(ctx, tg.w, "prepare", &r, tg.elem, map[string]bool{"hit": false, "enabled": false}); err != nil {
-			return nil, t.docErr(o.Ref, err)
-		}
-		if err := r.check(tg.ref); err != nil {
 			return nil, err
 		}
 		m, err := cdpproto.Call(ctx, t.sess, page.GetLayoutMetrics, cdpproto.Empty{})
