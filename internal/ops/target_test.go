@@ -1,0 +1,150 @@
+package ops
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+)
+
+func wantBadInput(t *testing.T, what string, err error, mention string) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s: no error", what)
+		return
+	}
+	e, ok := apitype.As(err)
+	if !ok || e.Code != apitype.BadInput {
+		t.Errorf("%s: error %v is not BAD_INPUT", what, err)
+		return
+	}
+	if !strings.Contains(err.Error(), mention) {
+		t.Errorf("%s: error %q does not mention %q", what, err, mention)
+	}
+}
+
+func TestNormalizeURL(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		// A bare host gets https, a local one http.
+		{"example.com", "https://example.com"},
+		{"Example.com", "https://Example.com"},
+		{"example.com:8080", "https://example.com:8080"},
+		{"example.com/path?q=1#frag", "https://example.com/path?q=1#frag"},
+		{"  example.com \n", "https://example.com"},
+		{"localhost", "http://localhost"},
+		{"localhost:8080", "http://localhost:8080"},
+		{"localhost:8080/a/b", "http://localhost:8080/a/b"},
+		{"127.0.0.1", "http://127.0.0.1"},
+		{"127.0.0.1:3000/x", "http://127.0.0.1:3000/x"},
+		{"[::1]", "http://[::1]"},
+		{"[::1]:8080/", "http://[::1]:8080/"},
+		// Full URLs of navigable schemes pass, normalised.
+		{"https://example.com/", "https://example.com/"},
+		{"http://x.test/a b", "http://x.test/a%20b"},
+		{"HTTP://Example.COM/A", "http://Example.COM/A"},
+		{"ws://x.test/socket", "ws://x.test/socket"},
+		{"wss://x.test", "wss://x.test"},
+		{"ftp://files.test/f", "ftp://files.test/f"},
+		// Browser-internal and local schemes pass as written.
+		{"about:blank", "about:blank"},
+		{"data:text/html,<p>hi</p>", "data:text/html,<p>hi</p>"},
+		{"file:///tmp/x.html", "file:///tmp/x.html"},
+		{"FILE:///tmp/x.html", "FILE:///tmp/x.html"},
+		{"chrome://version", "chrome://version"},
+		{"blob:https://x.test/1234", "blob:https://x.test/1234"},
+	} {
+		got, err := NormalizeURL(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("NormalizeURL(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestNormalizeURLRefuses(t *testing.T) {
+	for _, tc := range []struct{ in, mention string }{
+		{"", "missing URL"},
+		{"   ", "missing URL"},
+		{"javascript:alert(1)", "javascript: URLs are not navigable"},
+		{"JavaScript:void(0)", "javascript: URLs are not navigable"},
+		{"gopher://x.test", `unsupported scheme "gopher"`},
+		{"view-source:https://x.test", `unsupported scheme "view-source"`},
+		{"http://", "no host"},
+		{"http:///path", "no host"},
+		{"//example.com", "no host"},
+		{"://x", "is not a URL"},
+		{"example.com:abc", "is not a URL"},
+		{"http://exa mple.com", "is not a URL"},
+		{"http://[::1", "is not a URL"},
+	} {
+		got, err := NormalizeURL(tc.in)
+		wantBadInput(t, "NormalizeURL("+tc.in+") = "+got, err, tc.mention)
+	}
+}
+
+func TestCheckTarget(t *testing.T) {
+	for _, tc := range []struct {
+		target   string
+		required bool
+	}{
+		{"@e12", true},
+		{"e12", true},
+		{"e1", false},
+		{"", false},
+	} {
+		if err := checkTarget("TARGET", tc.target, tc.required); err != nil {
+			t.Errorf("checkTarget(%q, %v): %v", tc.target, tc.required, err)
+		}
+	}
+	wantBadInput(t, "missing required", checkTarget("TARGET", "", true), "missing TARGET")
+	wantBadInput(t, "missing --target", checkTarget("--target", "", true), "missing --target")
+	for _, bad := range []string{"x1", "e0", "e", "e01", "e-1", "e+1", "@", "button", "#id", "12"} {
+		wantBadInput(t, "checkTarget("+bad+")", checkTarget("TARGET", bad, false), "TARGET: ")
+		wantBadInput(t, "checkTarget("+bad+")", checkTarget("TARGET", bad, true), "not a ref")
+	}
+}
+
+// The inputs that take refs validate them before any browser is touched.
+func TestValidateTargets(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   Validator
+		ok   bool
+	}{
+		{"click ref", &ClickIn{Target: "@e1"}, true},
+		{"click bad ref", &ClickIn{Target: "e0"}, false},
+		{"click no ref", &ClickIn{}, false},
+		{"click bad button", &ClickIn{Target: "e1", Button: "back"}, false},
+		{"click modifiers", &ClickIn{Target: "e1", Modifiers: "Control+Shift"}, true},
+		{"click bad modifiers", &ClickIn{Target: "e1", Modifiers: "Hyper"}, false},
+		{"type without target", &TypeIn{Text: "x"}, true},
+		{"type with target", &TypeIn{Target: "@e2", Text: "x"}, true},
+		{"type bad target", &TypeIn{Target: "x2", Text: "x"}, false},
+		{"type no text", &TypeIn{Target: "e2"}, false},
+		{"fill", &FillIn{Target: "e3"}, true},
+		{"fill bad", &FillIn{Target: "3"}, false},
+		{"press", &PressIn{Keys: []string{"Control+A", "Enter"}}, true},
+		{"press none", &PressIn{}, false},
+		{"press bad key", &PressIn{Keys: []string{"Control+Bogus"}}, false},
+		{"select", &SelectIn{Target: "e4", Values: []string{"a"}}, true},
+		{"select no values", &SelectIn{Target: "e4"}, false},
+		{"wait text", &WaitIn{Text: "hi"}, true},
+		{"wait nothing", &WaitIn{}, false},
+		{"wait two", &WaitIn{Text: "hi", Load: true}, false},
+		{"wait bad target", &WaitIn{Target: "e01"}, false},
+		{"wait timeout", &WaitIn{Load: true, Timeout: "5s"}, true},
+		{"wait bad timeout", &WaitIn{Load: true, Timeout: "soon"}, false},
+		{"wait negative timeout", &WaitIn{Load: true, Timeout: "-1s"}, false},
+		{"wait timeout too long", &WaitIn{Load: true, Timeout: "2m"}, false},
+		{"screenshot", &ScreenshotIn{}, true},
+		{"screenshot target and full", &ScreenshotIn{Target: "e1", Full: true}, false},
+		{"text bad target", &TextIn{Target: "nope"}, false},
+	} {
+		err := tc.in.Validate()
+		if tc.ok && err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		if !tc.ok {
+			wantBadInput(t, tc.name, err, "")
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package snapshot
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+)
+
+func TestParseRef(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+	}{
+		{"e1", 1},
+		{"e12", 12},
+		{"@e12", 12},
+		{"e9223372036854775807", 1<<63 - 1},
+	} {
+		n, err := ParseRef(tc.in)
+		if err != nil || n != tc.want {
+			t.Errorf("ParseRef(%q) = %d, %v; want %d", tc.in, n, err, tc.want)
+		}
+	}
+	for _, in := range []string{
+		"", "@", "e", "@e", "x1", "E1", "12", "e0", "@e0", "e01", "e007", "e-1", "e+1",
+		"e1.5", "e1x", "e 1", " e1", "e1 ", "@@e1", "e_1", "e0x1", "e١", "e9223372036854775808", "ref=e1",
+	} {
+		if n, err := ParseRef(in); err == nil {
+			t.Errorf("ParseRef(%q) = %d, want an error", in, n)
+		}
+	}
+}
+
+func TestNormalizeRef(t *testing.T) {
+	for in, want := range map[string]string{"e7": "e7", "@e7": "e7", "@e120": "e120"} {
+		if got, err := NormalizeRef(in); err != nil || got != want {
+			t.Errorf("NormalizeRef(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "@", "e0", "e01", "x1"} {
+		if got, err := NormalizeRef(in); err == nil {
+			t.Errorf("NormalizeRef(%q) = %q, want an error", in, got)
+		}
+	}
+}
+
+func TestCounter(t *testing.T) {
+	var c Counter
+	if c.Issued(0) || c.Issued(1) {
+		t.Fatal("a fresh counter has issued numbers")
+	}
+	for want := int64(1); want <= 3; want++ {
+		if got := c.Next(); got != want {
+			t.Fatalf("Next = %d, want %d", got, want)
+		}
+	}
+	for n, want := range map[int64]bool{-1: false, 0: false, 1: true, 3: true, 4: false} {
+		if got := c.Issued(n); got != want {
+			t.Errorf("Issued(%d) = %v, want %v", n, got, want)
+		}
+	}
+}
+
+// One counter serves every surface of a session, concurrently.
+func TestCounterConcurrent(t *testing.T) {
+	var c Counter
+	const workers, each = 8, 100
+	seen := make(chan int64, workers*each)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for range each {
+				seen <- c.Next()
+			}
+		})
+	}
+	wg.Wait()
+	close(seen)
+	got := map[int64]bool{}
+	for n := range seen {
+		if got[n] {
+			t.Fatalf("number %d handed out twice", n)
+		}
+		got[n] = true
+	}
+	if len(got) != workers*each || !c.Issued(workers*each) || c.Issued(workers*each+1) {
+		t.Errorf("%d distinct numbers", len(got))
+	}
+}
+
+func TestTableBind(t *testing.T) {
+	tab := NewTable(new(Counter))
+	doc := Doc{Frame: "F", World: 1}
+
+	r1 := tab.Bind(doc, 10, "button", "Go")
+	r2 := tab.Bind(doc, 11, "link", "Home")
+	if r1 != "e1" || r2 != "e2" {
+		t.Fatalf("first refs = %s, %s; want e1, e2", r1, r2)
+	}
+	// The same element of the same document keeps its ref; role and name
+	// are refreshed.
+	if again := tab.Bind(doc, 10, "button", "Stop"); again != r1 {
+		t.Errorf("rebinding gave %s, want %s", again, r1)
+	}
+	b, ok := tab.Lookup(r1)
+	if !ok || b.Doc != doc || b.Elem != 10 || b.Role != "button" || b.Name != "Stop" || b.Ref != r1 {
+		t.Errorf("Lookup(%s) = %+v, %v", r1, b, ok)
+	}
+	if tab.Len() != 2 {
+		t.Errorf("Len = %d, want 2", tab.Len())
+	}
+
+	// A new document of the same frame (new world) is new elements, even
+	// with the same agent ids.
+	doc2 := Doc{Frame: "F", World: 2}
+	if r := tab.Bind(doc2, 10, "button", "Go"); r != "e3" {
+		t.Errorf("same elem in a new document got %s, want e3", r)
+	}
+	// So is the same id in another frame.
+	if r := tab.Bind(Doc{Frame: "G", World: 1}, 10, "button", "Go"); r != "e4" {
+		t.Errorf("same elem in another frame got %s, want e4", r)
+	}
+	if tab.Len() != 4 {
+		t.Errorf("Len = %d, want 4", tab.Len())
+	}
+}
+
+func TestTableDropFrame(t *testing.T) {
+	tab := NewTable(new(Counter))
+	old := Doc{Frame: "F", World: 1}
+	cur := Doc{Frame: "F", World: 2}
+	other := Doc{Frame: "G", World: 3}
+	rOld1 := tab.Bind(old, 1, "button", "a")
+	rOld2 := tab.Bind(old, 2, "button", "b")
+	rCur := tab.Bind(cur, 1, "button", "a")
+	rOther := tab.Bind(other, 1, "button", "a")
+
+	if n := tab.DropFrame("F", cur); n != 2 {
+		t.Errorf("DropFrame(F, keep current) dropped %d, want 2", n)
+	}
+	for _, r := range []string{rOld1, rOld2} {
+		if _, ok := tab.Lookup(r); ok {
+			t.Errorf("%s of the old document still resolves", r)
+		}
+		// A dropped ref is stale, not unknown.
+		if !tab.Issued(r) {
+			t.Errorf("Issued(%s) = false after drop", r)
+		}
+	}
+	for _, r := range []string{rCur, rOther} {
+		if _, ok := tab.Lookup(r); !ok {
+			t.Errorf("%s was dropped", r)
+		}
+	}
+	// Rebinding an element of the dropped document issues a new ref.
+	if r := tab.Bind(old, 1, "button", "a"); r == rOld1 {
+		t.Errorf("a dropped binding came back as %s", r)
+	}
+	tab.DropFrame("F", cur) // and forget it again
+
+	if n := tab.DropFrame("F", Doc{}); n != 1 {
+		t.Errorf("DropFrame(F, Doc{}) dropped %d, want 1", n)
+	}
+	if _, ok := tab.Lookup(rCur); ok {
+		t.Errorf("%s survived dropping all of F", rCur)
+	}
+	if _, ok := tab.Lookup(rOther); !ok {
+		t.Errorf("dropping F took %s of G with it", rOther)
+	}
+	if n := tab.DropFrame("nope", Doc{}); n != 0 {
+		t.Errorf("dropping an unknown frame dropped %d", n)
+	}
+	if tab.Len() != 1 {
+		t.Errorf("Len = %d, want 1", tab.Len())
+	}
+}
+
+func TestTableIssued(t *testing.T) {
+	c := new(Counter)
+	a, b := NewTable(c), NewTable(c)
+	ra := a.Bind(Doc{Frame: "F", World: 1}, 1, "button", "x")
+	rb := b.Bind(Doc{Frame: "F", World: 1}, 1, "button", "x")
+	if ra == rb {
+		t.Fatalf("two tables on one counter issued the same ref %s", ra)
+	}
+	// A ref of another surface is issued but not in this table.
+	if _, ok := a.Lookup(rb); ok {
+		t.Errorf("table a resolves b's %s", rb)
+	}
+	if !a.Issued(rb) || !a.Issued("@"+rb) {
+		t.Errorf("table a does not know %s was issued", rb)
+	}
+	for _, r := range []string{"e3", "e99", "e0", "x1", "", "@"} {
+		if a.Issued(r) {
+			t.Errorf("Issued(%q) = true", r)
+		}
+	}
+}
+
+// Refs are issued in the order nodes are bound, whatever the element ids.
+func TestTableRefOrder(t *testing.T) {
+	tab := NewTable(new(Counter))
+	doc := Doc{Frame: "F", World: 1}
+	for i, elem := range []int64{50, 7, 1000, 3} {
+		want := fmt.Sprintf("e%d", i+1)
+		if got := tab.Bind(doc, elem, "button", ""); got != want {
+			t.Errorf("bind %d: got %s, want %s", elem, got, want)
+		}
+	}
+}
