@@ -62,9 +62,10 @@ type pending struct {
 // Conn is a connection to one browser endpoint. Its zero value is not
 // usable; create it with [NewConn]. All methods are safe for concurrent use.
 type Conn struct {
-	t      Transport
-	nextID atomic.Int64
-	done   chan struct{} // closed when the reader stops
+	t       Transport
+	nextID  atomic.Int64
+	done    chan struct{} // closed when the reader stops
+	browser *Session      // the browser-level session; never nil
 
 	// mu guards everything below it.
 	mu       sync.Mutex
@@ -82,17 +83,15 @@ func NewConn(t Transport) *Conn {
 		pending:  make(map[int64]pending),
 		sessions: make(map[string]*Session),
 	}
-	c.sessions[""] = newSession(c, "", nil, TargetInfo{Type: "browser"})
+	c.browser = newSession(c, "", nil, TargetInfo{Type: "browser"})
+	c.sessions[""] = c.browser
 	go c.readLoop()
 	return c
 }
 
-// Browser returns the browser-level session.
-func (c *Conn) Browser() *Session {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.sessions[""]
-}
+// Browser returns the browser-level session. It is never nil: once the
+// connection has ended, calls on it fail with ErrClosed.
+func (c *Conn) Browser() *Session { return c.browser }
 
 // Session returns the live session with the given id, or nil.
 func (c *Conn) Session(id string) *Session {
@@ -228,11 +227,13 @@ func (c *Conn) dropSession(id string, why error) {
 		}
 	}
 	c.mu.Unlock()
-	for _, p := range failed {
-		p.ch <- reply{err: fmt.Errorf("%s: %w", p.method, why)}
-	}
+	// End the sessions first, so a caller whose call fails already sees
+	// the session as ended.
 	for _, g := range gone {
 		g.end(why)
+	}
+	for _, p := range failed {
+		p.ch <- reply{err: fmt.Errorf("%s: %w", p.method, why)}
 	}
 }
 
@@ -244,11 +245,11 @@ func (c *Conn) shutdown(err error) {
 	failed := c.pending
 	c.pending = map[int64]pending{}
 	c.mu.Unlock()
-	for _, p := range failed {
-		p.ch <- reply{err: fmt.Errorf("%s: %w", p.method, err)}
-	}
 	for _, s := range sessions {
 		s.end(err)
+	}
+	for _, p := range failed {
+		p.ch <- reply{err: fmt.Errorf("%s: %w", p.method, err)}
 	}
 	close(c.done)
 }

@@ -793,6 +793,14 @@ func TestTransportEOF(t *testing.T) {
 	if c.Session("P") != nil {
 		t.Error("session still listed after the connection ended")
 	}
+	// The browser session stays usable as a value: calls on it fail
+	// instead of panicking (stopping a crashed browser makes such a call).
+	if c.Browser() == nil {
+		t.Fatal("Browser() is nil after the connection ended")
+	}
+	if err := c.Browser().Call(context.Background(), "Browser.close", nil, nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("browser call after EOF: %v", err)
+	}
 }
 
 func TestCloseFailsPendingCalls(t *testing.T) {

@@ -106,6 +106,8 @@ func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
 			case out <- ev.Params:
 			case <-stop:
 				return
+			case <-s.done:
+				return
 			}
 		}
 	}()

@@ -83,6 +83,11 @@ func (p *PipeTransport) Write(ctx context.Context, msg []byte) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("cdp: pipe write: %w", ctx.Err())
 		}
+		// The write deadline is the context's own and may fire a moment
+		// before the context reports it.
+		if dl, ok := ctx.Deadline(); ok && errors.Is(err, os.ErrDeadlineExceeded) && !time.Now().Before(dl) {
+			return fmt.Errorf("cdp: pipe write: %w", context.DeadlineExceeded)
+		}
 		return fmt.Errorf("cdp: pipe write: %w", err)
 	}
 	return nil

@@ -37,6 +37,10 @@ type Chord struct {
 var named = map[string]Key{}
 var byChar = map[rune]Key{}
 
+// shiftOf maps a character to the key the same physical key gives with
+// Shift held ('a' → 'A', '1' → '!').
+var shiftOf = map[rune]Key{}
+
 func init() {
 	add := func(k Key, aliases ...string) {
 		named[strings.ToLower(k.Key)] = k
@@ -72,6 +76,7 @@ func init() {
 		up := c - 'a' + 'A'
 		byChar[c] = Key{Key: string(c), Code: "Key" + string(up), KeyCode: int64(up), Text: string(c)}
 		byChar[up] = Key{Key: string(up), Code: "Key" + string(up), KeyCode: int64(up), Text: string(up), Shift: true}
+		shiftOf[c] = byChar[up]
 	}
 	digits := ")!@#$%^&*("
 	for i := 0; i <= 9; i++ {
@@ -79,6 +84,7 @@ func init() {
 		byChar[d] = Key{Key: string(d), Code: fmt.Sprintf("Digit%d", i), KeyCode: int64(d), Text: string(d)}
 		s := rune(digits[i])
 		byChar[s] = Key{Key: string(s), Code: fmt.Sprintf("Digit%d", i), KeyCode: int64(d), Text: string(s), Shift: true}
+		shiftOf[d] = byChar[s]
 	}
 	punct := []struct {
 		plain, shifted rune
@@ -93,6 +99,7 @@ func init() {
 	for _, p := range punct {
 		byChar[p.plain] = Key{Key: string(p.plain), Code: p.code, KeyCode: p.keyCode, Text: string(p.plain)}
 		byChar[p.shifted] = Key{Key: string(p.shifted), Code: p.code, KeyCode: p.keyCode, Text: string(p.shifted), Shift: true}
+		shiftOf[p.plain] = byChar[p.shifted]
 	}
 	byChar[' '] = named["space"]
 	byChar['\n'] = named["enter"]
@@ -117,8 +124,10 @@ func CharKey(r rune) (Key, bool) {
 // ParseChord parses one key chord: modifiers and a key joined by "+", such
 // as "Enter", "Tab", "Control+A", "Shift+Tab" or "Control+Shift+ArrowLeft".
 // Named keys and modifiers are case-insensitive; a single character is taken
-// as written ("a" and "A" differ). "+" itself is written "Plus" or as the
-// last character ("Control++").
+// as written ("a" and "A" differ, and "A" alone does not hold Shift). With
+// Shift held, a character becomes what its key gives with Shift on a US
+// keyboard: "Shift+a" types "A", "Shift+1" types "!". "+" itself is written
+// "Plus" or as the last character ("Control++").
 func ParseChord(s string) (Chord, error) {
 	if s == "" {
 		return Chord{}, fmt.Errorf("empty key")
@@ -151,6 +160,12 @@ func ParseChord(s string) (Chord, error) {
 			return Chord{}, fmt.Errorf("%q: %w", s, err)
 		}
 		c.Key = k
+	}
+	if c.Modifiers&ModShift != 0 && utf8.RuneCountInString(c.Key.Key) == 1 {
+		r, _ := utf8.DecodeRuneInString(c.Key.Key)
+		if k, ok := shiftOf[r]; ok {
+			c.Key = k
+		}
 	}
 	return c, nil
 }

@@ -1,7 +1,7 @@
 package ops
 
 import (
-	"fmt"
+	"net"
 	"net/url"
 	"strings"
 
@@ -29,25 +29,33 @@ func checkTarget(name, t string, required bool) error {
 }
 
 // NormalizeURL checks an address and completes a bare host: "example.com"
-// becomes https://example.com, "localhost:8080" http://localhost:8080.
-// Schemes a browser cannot navigate to are refused.
+// becomes https://example.com, and a loopback host ("localhost:8080",
+// "127.0.0.1/x", "[::1]") gets http://. Schemes a browser cannot navigate
+// to, and addresses without a host, are refused.
 func NormalizeURL(raw string) (string, error) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
 		return "", usage("missing URL")
 	}
 	lower := strings.ToLower(s)
-	for _, p := range []string{"about:", "data:", "file:", "chrome:", "javascript:", "blob:"} {
+	for _, p := range []string{"about:", "data:", "file:", "chrome:", "blob:"} {
 		if strings.HasPrefix(lower, p) {
-			if p == "javascript:" {
-				return "", usage("%q: javascript: URLs are not navigable; use eval", raw)
-			}
 			return s, nil
 		}
 	}
+	if strings.HasPrefix(lower, "javascript:") {
+		return "", usage("%q: javascript: URLs are not navigable; use eval", raw)
+	}
 	if !strings.Contains(s, "://") {
-		host := strings.SplitN(s, "/", 2)[0]
-		if strings.HasPrefix(host, "localhost") || strings.HasPrefix(host, "127.") || strings.HasPrefix(host, "[::1]") {
+		if i := strings.IndexByte(s, ':'); i > 0 && !strings.ContainsAny(s[:i], "./[") && !isPort(s[i+1:]) {
+			// scheme:opaque such as mailto:x@y
+			return "", usage("%q: unsupported scheme %q", raw, strings.ToLower(s[:i]))
+		}
+		u, err := url.Parse("http://" + s)
+		if err != nil {
+			return "", usage("%q is not a URL: %v", raw, err)
+		}
+		if isLoopback(u.Hostname()) {
 			s = "http://" + s
 		} else {
 			s = "https://" + s
@@ -62,13 +70,26 @@ func NormalizeURL(raw string) (string, error) {
 	default:
 		return "", usage("%q: unsupported scheme %q", raw, u.Scheme)
 	}
-	if u.Host == "" || strings.ContainsAny(u.Host, " \t") {
+	if u.Hostname() == "" || strings.ContainsAny(u.Host, " \t") {
 		return "", usage("%q is not a URL: no host", raw)
 	}
 	return u.String(), nil
 }
 
-// durationText shows a duration the way a person writes it.
-func durationText(ms int64) string {
-	return fmt.Sprintf("%dms", ms)
+// isPort reports whether s starts with a port number (as in
+// "localhost:8080/x").
+func isPort(s string) bool {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n > 0 && (n == len(s) || s[n] == '/' || s[n] == '?' || s[n] == '#')
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -38,6 +38,11 @@ func TestNormalizeURL(t *testing.T) {
 		{"127.0.0.1:3000/x", "http://127.0.0.1:3000/x"},
 		{"[::1]", "http://[::1]"},
 		{"[::1]:8080/", "http://[::1]:8080/"},
+		{"foo.localhost:3000", "http://foo.localhost:3000"},
+		// Public hosts that merely start like loopback ones stay https.
+		{"localhost.example.com", "https://localhost.example.com"},
+		{"localhostfoo.com", "https://localhostfoo.com"},
+		{"127.example.com", "https://127.example.com"},
 		// Full URLs of navigable schemes pass, normalised.
 		{"https://example.com/", "https://example.com/"},
 		{"http://x.test/a b", "http://x.test/a%20b"},
@@ -75,6 +80,8 @@ func TestNormalizeURLRefuses(t *testing.T) {
 		{"example.com:abc", "is not a URL"},
 		{"http://exa mple.com", "is not a URL"},
 		{"http://[::1", "is not a URL"},
+		{"mailto:x@y", `unsupported scheme "mailto"`},
+		{"http://:80", "no host"},
 	} {
 		got, err := NormalizeURL(tc.in)
 		wantBadInput(t, "NormalizeURL("+tc.in+") = "+got, err, tc.mention)
