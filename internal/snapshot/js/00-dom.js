@@ -31,17 +31,59 @@ function byId(id) {
 // ---- flat tree -----------------------------------------------------------
 // Children in rendering order: an open shadow root replaces the host's light
 // children, and a slot stands for the nodes assigned to it (or its fallback
-// content when nothing is assigned).
+// content when nothing is assigned). During a walk, an element another one
+// owns (aria-owns) is a child of its owner, after the owner's own children,
+// and not of its DOM parent.
 function childNodes(node) {
+  let list = node.childNodes;
   if (node.nodeType === 1) {
     const el = node;
-    if (el.shadowRoot) return el.shadowRoot.childNodes;
-    if (el.localName === 'slot') {
+    if (el.shadowRoot) list = el.shadowRoot.childNodes;
+    else if (el.localName === 'slot') {
       const assigned = el.assignedNodes({ flatten: false });
-      if (assigned.length) return assigned;
+      if (assigned.length) list = assigned;
     }
   }
-  return node.childNodes;
+  if (!ownedSet) return list;
+  const own = ownsMap.get(node);
+  let moved = false;
+  for (const c of list) if (ownedSet.has(c)) { moved = true; break; }
+  if (!moved && !own) return list;
+  const out = [];
+  for (const c of list) if (!ownedSet.has(c)) out.push(c);
+  if (own) out.push(...own);
+  return out;
+}
+
+// ---- aria-owns -------------------------------------------------------------
+// ownsMap maps an owner to the elements it owns, ownedSet holds them; both
+// exist only during a walk of a document that uses aria-owns. As in
+// Chromium, an element has one owner (the first), and an element cannot
+// own itself or anything it is owned by.
+let ownsMap = null;
+let ownedSet = null;
+
+function collectOwns() {
+  const owners = document.querySelectorAll('[aria-owns]');
+  if (!owners.length) return;
+  const map = new Map(), owned = new Set(), ownerOf = new Map();
+  const owns = (a, b) => {
+    // Whether b is a (possibly owned) ancestor of a.
+    for (let x = a; x; x = ownerOf.get(x) || flatParent(x)) if (x === b) return true;
+    return false;
+  };
+  for (const o of owners) {
+    const list = [];
+    for (const id of o.getAttribute('aria-owns').trim().split(/\s+/)) {
+      const t = id ? document.getElementById(id) : null;
+      if (!t || owned.has(t) || owns(o, t)) continue;
+      owned.add(t);
+      ownerOf.set(t, o);
+      list.push(t);
+    }
+    if (list.length) map.set(o, list);
+  }
+  if (owned.size) { ownsMap = map; ownedSet = owned; }
 }
 
 // Parent in the flat tree (slot for assigned nodes, host for shadow roots).
@@ -78,10 +120,15 @@ function styleOf(el) {
 
 const SKIP_TAGS = new Set(['script', 'style', 'template', 'noscript', 'head', 'meta', 'link', 'base', 'title', 'datalist', 'param', 'source', 'track']);
 
+// SVG elements that are never rendered themselves (definitions, metadata).
+const SVG_SKIP = new Set(['desc', 'metadata', 'defs', 'symbol', 'clipPath', 'mask', 'pattern', 'marker', 'linearGradient',
+  'radialGradient', 'filter']);
+
 // excluded reports whether an element and its whole subtree are absent from
 // the accessibility tree: not rendered, or aria-hidden.
 function excluded(el) {
   if (SKIP_TAGS.has(el.localName)) return true;
+  if (SVG_SKIP.has(el.localName) && el.namespaceURI === 'http://www.w3.org/2000/svg') return true;
   if (el.getAttribute('aria-hidden') === 'true') return true;
   if (el.localName === 'input' && el.type === 'hidden') return true;
   const s = styleOf(el);

@@ -1,42 +1,79 @@
 // ---- roles ---------------------------------------------------------------
-// Roles follow WAI-ARIA 1.2 and HTML-AAM as Chromium exposes them. Names are
-// ARIA's, except where Chromium has a role ARIA lacks: iframe, canvas,
-// video, audio, svg (an unnamed <svg> root). "generic" is a container with
-// no meaning of its own; "presentation" removes the element, not its content.
+// Roles follow WAI-ARIA 1.2 and HTML-AAM as Chromium exposes them (see
+// docs/fidelity.md; internal/engine/axcompare_test.go holds the agent to
+// Chromium's own tree). Names are ARIA's, except where Chromium has a role
+// ARIA lacks: iframe, canvas, video, audio, legend, label. "generic" is a
+// container with no meaning of its own; "presentation" removes the element,
+// not its content.
 
 const ARIA_ROLES = new Set(('alert alertdialog application article banner blockquote button caption cell checkbox code columnheader ' +
   'combobox comment complementary contentinfo definition deletion dialog directory document emphasis feed figure form generic ' +
   'grid gridcell group heading img image insertion link list listbox listitem log main mark marquee math menu menubar menuitem ' +
   'menuitemcheckbox menuitemradio meter navigation none note option paragraph presentation progressbar radio radiogroup ' +
-  'region row rowgroup rowheader scrollbar search searchbox separator slider spinbutton status strong subscript superscript ' +
-  'switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem').split(' '));
+  'region row rowgroup rowheader scrollbar search searchbox sectionfooter sectionheader separator slider spinbutton status ' +
+  'strong subscript suggestion superscript switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree ' +
+  'treegrid treeitem ' +
+  // DPUB-ARIA and Graphics ARIA, which Chromium exposes under their own names.
+  'doc-abstract doc-acknowledgments doc-afterword doc-appendix doc-backlink doc-biblioentry doc-bibliography doc-biblioref ' +
+  'doc-chapter doc-colophon doc-conclusion doc-cover doc-credit doc-credits doc-dedication doc-endnote doc-endnotes ' +
+  'doc-epigraph doc-epilogue doc-errata doc-example doc-footnote doc-foreword doc-glossary doc-glossref doc-index ' +
+  'doc-introduction doc-noteref doc-notice doc-pagebreak doc-pagefooter doc-pageheader doc-pagelist doc-part doc-preface ' +
+  'doc-prologue doc-pullquote doc-qna doc-subtitle doc-tip doc-toc graphics-document graphics-object graphics-symbol').split(' '));
 
 // Global ARIA attributes: an element with one of them (or focusable) keeps
 // its implicit role even when marked role=none/presentation.
-const GLOBAL_ARIA = ['aria-label', 'aria-labelledby', 'aria-describedby', 'aria-live', 'aria-controls', 'aria-owns',
-  'aria-details', 'aria-keyshortcuts', 'aria-roledescription', 'aria-busy', 'aria-current', 'aria-flowto', 'aria-haspopup'];
+const GLOBAL_ARIA = ['aria-label', 'aria-labelledby', 'aria-describedby', 'aria-description', 'aria-live', 'aria-controls',
+  'aria-owns', 'aria-details', 'aria-keyshortcuts', 'aria-roledescription', 'aria-busy', 'aria-current', 'aria-flowto',
+  'aria-haspopup', 'aria-atomic', 'aria-relevant', 'aria-dropeffect', 'aria-grabbed', 'aria-errormessage'];
 
 function hasGlobalAria(el) {
   for (const a of GLOBAL_ARIA) if (el.hasAttribute(a)) return true;
   return false;
 }
 
+// hasAnyAria reports whether the element carries any aria-* attribute.
+function hasAnyAria(el) {
+  const attrs = el.attributes;
+  for (let i = 0; i < attrs.length; i++) if (attrs[i].name.startsWith('aria-')) return true;
+  return false;
+}
+
+// explicitRole returns the first recognised token of the role attribute.
+// region and form count only when the element has an author-given name
+// (otherwise the next token, or the implicit role, applies).
 function explicitRole(el) {
   const attr = el.getAttribute('role');
   if (!attr) return '';
   for (const t of attr.trim().toLowerCase().split(/\s+/)) {
-    if (ARIA_ROLES.has(t)) return t === 'img' ? 'image' : t;
+    if (!ARIA_ROLES.has(t)) continue;
+    if ((t === 'region' || t === 'form') && !hasLabelAttr(el)) continue;
+    if (t === 'img') return 'image';
+    if (t === 'directory') return 'list';
+    return t;
   }
   return '';
 }
 
-// Section-like ancestors that turn header/footer into generic containers.
+// Section-like ancestors that make header/footer section headers and
+// footers, and an unnamed aside a plain container.
 const SECTIONING = new Set(['article', 'aside', 'main', 'nav', 'section']);
 const SECTIONING_ROLES = new Set(['article', 'complementary', 'main', 'navigation', 'region']);
 
-function scopedToSection(el) {
+// scopedToSection reports whether a sectioning ancestor (by its resolved
+// role: article, complementary, main, navigation or a section) scopes the
+// element. exceptMain leaves main out, as for aside.
+function scopedToSection(el, exceptMain) {
   for (let p = flatParent(el); p && p.nodeType === 1; p = flatParent(p)) {
-    if (SECTIONING.has(p.localName) || SECTIONING_ROLES.has(p.getAttribute('role') || '')) return true;
+    const er = explicitRole(p);
+    if (er && !((er === 'none' || er === 'presentation') && !isPresentational(p))) {
+      if (SECTIONING_ROLES.has(er) && !(exceptMain && er === 'main')) return true;
+      continue;
+    }
+    const tag = p.localName;
+    if (!SECTIONING.has(tag) || (exceptMain && tag === 'main')) continue;
+    // A scoped, unnamed aside is a plain container and scopes nothing.
+    if (tag === 'aside' && !hasLabelAttr(p) && scopedToSection(p, true)) continue;
+    return true;
   }
   return false;
 }
@@ -58,33 +95,68 @@ function inputRole(el) {
   }
 }
 
+// A minimum role: a plain element that is a popover, draggable or
+// autofocused is a group rather than a bare container.
+function genericOrGroup(el) {
+  if (el.hasAttribute('popover') || el.hasAttribute('draggable') || el.hasAttribute('autofocus')) return 'group';
+  return 'generic';
+}
+
+// An <svg> root is an image unless something in it is exposed on its own
+// (a link, text, a titled or labelled part, a nested document): then it is
+// a container of those ("svg"), as Chromium's SvgRoot.
+let svgMemo = null;
+
+function svgRootRole(el) {
+  if (svgMemo) {
+    let r = svgMemo.get(el);
+    if (r === undefined) { r = svgHasContent(el) ? 'svg' : 'image'; svgMemo.set(el, r); }
+    return r;
+  }
+  return svgHasContent(el) ? 'svg' : 'image';
+}
+
+function svgHasContent(root) {
+  for (const e of root.querySelectorAll('a, [role], [aria-label], [aria-labelledby], [tabindex], text, foreignObject, image, title, desc')) {
+    if ((e.localName === 'title' || e.localName === 'desc') && e.parentElement === root) continue;
+    let skip = false;
+    for (let p = e; p && p !== root; p = p.parentElement) {
+      if (SVG_SKIP.has(p.localName) || p.getAttribute('aria-hidden') === 'true') { skip = true; break; }
+    }
+    if (!skip) return true;
+  }
+  return false;
+}
+
 function implicitRole(el) {
   switch (el.localName) {
-    case 'a': case 'area': return el.hasAttribute('href') ? 'link' : 'generic';
+    case 'a': case 'area': return el.hasAttribute('href') || el.hasAttribute('onclick') ? 'link' : 'generic';
     case 'article': return 'article';
-    case 'aside': return 'complementary';
+    case 'aside': return hasLabelAttr(el) || !scopedToSection(el, true) ? 'complementary' : 'generic';
     case 'blockquote': return 'blockquote';
     case 'button': return 'button';
     case 'caption': return 'caption';
     case 'code': return 'code';
-    case 'dd': return 'definition';
+    case 'dd': return inheritsPresentation(el) ? 'presentation' : 'definition';
     case 'del': case 's': return 'deletion';
     case 'details': return 'group';
-    case 'dfn': case 'dt': return 'term';
+    case 'dfn': return 'term';
+    case 'dt': return inheritsPresentation(el) ? 'presentation' : 'term';
     case 'dialog': return 'dialog';
     case 'em': return 'emphasis';
     case 'fieldset': return 'group';
     case 'figure': return 'figure';
-    case 'footer': return scopedToSection(el) ? 'generic' : 'contentinfo';
+    case 'footer': return scopedToSection(el, false) ? 'sectionfooter' : 'contentinfo';
     case 'form': return 'form';
     case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
-    case 'header': return scopedToSection(el) ? 'generic' : 'banner';
+    case 'header': return scopedToSection(el, false) ? 'sectionheader' : 'banner';
+    case 'hgroup': return 'group';
     case 'hr': return 'separator';
     case 'iframe': case 'frame': return 'iframe';
     case 'img': return el.getAttribute('alt') === '' && !el.hasAttribute('title') && !hasGlobalAria(el) ? 'presentation' : 'image';
     case 'input': return inputRole(el);
     case 'ins': return 'insertion';
-    case 'li': return 'listitem';
+    case 'li': return listItemIgnored(el) ? 'presentation' : 'listitem';
     case 'main': return 'main';
     case 'mark': return 'mark';
     case 'math': return 'math';
@@ -99,18 +171,18 @@ function implicitRole(el) {
     case 'search': return 'search';
     case 'section': return 'region';
     case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
-    case 'strong': case 'b': return el.localName === 'strong' ? 'strong' : 'generic';
+    case 'strong': return 'strong';
     case 'sub': return 'subscript';
     case 'sup': return 'superscript';
-    case 'summary': return 'button';
-    case 'table': return 'table';
-    case 'tbody': case 'thead': case 'tfoot': return 'rowgroup';
+    case 'summary': return el.parentElement && el.parentElement.localName === 'details' ? 'button' : 'generic';
+    case 'table': return tableRole(el);
+    case 'tbody': case 'thead': case 'tfoot': return sectionRole(el);
+    case 'tr': return rowRole(el);
     case 'td': return cellRole(el);
     case 'th': return headerRole(el);
     case 'textarea': return 'textbox';
     case 'time': return 'time';
-    case 'tr': return 'row';
-    case 'svg': return 'svg';
+    case 'svg': return el.ownerSVGElement ? 'group' : svgRootRole(el);
     case 'canvas': return 'canvas';
     case 'video': return 'video';
     case 'audio': return 'audio';
@@ -120,29 +192,207 @@ function implicitRole(el) {
     case 'dl': return 'list';
     case 'address': return 'group';
     case 'html': case 'body': return 'generic';
-    default: return 'generic';
+    default: return genericOrGroup(el);
   }
 }
 
+// ---- tables ----------------------------------------------------------------
+// A <table> is a data table or, by Chromium's heuristic, a layout table
+// whose table, rows and cells are plain containers. Sections, rows and cells
+// take their roles from the nearest table.
+
+// Per-walk memo of table roles (the heuristic reads cell styles).
+let tableMemo = null;
+
 function tableOf(el) {
-  const t = el.closest('table');
-  return t;
+  return el.closest('table');
+}
+
+function tableRole(t) {
+  if (tableMemo) {
+    let r = tableMemo.get(t);
+    if (r === undefined) { r = isDataTable(t) ? 'table' : 'generic'; tableMemo.set(t, r); }
+    return r;
+  }
+  return isDataTable(t) ? 'table' : 'generic';
+}
+
+// roleOfTable is the role a table's parts take their own from: table,
+// grid or treegrid when the parts are table parts, anything else when not.
+function roleOfTable(el) {
+  const t = tableOf(el);
+  if (!t) return '';
+  const ex = explicitRole(t);
+  if (ex === 'none' || ex === 'presentation') return isFocusable(t) || hasGlobalAria(t) ? tableRole(t) : 'presentation';
+  return ex || tableRole(t);
+}
+
+const TABLE_LIKE = new Set(['table', 'grid', 'treegrid']);
+
+function sectionRole(el) {
+  if (!TABLE_LIKE.has(roleOfTable(el))) return 'generic';
+  // Chromium leaves an uninteresting <tbody> out of the tree.
+  if (el.localName === 'tbody' && !interesting(el)) return 'generic';
+  return 'rowgroup';
+}
+
+function rowRole(el) {
+  return TABLE_LIKE.has(roleOfTable(el)) ? 'row' : 'generic';
 }
 
 function cellRole(el) {
-  const t = tableOf(el);
-  const r = t && explicitRole(t);
-  return r === 'grid' || r === 'treegrid' ? 'gridcell' : 'cell';
+  const r = roleOfTable(el);
+  if (!TABLE_LIKE.has(r)) return 'generic';
+  return r === 'table' ? 'cell' : 'gridcell';
+}
+
+function isNonEmptyTd(n) {
+  return !!n && n.nodeType === 1 && n.localName === 'td' && n.hasChildNodes();
+}
+
+function isTh(n) {
+  return !!n && n.nodeType === 1 && n.localName === 'th';
 }
 
 function headerRole(el) {
+  if (!TABLE_LIKE.has(roleOfTable(el))) return 'generic';
   const scope = (el.getAttribute('scope') || '').toLowerCase();
   if (scope === 'row' || scope === 'rowgroup') return 'rowheader';
   if (scope === 'col' || scope === 'colgroup') return 'columnheader';
-  // A th in a row with td cells heads that row; otherwise its column.
-  const tr = el.parentElement;
-  if (tr && tr.localName === 'tr' && tr.querySelector(':scope > td') && !(tr.parentElement && tr.parentElement.localName === 'thead')) return 'rowheader';
+  // Chromium's guess from the neighbours: a header between headers heads a
+  // column, one beside a non-empty data cell heads a row.
+  const next = el.nextSibling, prev = el.previousSibling;
+  if (!next && !prev) return 'columnheader';
+  if (isTh(next) && isTh(prev)) return 'columnheader';
+  if (isNonEmptyTd(next) || isNonEmptyTd(prev)) return 'rowheader';
+  const row = el.parentElement;
+  if (!row || row.localName !== 'tr') return 'columnheader';
+  const first = row.firstElementChild, last = row.lastElementChild;
+  if (isNonEmptyTd(first) || isNonEmptyTd(last)) return 'rowheader';
+  if ((first && isNonEmptyTd(first.nextElementSibling)) || (last && isNonEmptyTd(last.previousElementSibling))) return 'rowheader';
   return 'columnheader';
+}
+
+function cssPx(v) {
+  const n = parseFloat(v);
+  return isNaN(n) ? 0 : n;
+}
+
+function transparent(c) {
+  return c === 'transparent' || /^rgba\(.*,\s*0\)$/.test(c);
+}
+
+// isDataTable is Chromium's guess whether a rendered <table> holds data
+// (AXNodeObject::IsDataTable): structure, header cells and attributes
+// first, then cell borders, backgrounds and zebra stripes. It reads the
+// style of at most the table's cells (styles the walk reads anyway).
+function isDataTable(t) {
+  if (t.hasAttribute('role')) return true;
+  if (t.isContentEditable) return true;
+  if (t.getAttribute('summary') || t.tHead || t.tFoot || t.caption) return true;
+  if (t.getAttribute('rules')) return true;
+  for (const c of t.children) if (c.localName === 'col' || c.localName === 'colgroup') return true;
+  const rows = t.rows;
+  const n = rows.length;
+  if (n >= 20) return true;
+  if (n <= 0) return false;
+  if (n === 1 && rows[0].cells.length === 1) return false;
+  const ts = styleOf(t);
+  const tableBg = ts.backgroundColor;
+  const spacing = ts.borderSpacing.split(' ');
+  const hasSpacing = cssPx(spacing[0]) > 0 && cssPx(spacing[spacing.length - 1]) > 0;
+  let valid = 0, bordered = 0, bgDiff = 0, top = 0, bottom = 0, left = 0, right = 0;
+  const rowColors = [];
+  for (let ri = 0; ri < n; ri++) {
+    const cells = rows[ri].cells;
+    for (let ci = 0; ci < cells.length; ci++) {
+      const cell = cells[ci];
+      if (cell.localName === 'th') return true;
+      if (cell.getAttribute('headers') || cell.getAttribute('abbr') || cell.getAttribute('axis') || cell.getAttribute('scope')) return true;
+      const s = styleOf(cell);
+      if (s.display === 'none') continue;
+      const box = cell.getBoundingClientRect();
+      if (box.width < 1 || box.height < 1) continue;
+      valid++;
+      if (s.emptyCells === 'hide') return true;
+      const bt = cssPx(s.borderTopWidth) > 0, bb = cssPx(s.borderBottomWidth) > 0;
+      const bl = cssPx(s.borderLeftWidth) > 0, br = cssPx(s.borderRightWidth) > 0;
+      if ((bt && bb) || (bl && br)) bordered++;
+      if (bt) top++;
+      if (bb) bottom++;
+      if (bl) left++;
+      if (br) right++;
+      if (hasSpacing && s.backgroundColor !== tableBg && !transparent(s.backgroundColor)) bgDiff++;
+      if (bordered >= 10 || bgDiff >= 10) return true;
+      if (ri < 5 && ri === rowColors.length) rowColors.push(styleOf(rows[ri]).backgroundColor);
+    }
+  }
+  if (valid <= 1) return false;
+  const need = Math.floor(valid / 2);
+  if (bordered >= need || top >= need || bottom >= need || left >= need || right >= need) return true;
+  if (bgDiff >= need) return true;
+  if (rowColors.length > 2) {
+    for (let k = 1; k < rowColors.length; k++) {
+      if (k % 2 === 1 && rowColors[k] === rowColors[0]) return false;
+      if (k % 2 === 0 && rowColors[k] !== rowColors[0]) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+// interesting reports whether Chromium keeps an otherwise uninteresting
+// element in its tree: it could be an in-page link target, or it carries
+// ARIA, a title or focus.
+function interesting(el) {
+  if (el.id && el.getRootNode() === document) return true;
+  return hasAnyAria(el) || el.hasAttribute('title') || isFocusable(el);
+}
+
+// ---- role resolution -------------------------------------------------------
+
+// isPresentational reports whether an element's own role=none/presentation
+// stands (not overridden by focus or global ARIA attributes).
+function isPresentational(el) {
+  const ex = explicitRole(el);
+  return (ex === 'none' || ex === 'presentation') && !isFocusable(el) && !hasGlobalAria(el);
+}
+
+// inheritsPresentation reports whether a term or definition inherits
+// role=none from its presentational <dl> (the owned elements of a
+// presentational element lose their roles too).
+function inheritsPresentation(el) {
+  if (isFocusable(el) || hasGlobalAria(el)) return false;
+  const p = flatParent(el);
+  return !!p && p.nodeType === 1 && p.localName === 'dl' && isPresentational(p);
+}
+
+// listItemIgnored reports whether an <li> is no list item: its list
+// element has another role (menubar and tablist markup, or none).
+function listItemIgnored(el) {
+  if (isFocusable(el) || hasGlobalAria(el)) return false;
+  const p = flatParent(el);
+  if (!p || p.nodeType !== 1) return false;
+  const tag = p.localName;
+  if (!(tag === 'ul' || tag === 'ol' || tag === 'menu')) return false;
+  return roleOf(p) !== 'list';
+}
+
+// Roles that need a particular ancestor; without it Chromium exposes a
+// plain container. Ancestors that are containers themselves are skipped.
+const REQUIRED_CONTEXT = {
+  listitem: new Set(['list', 'group']),
+  option: new Set(['listbox', 'group']),
+  treeitem: new Set(['tree', 'group']),
+};
+
+function hasContext(el, wanted) {
+  for (let p = flatParent(el); p && p.nodeType === 1; p = flatParent(p)) {
+    const r = roleOf(p);
+    if (wanted.has(r)) return true;
+    if (r !== 'generic' && r !== 'presentation') return false;
+  }
+  return false;
 }
 
 // roleOf returns the element's role, resolving role=none/presentation
@@ -150,13 +400,20 @@ function headerRole(el) {
 function roleOf(el) {
   const ex = explicitRole(el);
   if (ex === 'none' || ex === 'presentation') {
-    if (isFocusable(el) || hasGlobalAria(el)) return implicitRole(el);
+    if (isFocusable(el) || hasGlobalAria(el)) return implicitOrUnnamed(el);
     return 'presentation';
   }
-  if (ex) return ex;
+  if (ex) {
+    const ctx = REQUIRED_CONTEXT[ex];
+    if (ctx && !hasContext(el, ctx)) return 'generic';
+    return ex;
+  }
+  return implicitOrUnnamed(el);
+}
+
+function implicitOrUnnamed(el) {
   const im = implicitRole(el);
   if (im === 'region' && !hasLabelAttr(el)) return 'generic';
-  if (im === 'form' && !hasLabelAttr(el)) return 'form';
   return im;
 }
 
@@ -182,7 +439,7 @@ function isFocusable(el) {
 // name, not as child nodes.
 const LEAF_ROLES = new Set(['button', 'checkbox', 'image', 'math', 'menuitemcheckbox', 'menuitemradio', 'meter', 'option',
   'progressbar', 'radio', 'scrollbar', 'separator', 'slider', 'switch', 'tab', 'textbox', 'searchbox', 'spinbutton',
-  'svg', 'canvas', 'iframe', 'video', 'audio']);
+  'canvas', 'iframe', 'video', 'audio']);
 
 // Roles an agent acts on: they always get a ref.
 const ACTION_ROLES = new Set(['button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'switch', 'combobox', 'listbox',
@@ -193,10 +450,11 @@ const ACTION_ROLES = new Set(['button', 'link', 'textbox', 'searchbox', 'checkbo
 const SCOPE_ROLES = new Set(['navigation', 'main', 'banner', 'contentinfo', 'complementary', 'form', 'search', 'region',
   'dialog', 'alertdialog', 'tabpanel', 'menu', 'menubar', 'toolbar', 'tree', 'grid', 'treegrid', 'listbox', 'tablist']);
 
-// Roles that take their name from their content when nothing else names them.
+// Roles that take their name from their content when nothing else names
+// them (Chromium's SupportsNameFromContents; a row only inside a grid).
 const NAME_FROM_CONTENT = new Set(['button', 'cell', 'checkbox', 'columnheader', 'gridcell', 'heading', 'link', 'menuitem',
-  'menuitemcheckbox', 'menuitemradio', 'option', 'radio', 'row', 'rowheader', 'switch', 'tab', 'tooltip', 'treeitem',
-  'legend', 'caption', 'label']);
+  'menuitemcheckbox', 'menuitemradio', 'option', 'radio', 'rowheader', 'switch', 'tab', 'tooltip', 'treeitem',
+  'doc-backlink', 'doc-biblioref', 'doc-glossref', 'doc-noteref']);
 
 // Text-level roles an agent reads as text: folded into the surrounding text.
 const INLINE_TEXT_ROLES = new Set(['generic', 'presentation', 'strong', 'emphasis', 'code', 'mark', 'deletion', 'insertion',

@@ -1,11 +1,60 @@
 // ---- accessible names ----------------------------------------------------
-// Accessible Name and Description Computation 1.2, the parts Chromium
-// implements that matter on real pages: aria-labelledby, aria-label, native
-// labels and alternatives, embedded control values, name from content with
-// CSS generated text, and title/placeholder fallbacks.
+// Accessible Name and Description Computation 1.2 as Chromium implements it
+// (AXNodeObject::TextAlternative): aria-labelledby, aria-label, native
+// labels and alternatives, name from content with CSS generated text,
+// embedded control values, and title/placeholder fallbacks.
 
-// Content text per element for one walk: a row's name reuses its cells'.
+// Content text per element for one walk: names reuse their descendants'.
 let textMemo = null;
+
+// Roles whose content never counts toward a name, not even an ancestor's
+// (outside aria-labelledby): containers of many things, and controls,
+// which contribute their value instead.
+const NO_CONTENT_ROLES = new Set(['alert', 'alertdialog', 'application', 'article', 'audio', 'banner', 'blockquote',
+  'combobox', 'comment', 'complementary', 'contentinfo', 'dialog', 'document', 'feed', 'figure', 'form', 'grid', 'group',
+  'iframe', 'image', 'listbox', 'log', 'main', 'marquee', 'menu', 'menubar', 'meter', 'navigation', 'note', 'progressbar',
+  'radiogroup', 'rowgroup', 'scrollbar', 'search', 'searchbox', 'sectionfooter', 'sectionheader', 'separator', 'slider',
+  'spinbutton', 'status', 'table', 'tablist', 'tabpanel', 'textbox', 'timer', 'toolbar', 'tree', 'treegrid', 'video']);
+
+// Roles on which ARIA prohibits a name: the title attribute does not name
+// them (unless they are focusable).
+const NAME_PROHIBITED = new Set(['caption', 'code', 'deletion', 'insertion', 'definition', 'emphasis', 'generic', 'mark',
+  'presentation', 'paragraph', 'strong', 'suggestion', 'term']);
+
+// contributesContent reports whether an element's content counts toward a
+// name computed through it (not through aria-labelledby).
+function contributesContent(el, role) {
+  if (role === 'row') return rowInGrid(el);
+  if (role === 'group') return el.localName === 'details';
+  if (role === 'math') return el.localName !== 'math';
+  return !NO_CONTENT_ROLES.has(role);
+}
+
+// ownNameFromContent reports whether an element's own name comes from its
+// content.
+function ownNameFromContent(el, role) {
+  if (role === 'row') return rowInGrid(el);
+  if (role === 'math') return el.localName !== 'math';
+  return NAME_FROM_CONTENT.has(role);
+}
+
+// rowInGrid: a row names itself from its cells only inside a grid.
+function rowInGrid(el) {
+  for (let p = flatParent(el); p && p.nodeType === 1; p = flatParent(p)) {
+    const r = roleOf(p);
+    if (r === 'grid' || r === 'treegrid') return true;
+    if (r !== 'generic' && r !== 'presentation' && r !== 'group' && r !== 'rowgroup') return false;
+  }
+  return false;
+}
+
+// shown reports whether an element is rendered and not aria-hidden, with
+// its ancestors: a hidden aria-labelledby target contributes its hidden
+// content, a shown one does not.
+function shown(el) {
+  if (el.closest('[aria-hidden="true"]')) return false;
+  return el.checkVisibility({ visibilityProperty: true });
+}
 
 function labelledByText(el, ctx) {
   const ids = el.getAttribute('aria-labelledby');
@@ -15,11 +64,26 @@ function labelledByText(el, ctx) {
   for (const id of ids.trim().split(/\s+/)) {
     const ref = root.getElementById ? root.getElementById(id) : document.getElementById(id);
     if (!ref) continue;
-    parts.push(textAlt(ref, { inLabelledBy: true, includeHidden: true, skip: ctx.skip }));
+    if (ref === el) {
+      // A control labelled by itself contributes its value.
+      const v = textValue(el);
+      parts.push(v !== null ? v : contentText(el, { inLabelledBy: true, includeHidden: false, skip: null }));
+      continue;
+    }
+    parts.push(textAlt(ref, { inLabelledBy: true, includeHidden: !shown(ref), skip: ctx.skip }));
   }
   const t = collapse(parts.join(' '));
   return t || null;
 }
+
+// textValue is the value of a text field, or null for anything else.
+function textValue(el) {
+  if (el.localName === 'textarea') return el.value;
+  if (el.localName === 'input' && !NOT_TEXT_INPUTS.has(el.type)) return el.value;
+  return null;
+}
+
+const NOT_TEXT_INPUTS = new Set(['button', 'submit', 'reset', 'image', 'checkbox', 'radio', 'range', 'color', 'file', 'hidden']);
 
 function ariaLabel(el) {
   const l = el.getAttribute('aria-label');
@@ -43,20 +107,23 @@ function pseudoText(el, which) {
   return out;
 }
 
+// labelsText joins the text of the element's <label>s. A hidden label
+// names nothing; the labelled control's own value is left out.
 function labelsText(el, ctx) {
   const labels = el.labels;
   if (!labels || !labels.length) return '';
   const parts = [];
-  for (const l of labels) parts.push(contentText(l, { inLabelledBy: ctx.inLabelledBy, includeHidden: ctx.includeHidden, skip: el }));
+  for (const l of labels) parts.push(textAlt(l, { inLabelledBy: ctx.inLabelledBy, includeHidden: ctx.includeHidden, skip: el }));
   return collapse(parts.join(' '));
 }
 
-function childText(el, tag) {
-  for (const c of el.children) if (c.localName === tag) return collapse(c.textContent || '');
-  return '';
+function firstChild(el, tag) {
+  for (const c of el.children) if (c.localName === tag) return c;
+  return null;
 }
 
-// Value of a control embedded in another element's name.
+// Value of a control embedded in another element's name, or null when the
+// element is no such control.
 function embeddedValue(el, role) {
   switch (role) {
     case 'textbox': case 'searchbox':
@@ -71,36 +138,85 @@ function embeddedValue(el, role) {
   return null;
 }
 
-function nativeName(el, role, ctx) {
+// fileButtonLabel is the label of the button a file input draws: Chromium
+// names an unlabelled file input with it. The page cannot read the
+// browser's own (localised) text, so this is Chromium's en-US string.
+function fileButtonLabel(el) {
+  return el.multiple ? 'Choose Files' : 'Choose File';
+}
+
+// withFiles appends the chosen file names, as Chromium does.
+function withFiles(el, name) {
+  const f = el.files;
+  if (!f || !f.length) return name;
+  return name + ': ' + (f.length === 1 ? f[0].name : f.length + ' files');
+}
+
+// nativeName is HTML's own name source for the element (HTML-AAM), or ''.
+// top is false inside another element's name, where labels are not used.
+function nativeName(el, role, ctx, top) {
   switch (el.localName) {
     case 'input': {
       const t = (el.getAttribute('type') || '').toLowerCase();
+      const labels = top ? labelsText(el, ctx) : '';
       if (t === 'button' || t === 'submit' || t === 'reset') {
-        const labels = labelsText(el, ctx);
         if (labels) return labels;
         if (el.hasAttribute('value')) return collapse(el.value);
         return t === 'submit' ? 'Submit' : t === 'reset' ? 'Reset' : '';
       }
-      if (t === 'image') return collapse(el.getAttribute('alt') || el.value || '') || 'Submit';
-      return labelsText(el, ctx);
+      if (t === 'image') {
+        if (labels) return labels;
+        const alt = el.getAttribute('alt');
+        if (alt) return collapse(alt);
+        if (el.hasAttribute('value')) return collapse(el.value);
+        const title = el.getAttribute('title');
+        if (title && title.trim()) return collapse(title);
+        return 'Submit';
+      }
+      if (t === 'file') return withFiles(el, labels || fileButtonLabel(el));
+      return labels;
     }
     case 'textarea': case 'select': case 'meter': case 'progress': case 'output': case 'button':
-      return labelsText(el, ctx);
+      return top ? labelsText(el, ctx) : '';
     case 'img': case 'area':
       return collapse(el.getAttribute('alt') || '');
-    case 'fieldset': return childText(el, 'legend');
-    case 'figure': return childText(el, 'figcaption');
-    case 'table': return el.caption ? collapse(el.caption.textContent || '') : '';
-    case 'svg': return childText(el, 'title');
+    case 'fieldset': {
+      const l = firstChild(el, 'legend');
+      return l ? textAlt(l, { inLabelledBy: ctx.inLabelledBy, includeHidden: ctx.includeHidden, skip: null }) : '';
+    }
+    case 'table': {
+      const c = el.caption;
+      if (c) return textAlt(c, { inLabelledBy: ctx.inLabelledBy, includeHidden: ctx.includeHidden, skip: null });
+      return collapse(el.getAttribute('summary') || '');
+    }
     case 'optgroup': return collapse(el.getAttribute('label') || '');
     case 'option': return el.hasAttribute('label') ? collapse(el.getAttribute('label')) : '';
+  }
+  if (el.namespaceURI === SVG_NS) {
+    const t = firstChild(el, 'title');
+    return t ? collapse(t.textContent || '') : '';
   }
   return '';
 }
 
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
 function placeholder(el) {
-  const p = el.getAttribute('placeholder') || el.getAttribute('aria-placeholder');
-  return p ? collapse(p) : '';
+  const p = el.getAttribute('placeholder');
+  if (p && (el.localName === 'input' || el.localName === 'textarea')) return collapse(p);
+  const ap = el.getAttribute('aria-placeholder');
+  return ap ? collapse(ap) : '';
+}
+
+// tooltip is the title attribute as a name: not on a role that prohibits
+// a name (unless focusable), and not when it only repeats the content.
+function tooltip(el, role, ctx) {
+  const title = el.getAttribute('title');
+  if (title === null || !title.trim()) return '';
+  if (!ctx.inLabelledBy && NAME_PROHIBITED.has(role) && !isFocusable(el) && !el.localName.includes('-')) return '';
+  const t = collapse(title);
+  if (t === contentText(el, PLAIN)) return '';
+  return t;
 }
 
 const PLAIN = { inLabelledBy: false, includeHidden: false, skip: null };
@@ -112,70 +228,107 @@ function accName(el, role) {
   if (lb) return [lb, false];
   const al = ariaLabel(el);
   if (al) return [al, false];
-  const nat = nativeName(el, role, self);
+  if (role === 'presentation') return ['', false];
+  const nat = nativeName(el, role, self, true);
   if (nat) return [nat, false];
-  if (NAME_FROM_CONTENT.has(role)) {
+  // An image with alt="" is named by nothing else.
+  if ((el.localName === 'img' || el.localName === 'area') && el.getAttribute('alt') === '') return ['', false];
+  const editable = role === 'textbox' || role === 'searchbox' || role === 'combobox' || role === 'spinbutton';
+  if (editable && el.localName !== 'select') {
+    const t = tooltip(el, role, PLAIN);
+    if (t) return [t, false];
+    const p = placeholder(el);
+    if (p) return [p, false];
+    return ['', false];
+  }
+  if (ownNameFromContent(el, role)) {
     const t = contentText(el, PLAIN);
     if (t) return [t, true];
   }
-  const title = el.getAttribute('title');
-  if (title && title.trim()) return [collapse(title), false];
-  if (role === 'textbox' || role === 'searchbox' || role === 'combobox') {
-    const p = placeholder(el);
-    if (p) return [p, false];
-  }
-  return ['', false];
+  return [tooltip(el, role, PLAIN), false];
+}
+
+// nameFromAttr is set by textAlt: whether the text it returned came from an
+// attribute or a value rather than from content (such text is set off by
+// spaces from its neighbours).
+let nameFromAttr = false;
+
+function fromAttr(t) {
+  nameFromAttr = true;
+  return t;
+}
+
+function fromContent(t) {
+  nameFromAttr = false;
+  return t;
 }
 
 // textAlt is the text alternative of an element met while computing
 // another element's name (accname step 2 for descendants and references).
 function textAlt(el, ctx) {
   if (!ctx.includeHidden) {
-    if (excluded(el)) return '';
+    if (excluded(el)) return fromContent('');
     if (invisible(el)) {
       // visibility:hidden hides the element's own text, but visible
       // descendants still count.
       let s = '';
       for (const c of childNodes(el)) if (c.nodeType === 1) s += ' ' + textAlt(c, ctx);
-      return s;
+      return fromContent(s);
     }
   }
-  const lb = labelledByText(el, ctx);
-  if (lb) return lb;
-  const al = ariaLabel(el);
-  if (al) return al;
+  if (el.localName === 'br') return fromContent(' ');
   const role = roleOf(el);
+  if (role === 'presentation') return fromContent(contentText(el, ctx));
   if (el !== ctx.skip) {
     const ev = embeddedValue(el, role);
-    if (ev !== null) return ev;
+    if (ev !== null) return fromAttr(ev);
   }
-  const tag = el.localName;
-  if (tag === 'img' || tag === 'area' || tag === 'input' || tag === 'svg') {
-    const nat = nativeName(el, role, ctx);
-    if (nat) return nat;
+  const lb = labelledByText(el, ctx);
+  if (lb) return fromAttr(lb);
+  const al = ariaLabel(el);
+  if (al) return fromAttr(al);
+  const nat = nativeName(el, role, ctx, false);
+  if (nat) return fromAttr(nat);
+  if ((el.localName === 'img' || el.localName === 'area') && el.getAttribute('alt') === '') return fromContent('');
+  if (ctx.inLabelledBy || contributesContent(el, role)) {
+    const t = contentText(el, ctx);
+    if (t) return fromContent(t);
   }
-  return contentText(el, ctx) || collapse(el.getAttribute('title') || '');
+  return fromAttr(tooltip(el, role, ctx));
+}
+
+// transformText applies CSS text-transform: names use the rendered text.
+function transformText(t, tt) {
+  if (!t || !tt || tt === 'none') return t;
+  if (tt === 'uppercase') return t.toUpperCase();
+  if (tt === 'lowercase') return t.toLowerCase();
+  if (tt === 'capitalize') return t.replace(/(^|[\s\p{P}])(\p{Ll})/gu, (_, a, b) => a + b.toUpperCase());
+  return t;
 }
 
 // contentText joins the text of an element's flat-tree children, with CSS
-// generated text, putting spaces around block-level children.
+// generated text, putting spaces around blocks, inline blocks and text
+// that came from attributes.
 function contentText(el, ctx) {
   const memo = textMemo && ctx === PLAIN;
   if (memo) {
     const m = textMemo.get(el);
     if (m !== undefined) return m;
   }
-  let s = pseudoText(el, '::before');
+  const tt = styleOf(el).textTransform;
+  let s = transformText(pseudoText(el, '::before'), tt);
   for (const c of childNodes(el)) {
     if (c.nodeType === 3) {
-      s += c.data;
+      s += transformText(c.data, tt);
     } else if (c.nodeType === 1) {
-      if (c === ctx.skip) continue;
+      if (c === ctx.skip) { s += ' '; continue; }
       const t = textAlt(c, ctx);
-      s += isInline(c) ? t : ' ' + t + ' ';
+      // Owned elements sit elsewhere on the page: set them off too.
+      s += !nameFromAttr && isInline(c) && !(ownedSet && ownedSet.has(c)) ? t : ' ' + t + ' ';
+      nameFromAttr = false;
     }
   }
-  s += pseudoText(el, '::after');
+  s += transformText(pseudoText(el, '::after'), tt);
   s = collapse(s);
   if (memo) textMemo.set(el, s);
   return s;

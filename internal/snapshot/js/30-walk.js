@@ -31,6 +31,10 @@ function statesOf(el, role, active) {
   if (isDisabled(el)) s.push('disabled');
   let exp = el.getAttribute('aria-expanded');
   if (el.localName === 'summary' && el.parentElement && el.parentElement.localName === 'details') exp = el.parentElement.open ? 'true' : 'false';
+  // A drop-down <select> is reported collapsed: its popup is the browser's
+  // own, which a page script cannot see (and which is closed unless a
+  // person opens it).
+  if (role === 'combobox' && el.localName === 'select') exp = 'false';
   if (exp === 'true') s.push('expanded');
   else if (exp === 'false') s.push('expanded=false');
   if (SELECTABLE.has(role)) {
@@ -73,8 +77,10 @@ let walkActive = null;
 let walkAll = false;
 let walkCount = 0;
 
+// wantsRef reports whether an element takes a ref. walkAll (snapshot option
+// all) gives every emitted element an id as well, without changing which
+// elements are emitted.
 function wantsRef(el, role) {
-  if (walkAll) return true;
   if (ACTION_ROLES.has(role) || SCOPE_ROLES.has(role)) return true;
   if (el.isContentEditable) return true;
   return el.tabIndex >= 0 && el.hasAttribute('tabindex');
@@ -97,18 +103,34 @@ function walkInto(el, out) {
 function walkInline(parent, st, visible) {
   for (const c of childNodes(parent)) {
     if (c.nodeType === 3) {
-      if (visible) st.buf += c.data;
+      if (visible && !(walkModal && !walkInModal)) st.buf += c.data;
     } else if (c.nodeType === 1) {
       visit(c, st);
     }
   }
 }
 
+// Inert content is out of the tree, as in Chromium: an inert subtree, and
+// while a modal dialog is open everything outside it. modalPath holds the
+// modal's ancestors, which the walk passes through.
+let walkModal = null;
+let modalPath = null;
+let walkInModal = false;
+
 function visit(el, st) {
   if (excluded(el)) return;
   const tag = el.localName;
   if (tag === 'br') { flush(st); return; }
   if (el.hidden === 'until-found') return;
+  if (styleOf(el).interactivity === 'inert') return;
+  if (walkModal && !walkInModal) {
+    if (el === walkModal) {
+      walkInModal = true;
+      try { visit(el, st); } finally { walkInModal = false; }
+      return;
+    }
+    if (!modalPath.has(el)) return;
+  }
   if (invisible(el)) {
     // Hidden itself; visible descendants still render.
     walkInline(el, st, false);
@@ -131,7 +153,7 @@ function visit(el, st) {
   const [name, fromContent] = accName(el, role);
   if (name) node.n = name;
   if (fromContent) node.nf = 1;
-  if (ref) node.i = idOf(el);
+  if (ref || walkAll) node.i = idOf(el);
   const states = statesOf(el, role, walkActive);
   if (states.length) node.s = states.join(' ');
   const v = valueOf(el, role);
@@ -143,8 +165,9 @@ function visit(el, st) {
     for (const o of el.querySelectorAll('option')) {
       if (excluded(o)) continue;
       const on = { r: 'option', n: collapse(o.label || o.textContent || '') };
+      if (walkAll) on.i = idOf(o);
       if (o.selected) on.s = 'selected';
-      if (o.disabled) on.s = (on.s ? on.s + ' ' : '') + 'disabled';
+      if (o.matches(':disabled')) on.s = (on.s ? on.s + ' ' : '') + 'disabled';
       kids.push(on);
     }
     if (kids.length) node.c = kids;
@@ -166,10 +189,19 @@ function snapshot(opts) {
   opts = opts || {};
   styleCache = new Map();
   textMemo = new Map();
+  tableMemo = new Map();
   walkActive = deepActiveElement();
   walkAll = !!opts.all;
   walkCount = 0;
+  svgMemo = new Map();
   try {
+    collectOwns();
+    const modals = document.querySelectorAll('dialog:modal');
+    if (modals.length) {
+      walkModal = modals[modals.length - 1];
+      modalPath = new Set();
+      for (let p = flatParent(walkModal); p; p = flatParent(p)) modalPath.add(p);
+    }
     let root = document.body || document.documentElement;
     if (opts.root) {
       root = byId(opts.root);
@@ -189,6 +221,13 @@ function snapshot(opts) {
   } finally {
     styleCache = null;
     textMemo = null;
+    tableMemo = null;
+    svgMemo = null;
+    ownsMap = null;
+    ownedSet = null;
+    walkModal = null;
+    modalPath = null;
+    walkInModal = false;
     walkActive = null;
     walkAll = false;
   }
