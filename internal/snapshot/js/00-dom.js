@@ -38,7 +38,10 @@ function childNodes(node) {
   let list = node.childNodes;
   if (node.nodeType === 1) {
     const el = node;
-    if (el.shadowRoot) list = el.shadowRoot.childNodes;
+    if (el.shadowRoot) {
+      list = el.shadowRoot.childNodes;
+      if (!pseudoAny && rootHasPseudo(el.shadowRoot)) pseudoAny = true;
+    }
     else if (el.localName === 'slot') {
       const assigned = el.assignedNodes({ flatten: false });
       if (assigned.length) list = assigned;
@@ -107,15 +110,23 @@ function flatContains(outer, inner) {
 }
 
 // ---- style ---------------------------------------------------------------
-// One walk reads each element's computed style at most once.
+// One walk reads each element's computed style at most once, and the
+// properties every element is asked for (display, visibility) once too:
+// each read of a computed property is a call into the engine.
 let styleCache = null;
-function styleOf(el) {
-  if (styleCache) {
-    let s = styleCache.get(el);
-    if (!s) { s = getComputedStyle(el); styleCache.set(el, s); }
-    return s;
+
+function styleRec(el) {
+  let r = styleCache && styleCache.get(el);
+  if (!r) {
+    const s = getComputedStyle(el);
+    r = { s, display: s.display, visibility: s.visibility };
+    if (styleCache) styleCache.set(el, r);
   }
-  return getComputedStyle(el);
+  return r;
+}
+
+function styleOf(el) {
+  return styleRec(el).s;
 }
 
 const SKIP_TAGS = new Set(['script', 'style', 'template', 'noscript', 'head', 'meta', 'link', 'base', 'title', 'datalist', 'param', 'source', 'track']);
@@ -131,18 +142,16 @@ function excluded(el) {
   if (SVG_SKIP.has(el.localName) && el.namespaceURI === 'http://www.w3.org/2000/svg') return true;
   if (el.getAttribute('aria-hidden') === 'true') return true;
   if (el.localName === 'input' && el.type === 'hidden') return true;
-  const s = styleOf(el);
-  if (s.display === 'none') return true;
-  return false;
+  return styleRec(el).display === 'none';
 }
 
 function invisible(el) {
-  const v = styleOf(el).visibility;
+  const v = styleRec(el).visibility;
   return v === 'hidden' || v === 'collapse';
 }
 
 function isInline(el) {
-  const d = styleOf(el).display;
+  const d = styleRec(el).display;
   return d === 'inline' || d === 'contents';
 }
 

@@ -90,7 +90,44 @@ function ariaLabel(el) {
   return l && l.trim() ? collapse(l) : '';
 }
 
+// Whether a document or shadow root has any ::before/::after rule, per
+// walk: asking every element for its pseudo-element style is the most
+// expensive part of a name computation, and most pages have few such rules.
+let pseudoRoots = null;
+// pseudoAny is set once the document, or a shadow root the walk has
+// entered, has such a rule; until then no element is asked.
+let pseudoAny = true;
+
+function sheetsHavePseudo(sheets) {
+  const scan = (rules) => {
+    for (const r of rules) {
+      if (r.selectorText !== undefined && /:(before|after)\b/i.test(r.selectorText)) return true;
+      if (r.styleSheet) { // @import
+        try { if (scan(r.styleSheet.cssRules)) return true; } catch (e) { return true; }
+      }
+      if (r.cssRules && r.cssRules.length && scan(r.cssRules)) return true;
+    }
+    return false;
+  };
+  for (const sh of sheets) {
+    let rules;
+    try { rules = sh.cssRules; } catch (e) { return true; } // cross-origin sheet: unknown
+    if (!rules || scan(rules)) return true;
+  }
+  return false;
+}
+
+function rootHasPseudo(root) {
+  let v = pseudoRoots && pseudoRoots.get(root);
+  if (v === undefined) {
+    v = sheetsHavePseudo(root.styleSheets) || sheetsHavePseudo(root.adoptedStyleSheets || []);
+    if (pseudoRoots) pseudoRoots.set(root, v);
+  }
+  return v;
+}
+
 function pseudoText(el, which) {
+  if (!pseudoAny) return '';
   const c = getComputedStyle(el, which).content;
   if (!c || c === 'none' || c === 'normal') return '';
   // Only literal strings; counters, attr() and images are left out.
@@ -222,7 +259,11 @@ function tooltip(el, role, ctx) {
 const PLAIN = { inLabelledBy: false, includeHidden: false, skip: null };
 
 // accName returns [name, fromContent] for an element in the tree.
-function accName(el, role) {
+//
+// With deferContent, a name that would come from the element's content is
+// not computed: accName returns [null, true] and the caller computes it only
+// if it needs it (contentName).
+function accName(el, role, deferContent) {
   const self = { inLabelledBy: false, includeHidden: false, skip: el };
   const lb = labelledByText(el, self);
   if (lb) return [lb, false];
@@ -242,10 +283,17 @@ function accName(el, role) {
     return ['', false];
   }
   if (ownNameFromContent(el, role)) {
+    if (deferContent) return [null, true];
     const t = contentText(el, PLAIN);
     if (t) return [t, true];
   }
   return [tooltip(el, role, PLAIN), false];
+}
+
+// contentName finishes a name accName deferred.
+function contentName(el, role) {
+  const t = contentText(el, PLAIN);
+  return t ? [t, true] : [tooltip(el, role, PLAIN), false];
 }
 
 // nameFromAttr is set by textAlt: whether the text it returned came from an
@@ -317,7 +365,9 @@ function contentText(el, ctx) {
   }
   const tt = styleOf(el).textTransform;
   let s = transformText(pseudoText(el, '::before'), tt);
-  for (const c of childNodes(el)) {
+  const list = childNodes(el);
+  for (let i = 0, n = list.length; i < n; i++) {
+    const c = list[i];
     if (c.nodeType === 3) {
       s += transformText(c.data, tt);
     } else if (c.nodeType === 1) {

@@ -101,7 +101,9 @@ function walkInto(el, out) {
 }
 
 function walkInline(parent, st, visible) {
-  for (const c of childNodes(parent)) {
+  const list = childNodes(parent);
+  for (let i = 0, n = list.length; i < n; i++) {
+    const c = list[i];
     if (c.nodeType === 3) {
       if (visible && !(walkModal && !walkInModal)) st.buf += c.data;
     } else if (c.nodeType === 1) {
@@ -150,9 +152,10 @@ function visit(el, st) {
   flush(st);
   walkCount++;
   const node = { r: role };
-  const [name, fromContent] = accName(el, role);
-  if (name) node.n = name;
-  if (fromContent) node.nf = 1;
+  // A name from content is computed after the children, and only when it
+  // is used: for refs, and when the children are all text (the name is then
+  // what the text says). A row of cells prints no name of its own.
+  let [name, fromContent] = accName(el, role, !ref && !walkAll);
   if (ref || walkAll) node.i = idOf(el);
   const states = statesOf(el, role, walkActive);
   if (states.length) node.s = states.join(' ');
@@ -179,6 +182,14 @@ function visit(el, st) {
     walkInto(el, kids);
     if (kids.length) node.c = kids;
   }
+  const kidsText = !node.c || node.c.every((k) => typeof k === 'string');
+  if (name === null) [name, fromContent] = kidsText ? contentName(el, role) : ['', true];
+  if (name) node.n = name;
+  if (fromContent) {
+    node.nf = 1;
+    // Text children that only repeat the name are left out.
+    if (node.c && kidsText && collapse(node.c.join(' ')) === name) delete node.c;
+  }
   st.out.push(node);
 }
 
@@ -189,6 +200,8 @@ function snapshot(opts) {
   opts = opts || {};
   styleCache = new Map();
   textMemo = new Map();
+  pseudoRoots = new Map();
+  pseudoAny = rootHasPseudo(document);
   tableMemo = new Map();
   walkActive = deepActiveElement();
   walkAll = !!opts.all;
@@ -221,6 +234,8 @@ function snapshot(opts) {
   } finally {
     styleCache = null;
     textMemo = null;
+    pseudoRoots = null;
+    pseudoAny = true;
     tableMemo = null;
     svgMemo = null;
     ownsMap = null;
