@@ -86,7 +86,12 @@ func TestAttach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	profile := t.TempDir()
+	// Not t.TempDir: the browser's helpers may still write to the profile
+	// for a moment after it is killed, which fails TempDir's cleanup.
+	profile, err := os.MkdirTemp("", "lp-attach-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	args := []string{"--headless", "--no-sandbox", "--no-first-run", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--remote-debugging-port=0", "--user-data-dir=" + profile, "about:blank"}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -96,10 +101,15 @@ func TestAttach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	other.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := other.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { other.Process.Kill(); other.Wait() }()
+	defer func() {
+		syscall.Kill(-other.Process.Pid, syscall.SIGKILL) // the whole browser tree
+		other.Wait()
+		os.RemoveAll(profile)
+	}()
 	// Chromium announces its endpoint on stderr once it listens.
 	endpoint := ""
 	sc := bufio.NewScanner(stderr)
