@@ -25,7 +25,12 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	loupeBin = filepath.Join(dir, "loupe")
-	build := exec.Command("go", "build", "-o", loupeBin, "../cmd/loupe")
+	args := []string{"build", "-o", loupeBin}
+	if raceBuild {
+		// The daemon's concurrency is checked too.
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "../cmd/loupe")...)
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		println("building loupe:", err.Error())
@@ -70,6 +75,10 @@ func (e *env) run(args ...string) result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, loupeBin, args...)
 	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
+	if raceBuild {
+		// A race-checked binary sleeps a second at exit by default.
+		cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0")
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

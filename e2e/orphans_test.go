@@ -73,3 +73,22 @@ func TestNoOrphanAfterDaemonKilled(t *testing.T) {
 	srv := testpages.Start(t, "127.0.0.1")
 	e.ok("open", srv.Page("basic.html"))
 }
+
+// TestDaemonOutlivesStartDeadline keeps a daemon idle past the deadline
+// the CLI gives `daemon start|stop|status` (30 s): the daemon itself has
+// none, and its browser session survives.
+func TestDaemonOutlivesStartDeadline(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	pid := startBrowser(t, e)
+	// Nothing to wait on: the point is that nothing happens.
+	time.Sleep(31 * time.Second)
+	var st struct {
+		PID      int
+		Sessions []struct{ Name string }
+	}
+	e.okJSON(&st, "daemon", "status")
+	if st.PID != pid || len(st.Sessions) != 1 {
+		t.Fatalf("after 31 s idle: daemon %d (was %d), sessions %+v", st.PID, pid, st.Sessions)
+	}
+}

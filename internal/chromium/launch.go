@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,9 +24,9 @@ type LaunchOptions struct {
 	ProfileDir string   // private --user-data-dir; required
 	Headed     bool     // show a window (needs a display)
 	Args       []string // extra command-line flags, appended last
-	// Stderr receives the browser's stderr; nil keeps only a short tail for
-	// error messages.
-	Stderr *os.File
+	// Stderr also receives the browser's stderr (a short tail is always
+	// kept for error messages).
+	Stderr io.Writer
 }
 
 // Flags returns the command line loupe starts Chromium with, without the
@@ -109,10 +110,9 @@ func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
 	cmd := exec.Command(o.Binary, Flags(o)...)
 	cmd.ExtraFiles = []*os.File{cmdR, outW}
 	cmd.Stdout = nil
+	cmd.Stderr = tail
 	if o.Stderr != nil {
-		cmd.Stderr = o.Stderr
-	} else {
-		cmd.Stderr = tail
+		cmd.Stderr = io.MultiWriter(tail, o.Stderr)
 	}
 	cmd.SysProcAttr = procAttr()
 	// Chromium keeps its crash database and caches under XDG dirs even with

@@ -101,6 +101,10 @@ func (c *cmd) run(ctx context.Context, args []string) int {
 		if len(rest) > 0 {
 			return c.usage(fmt.Errorf("unexpected argument %q", rest[0]), "usage: loupe daemon start|stop|status")
 		}
+		if verb[1] == "run" {
+			// The daemon itself lives until it is stopped: no deadline.
+			return c.daemonCmd(ctx, verb[1])
+		}
 		ctx, cancel := c.deadline(ctx, 30*time.Second)
 		defer cancel()
 		return c.daemonCmd(ctx, verb[1])
@@ -309,6 +313,9 @@ func (c *cmd) executorConfig() executor.Config {
 	if a := os.Getenv("LOUPE_BROWSER_ARGS"); a != "" {
 		cfg.BrowserArgs = strings.Fields(a)
 	}
+	if os.Getenv("LOUPE_BROWSER_LOG") == "1" {
+		cfg.BrowserLog = c.stderr // the daemon's log
+	}
 	return cfg
 }
 
@@ -320,7 +327,7 @@ func (c *cmd) overview() string {
 	}
 	b.WriteString("  daemon        start, stop or inspect the background daemon\n")
 	b.WriteString("\nTARGET is a ref from the last snapshot: @e12 or e12.\nRun `loupe help COMMAND` for a command's arguments.\n")
-	b.WriteString("Environment: LOUPE_HOME (default ~/.loupe), LOUPE_CHROMIUM (browser binary), LOUPE_HEADED=1.\n")
+	b.WriteString("Environment: LOUPE_HOME (default ~/.loupe), LOUPE_CHROMIUM (browser binary), LOUPE_HEADED=1,\nLOUPE_BROWSER_ARGS (extra browser flags), LOUPE_BROWSER_LOG=1 (browser stderr into the daemon log).\n")
 	return b.String()
 }
 

@@ -327,8 +327,19 @@ func orNone(s string) string {
 	return s
 }
 
-// Tabs lists the live tabs in the order they appeared.
-func (b *Browser) Tabs() []TabInfo {
+// Tabs lists the live tabs in the order they appeared. Titles are asked
+// for afresh (one call for all tabs): targetInfoChanged events can trail a
+// page's title by a while.
+func (b *Browser) Tabs(ctx context.Context) []TabInfo {
+	if list, err := cdpproto.Call(ctx, b.conn.Browser(), target.GetTargets, target.GetTargetsParams{Filter: target.Filter{{Type: "page"}}}); err == nil {
+		b.mu.Lock()
+		for _, ti := range list.TargetInfos {
+			if t := b.byTarget[string(ti.TargetID)]; t != nil {
+				t.setTitle(ti.Title)
+			}
+		}
+		b.mu.Unlock()
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := make([]TabInfo, 0, len(b.order))
@@ -338,6 +349,13 @@ func (b *Browser) Tabs() []TabInfo {
 		out = append(out, TabInfo{ID: id, Title: title, URL: url, Active: id == b.active, Opener: t.openerSurface()})
 	}
 	return out
+}
+
+// TabCount is the number of live tabs.
+func (b *Browser) TabCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.order)
 }
 
 // TabInfo describes a tab for listing.

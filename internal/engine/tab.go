@@ -221,10 +221,21 @@ func (t *Tab) setInfo(title, url string) {
 	t.mu.Unlock()
 }
 
+func (t *Tab) setTitle(title string) {
+	t.mu.Lock()
+	t.title = title
+	t.mu.Unlock()
+}
+
+// info is the tab's title and its committed top-level URL.
 func (t *Tab) info() (title, url string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.title, t.url
+	url = t.url
+	if f := t.frames[t.TargetID]; f != nil && f.url != "" {
+		url = f.url
+	}
+	return t.title, url
 }
 
 func (t *Tab) openerSurface() string {

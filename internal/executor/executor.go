@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -37,6 +38,8 @@ type Config struct {
 	Headed bool
 	// BrowserArgs are extra Chromium flags.
 	BrowserArgs []string
+	// BrowserLog, if set, receives launched browsers' stderr.
+	BrowserLog io.Writer
 }
 
 // Executor runs operations for named sessions. It is safe for concurrent
@@ -173,7 +176,7 @@ func (x *Executor) Sessions() []apitype.SessionInfo {
 		if b == nil {
 			continue
 		}
-		out = append(out, apitype.SessionInfo{Name: s.name, Browser: b.Product(), PID: b.PID(), Attached: !b.Launched(), Tabs: len(b.Tabs())})
+		out = append(out, apitype.SessionInfo{Name: s.name, Browser: b.Product(), PID: b.PID(), Attached: !b.Launched(), Tabs: b.TabCount()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -252,6 +255,7 @@ func (x *Executor) browser(ctx context.Context, s *session) (*engine.Browser, er
 	}
 	b, err := engine.Launch(ctx, engine.LaunchOptions{
 		Binary: bin, ProfileDir: filepath.Join(s.dir, "profile"), Headed: x.cfg.Headed, Args: x.cfg.BrowserArgs,
+		Stderr: x.cfg.BrowserLog,
 	})
 	if err != nil {
 		return nil, err

@@ -150,7 +150,7 @@ func navOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				return &TabsOut{Active: b.Active(), Tabs: b.Tabs()}, nil
+				return &TabsOut{Active: b.Active(), Tabs: b.Tabs(ctx)}, nil
 			}),
 		define("tab new", "open a new tab (at a URL) and make it active", Write, navTimeout,
 			func(ctx context.Context, env Env, in *TabNewIn) (*TabOut, error) {
