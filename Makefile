@@ -21,7 +21,8 @@ chromium:
 
 ## bench: Go benchmarks on this machine (see BENCHMARKS.md for the peer bench)
 bench: chromium
-	$(GO) test -run '^$$' -bench . -benchtime 10x ./internal/engine/
+	$(GO) test -run '^$$' -bench Large -benchtime 10x ./internal/engine/
+	$(GO) test -run '^$$' -bench . -benchtime 7x ./e2e/
 
 clean:
 	rm -rf bin
