@@ -207,8 +207,24 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	ctx, cancel := c.deadline(ctx, wait+60*time.Second)
 	defer cancel()
 	var outFile string
-	if s, ok := in.(*ops.ScreenshotIn); ok && s.Out != "" {
-		outFile, s.Data = s.Out, true
+	switch v := in.(type) {
+	case *ops.ScreenshotIn:
+		if v.Out != "" {
+			outFile, v.Data = v.Out, true
+		}
+	case *ops.UploadIn:
+		// The CLI reads the user's files with the user's rights and
+		// sends them: the daemon only hands the page files it stored.
+		for _, f := range v.Files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return c.usage(fmt.Errorf("reading %s: %v", f, err), "usage: loupe "+usageLine(op))
+			}
+			v.Contents = append(v.Contents, ops.UploadFile{Name: filepath.Base(f), Data: b})
+		}
+		v.Files = nil
+	case *ops.SnapshotIn:
+		v.BackendIDs = c.json
 	}
 	cl, err := c.ensureDaemon(ctx)
 	if err != nil {

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	cdpproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/input"
 	"github.com/loupe-dev/loupe/internal/snapshot"
@@ -26,10 +29,14 @@ type ActionResult struct {
 
 // target is a ref resolved to its element in its current document.
 type resolved struct {
-	ref  string
-	w    *world
-	elem int64
+	ref   string
+	w     *world
+	elem  int64
+	frame string
 }
+
+// inSubframe reports whether the element is below the top frame.
+func (r *resolved) inSubframe(t *Tab) bool { return r.frame != t.mainFrame() }
 
 // resolve finds the element a ref names. It never guesses: a ref from an
 // earlier document, or whose frame is gone, is STALE_REF; one never issued
@@ -53,20 +60,21 @@ func (t *Tab) resolve(ref string) (*resolved, error) {
 	if w == nil || w.ctxID != b.Doc.World {
 		return nil, staleErr(ref, "its document has navigated since the snapshot")
 	}
-	return &resolved{ref: ref, w: w, elem: b.Elem}, nil
+	return &resolved{ref: ref, w: w, elem: b.Elem, frame: b.Doc.Frame}, nil
 }
 
 // agentResult is what the page agent's action functions return.
 type agentResult struct {
-	OK     bool     `json:"ok"`
-	Err    string   `json:"err"`
-	Detail string   `json:"detail"`
-	X      float64  `json:"x"`
-	Y      float64  `json:"y"`
-	W      float64  `json:"w"`
-	H      float64  `json:"h"`
-	Empty  bool     `json:"empty"`
-	Values []string `json:"values"`
+	OK       bool     `json:"ok"`
+	Err      string   `json:"err"`
+	Detail   string   `json:"detail"`
+	X        float64  `json:"x"`
+	Y        float64  `json:"y"`
+	W        float64  `json:"w"`
+	H        float64  `json:"h"`
+	Empty    bool     `json:"empty"`
+	Multiple bool     `json:"multiple"`
+	Values   []string `json:"values"`
 }
 
 // check turns an agent failure into a registry error.
@@ -91,6 +99,8 @@ func (r *agentResult) check(ref string) error {
 		return apitype.Errorf(apitype.NotActionable, "%s cannot take focus (%s)", ref, r.Detail)
 	case "notselect":
 		return apitype.Errorf(apitype.NotActionable, "%s is not a <select> (%s); click the option instead", ref, r.Detail)
+	case "notfile":
+		return apitype.Errorf(apitype.NotActionable, "%s is not a file input (%s)", ref, r.Detail)
 	case "nooption":
 		return apitype.Errorf(apitype.BadInput, "%s: %s", ref, r.Detail)
 	}
@@ -100,11 +110,34 @@ func (r *agentResult) check(ref string) error {
 // point prepares the element for pointer input and returns its centre in
 // top-level viewport coordinates.
 func (t *Tab) point(ctx context.Context, tg *resolved, hit, enabled bool) (x, y float64, err error) {
-	r, err := t.runOn(ctx, tg, "prepare", map[string]bool{"hit": hit, "enabled": enabled})
+	r, err := t.prepare(ctx, tg, hit, enabled)
 	if err != nil {
 		return 0, 0, err
 	}
-	return r.X, r.Y, nil
+	return t.toTop(ctx, tg.ref, tg.frame, r.X, r.Y, hit)
+}
+
+// prepare runs the agent's actionability checks; in a subframe the
+// protocol scrolls the element into view first (across processes), and
+// the agent only checks. Its point is in the element's frame viewport.
+func (t *Tab) prepare(ctx context.Context, tg *resolved, hit, enabled bool) (*agentResult, error) {
+	scroll := true
+	if tg.inSubframe(t) {
+		if err := t.scrollInto(ctx, tg); err != nil {
+			return nil, err
+		}
+		scroll = false
+	}
+	return t.runOn(ctx, tg, "prepare", map[string]bool{"hit": hit, "enabled": enabled, "scroll": scroll})
+}
+
+// focusFirst gives focus to a subframe element through the protocol before
+// the agent works on it (a cross-site frame may not focus itself).
+func (t *Tab) focusFirst(ctx context.Context, tg *resolved) error {
+	if !tg.inSubframe(t) {
+		return nil
+	}
+	return t.focusNode(ctx, tg)
 }
 
 // docErr maps the document vanishing mid-operation to STALE_REF.
@@ -223,8 +256,14 @@ func (t *Tab) Hover(ctx context.Context, ref string) (*ActionResult, error) {
 func (t *Tab) Focus(ctx context.Context, ref string) (*ActionResult, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	tg, _, err := t.onElement(ctx, ref, "focus")
+	tg, err := t.resolve(ref)
 	if err != nil {
+		return nil, err
+	}
+	if err := t.focusFirst(ctx, tg); err != nil {
+		return nil, err
+	}
+	if _, err := t.runOn(ctx, tg, "focus"); err != nil {
 		return nil, err
 	}
 	return t.result(tg), nil
@@ -237,7 +276,14 @@ func (t *Tab) Focus(ctx context.Context, ref string) (*ActionResult, error) {
 func (t *Tab) Fill(ctx context.Context, ref, text string) (*ActionResult, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	tg, r, err := t.onElement(ctx, ref, "focusSelect", true)
+	tg, err := t.resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.focusFirst(ctx, tg); err != nil {
+		return nil, err
+	}
+	r, err := t.runOn(ctx, tg, "focusSelect", true)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +307,13 @@ func (t *Tab) Type(ctx context.Context, ref, text string) (*ActionResult, error)
 	var tg *resolved
 	if ref != "" {
 		var err error
-		if tg, _, err = t.onElement(ctx, ref, "focusSelect", false); err != nil {
+		if tg, err = t.resolve(ref); err != nil {
+			return nil, err
+		}
+		if err := t.focusFirst(ctx, tg); err != nil {
+			return nil, err
+		}
+		if _, err := t.runOn(ctx, tg, "focusSelect", false); err != nil {
 			return nil, err
 		}
 	}
@@ -370,6 +422,32 @@ func checkWord(b bool) string {
 		return "checked"
 	}
 	return "unchecked"
+}
+
+// Upload sets the files of a file input, as choosing them in the file
+// dialog would (the page sees input and change events). Paths must be
+// files the caller may hand to the page; the executor confines them.
+func (t *Tab) Upload(ctx context.Context, ref string, paths []string) (*ActionResult, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
+	tg, r, err := t.onElement(ctx, ref, "fileInput")
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) > 1 && !r.Multiple {
+		return nil, apitype.Errorf(apitype.BadInput, "%s takes one file, got %d", tg.ref, len(paths))
+	}
+	obj, err := t.objectOf(ctx, tg.w, tg.elem)
+	if err != nil {
+		return nil, t.docErr(tg.ref, err)
+	}
+	defer t.release(tg.w, obj)
+	if _, err := cdpproto.Call(ctx, tg.w.sess, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj}); err != nil {
+		return nil, executedErr(err)
+	}
+	res := t.result(tg)
+	res.Value = paths
+	return res, nil
 }
 
 // ScrollOptions say how far to scroll, in CSS pixels.

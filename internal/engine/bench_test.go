@@ -2,10 +2,14 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/snapshot"
+	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 // The benchmarks measure on the large fixture (5,000 rows, ~44k DOM nodes),
@@ -117,4 +121,102 @@ func BenchmarkAXTreeLarge(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSnapshotFourFrames snapshots a page with four out-of-process
+// iframes from four sites (so four renderer processes), with 20 rows each
+// (a widget's worth) and 200 rows each, and
+// compares it with the floor the issue sets:
+// the slowest single frame's raw capture (the agent's walk in that frame,
+// alone) plus the merge (decoding every frame, stitching, compacting and
+// rendering). Frames are captured concurrently, so the ratio should stay
+// near 1.
+func BenchmarkSnapshotFourFrames(b *testing.B) {
+	for _, rows := range []int{20, 200} {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) { benchFourFrames(b, rows) })
+	}
+}
+
+func benchFourFrames(b *testing.B, rows int) {
+	srvA := testpages.StartSites(b, 5)[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	tab, err := testBrowser.NewTab(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer testBrowser.CloseTab(ctx, tab.ID)
+	if _, err := tab.Navigate(ctx, srvA.Page(fmt.Sprintf("frames/four.html?rows=%d", rows))); err != nil {
+		b.Fatal(err)
+	}
+	var s *Snapshot
+	for i := 0; i < 100; i++ { // bounded: frames attach and build their rows as they load
+		if s, err = tab.Snapshot(ctx, SnapshotOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		if s.Frames == 5 && strings.Count(s.Text, fmt.Sprintf(`"Edit %d"`, rows)) == 4 {
+			break
+		}
+		tab.Wait(withTimeout(ctx, 100*time.Millisecond), WaitOptions{Text: "never"})
+	}
+	if s.Frames != 5 || strings.Count(s.Text, fmt.Sprintf(`"Edit %d"`, rows)) != 4 {
+		b.Fatalf("four frames did not load: %d frames", s.Frames)
+	}
+	var full, slowest, sum, merging []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := tab.Snapshot(ctx, SnapshotOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		full = append(full, time.Since(start))
+	}
+	b.StopTimer()
+	// The floor, measured on the same tab after the loop.
+	frames := tab.childFrames(tab.mainFrame())
+	raws := map[string]string{}
+	for range len(full) {
+		var worst, total time.Duration
+		for _, id := range append(frames, tab.mainFrame()) {
+			w, err := tab.world(ctx, id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var raw string
+			start := time.Now()
+			if err := tab.agentCall(ctx, w, "snapshot", &raw, map[string]any{}); err != nil {
+				b.Fatal(err)
+			}
+			worst = max(worst, time.Since(start))
+			total += time.Since(start)
+			raws[id] = raw
+		}
+		slowest = append(slowest, worst)
+		sum = append(sum, total)
+		start := time.Now()
+		var caps []*frameCapture
+		for _, id := range append([]string{tab.mainFrame()}, frames...) {
+			p, err := snapshot.DecodePage(raws[id])
+			if err != nil {
+				b.Fatal(err)
+			}
+			parent := ""
+			if id != tab.mainFrame() {
+				parent = tab.mainFrame()
+			}
+			caps = append(caps, &frameCapture{id: id, parent: parent, page: p})
+		}
+		nodes := merge(caps, DefaultFrameDepth)
+		snapshot.Render(snapshot.Header{Surface: tab.ID}, snapshot.Compact(nodes))
+		merging = append(merging, time.Since(start))
+	}
+	med := func(ds []time.Duration) float64 {
+		s := append([]time.Duration(nil), ds...)
+		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+		return float64(s[len(s)/2].Microseconds()) / 1000
+	}
+	b.ReportMetric(med(full), "full-ms")
+	b.ReportMetric(med(slowest), "slowest-frame-ms")
+	b.ReportMetric(med(merging), "merge-ms")
+	b.ReportMetric(med(sum)+med(merging), "one-by-one-ms")
+	b.ReportMetric(med(full)/(med(slowest)+med(merging)), "ratio")
 }

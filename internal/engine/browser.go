@@ -197,11 +197,12 @@ type targetEvent struct {
 }
 
 type targetInfo struct {
-	TargetID string `json:"targetId"`
-	Type     string `json:"type"`
-	Title    string `json:"title"`
-	URL      string `json:"url"`
-	OpenerID string `json:"openerId"`
+	TargetID      string `json:"targetId"`
+	Type          string `json:"type"`
+	Title         string `json:"title"`
+	URL           string `json:"url"`
+	OpenerID      string `json:"openerId"`
+	ParentFrameID string `json:"parentFrameId"`
 }
 
 func (b *Browser) targetLoop(ctx context.Context, events <-chan cdp.Event) {

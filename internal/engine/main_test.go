@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,7 +63,11 @@ func openTab(t *testing.T, page string) *Tab {
 		_ = testBrowser.CloseTab(ctx, tab.ID)
 	})
 	if page != "" {
-		if _, err := tab.Navigate(ctx, testServer.URL+"/"+page); err != nil {
+		url := page
+		if !strings.Contains(page, "://") {
+			url = testServer.URL + "/" + page
+		}
+		if _, err := tab.Navigate(ctx, url); err != nil {
 			t.Fatal(err)
 		}
 	}

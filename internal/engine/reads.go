@@ -125,6 +125,11 @@ func (t *Tab) Box(ctx context.Context, ref string) (*Box, error) {
 		return nil, (&agentResult{Err: r.Err}).check(tg.ref)
 	}
 	r.Box.Ref = tg.ref
+	// In a subframe the box is in the frame's viewport; move its origin to
+	// the top level (no hit test: reading moves nothing).
+	if r.Box.X, r.Box.Y, err = t.toTop(ctx, tg.ref, tg.frame, r.Box.X, r.Box.Y, false); err != nil {
+		return nil, err
+	}
 	return &r.Box, nil
 }
 

@@ -25,8 +25,15 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, erro
 	p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
 	switch {
 	case o.Ref != "":
-		_, r, err := t.onElement(ctx, o.Ref, "prepare", map[string]bool{"hit": false, "enabled": false})
+		tg, err := t.resolve(o.Ref)
 		if err != nil {
+			return nil, err
+		}
+		r, err := t.prepare(ctx, tg, false, false)
+		if err != nil {
+			return nil, err
+		}
+		if r.X, r.Y, err = t.toTop(ctx, tg.ref, tg.frame, r.X, r.Y, false); err != nil {
 			return nil, err
 		}
 		m, err := cdpproto.Call(ctx, t.sess, page.GetLayoutMetrics, cdpproto.Empty{})

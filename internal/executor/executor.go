@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -301,6 +302,28 @@ func (e *env) Attach(ctx context.Context, endpoint string) (*engine.Browser, err
 }
 
 func (e *env) Close(ctx context.Context) (bool, error) { return e.s.close(ctx) }
+
+// FilePath resolves a client's file name inside the session's files
+// directory, refusing absolute paths, escapes and symlinks out of it.
+func (e *env) FilePath(name string) (string, error) {
+	dir := filepath.Join(e.s.dir, "files")
+	if name == "" || filepath.IsAbs(name) {
+		return "", apitype.Errorf(apitype.BadInput, "file %q: name a file in the session's files directory (%s)", name, dir)
+	}
+	p := filepath.Join(dir, filepath.Clean(name))
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", apitype.Errorf(apitype.BadInput, "file %q: %v", name, err)
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", apitype.Errorf(apitype.BadInput, "file %q: %v", name, err)
+	}
+	if rel, err := filepath.Rel(realDir, real); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", apitype.Errorf(apitype.BadInput, "file %q is outside the session's files directory", name)
+	}
+	return real, nil
+}
 
 // SaveFile writes into the session's own files directory only: name must be
 // a plain file name.

@@ -23,8 +23,9 @@ import (
 	"github.com/loupe-dev/loupe/internal/executor"
 )
 
-// maxBody bounds a request body; inputs are small.
-const maxBody = 8 << 20
+// maxBody bounds a request body: inputs are small, but an upload carries
+// its files.
+const maxBody = 64 << 20
 
 // Server is the local API handler.
 type Server struct {

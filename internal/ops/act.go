@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/loupe-dev/loupe/internal/engine"
@@ -12,6 +13,9 @@ import (
 // SnapshotIn is the input of snapshot.
 type SnapshotIn struct {
 	NoCompact bool `json:"no_compact,omitempty" flag:"no-compact" help:"show the raw tree, without the compact transform"`
+	// BackendIDs adds each ref's DOM backendNodeId (the CLI asks for it
+	// with --json).
+	BackendIDs bool `json:"backend_ids,omitempty"`
 }
 
 // SnapshotOut is a snapshot.
@@ -160,6 +164,38 @@ func (in *ScrollIn) Validate() error {
 	return checkTarget("TARGET", in.Target, false)
 }
 
+// UploadIn is the input of upload. The CLI reads the files named on its
+// command line and sends their contents; other clients name files already
+// in the session's files directory. A path is never taken from a client
+// as is: everything handed to the page lives in the session's directory.
+type UploadIn struct {
+	Target   string       `json:"target" arg:"TARGET" help:"ref of a file input"`
+	Files    []string     `json:"files,omitempty" arg:"FILE..." help:"files to choose"`
+	Contents []UploadFile `json:"contents,omitempty"`
+}
+
+// UploadFile is one file sent with an upload.
+type UploadFile struct {
+	Name string `json:"name"`
+	Data []byte `json:"data"`
+}
+
+// Validate checks the ref and that there are files.
+func (in *UploadIn) Validate() error {
+	if err := checkTarget("TARGET", in.Target, true); err != nil {
+		return err
+	}
+	if len(in.Files)+len(in.Contents) == 0 {
+		return usage("missing FILE")
+	}
+	for _, c := range in.Contents {
+		if c.Name == "" || c.Name != filepath.Base(c.Name) || c.Name[0] == '.' {
+			return usage("file name %q: want a plain name", c.Name)
+		}
+	}
+	return nil
+}
+
 func act(r *engine.ActionResult, err error) (*ActOut, error) {
 	if err != nil {
 		return nil, err
@@ -193,7 +229,7 @@ func actOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				s, err := tab.Snapshot(ctx, engine.SnapshotOptions{NoCompact: in.NoCompact})
+				s, err := tab.Snapshot(ctx, engine.SnapshotOptions{NoCompact: in.NoCompact, BackendIDs: in.BackendIDs})
 				if err != nil {
 					return nil, err
 				}
@@ -243,6 +279,29 @@ func actOps() []*Op {
 			targetAct(func(tab *engine.Tab, ctx context.Context, ref string) (*engine.ActionResult, error) {
 				return tab.SetChecked(ctx, ref, false)
 			})),
+		define("upload", "choose files for a file input", Write, actTimeout,
+			func(ctx context.Context, env Env, in *UploadIn) (*ActOut, error) {
+				var paths []string
+				for _, c := range in.Contents {
+					p, err := env.SaveFile(c.Name, c.Data)
+					if err != nil {
+						return nil, err
+					}
+					paths = append(paths, p)
+				}
+				for _, f := range in.Files {
+					p, err := env.FilePath(f)
+					if err != nil {
+						return nil, err
+					}
+					paths = append(paths, p)
+				}
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return act(tab.Upload(ctx, in.Target, paths))
+			}),
 		define("scroll", "scroll an element into view, or turn the mouse wheel", Write, actTimeout,
 			func(ctx context.Context, env Env, in *ScrollIn) (*ActOut, error) {
 				tab, err := env.Tab(ctx)

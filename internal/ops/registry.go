@@ -56,9 +56,12 @@ type Env interface {
 	Attach(ctx context.Context, endpoint string) (*engine.Browser, error)
 	// Close ends the session; false if there was none.
 	Close(ctx context.Context) (bool, error)
-	// SaveFile stores data in the session's own directory and returns the
-	// path.
+	// SaveFile stores data in the session's own files directory and
+	// returns the path.
 	SaveFile(name string, data []byte) (string, error)
+	// FilePath resolves a name inside the session's files directory; any
+	// name that would leave it, or that does not exist, is BAD_INPUT.
+	FilePath(name string) (string, error)
 }
 
 // Texter is implemented by outputs that have a terse human form.

@@ -69,7 +69,7 @@ func bindAll(tab *Table, d Doc, nodes []*Node) []string {
 	var refs []string
 	Walk(nodes, func(n *Node, _ int) bool {
 		if n.Elem != 0 {
-			n.Ref = tab.Bind(d, n.Elem, n.Role, n.Name)
+			n.Ref = tab.Bind(d, n.Elem, n.Role, n.Name).Ref
 			refs = append(refs, n.Ref)
 		}
 		return true

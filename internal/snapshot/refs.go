@@ -27,13 +27,16 @@ type Doc struct {
 	World int64  // execution context id of the agent's world
 }
 
-// Binding is what a ref stands for.
+// Binding is what a ref stands for: an element of one document. Role and
+// name are as of the latest snapshot; BackendNodeID is the element's
+// renderer-local DOM id once someone asked for it (0 before).
 type Binding struct {
-	Ref  string
-	Doc  Doc
-	Elem int64 // the agent's element id in that document
-	Role string
-	Name string
+	Ref           string
+	Doc           Doc
+	Elem          int64 // the agent's element id in that document
+	Role          string
+	Name          string
+	BackendNodeID int64
 }
 
 type bindKey struct {
@@ -56,18 +59,18 @@ func NewTable(c *Counter) *Table {
 	return &Table{counter: c, byKey: map[bindKey]*Binding{}, byRef: map[string]*Binding{}}
 }
 
-// Bind returns the ref of the element, issuing one on first sight. Role and
-// name are refreshed on every call.
-func (t *Table) Bind(d Doc, elem int64, role, name string) string {
+// Bind returns the element's binding, issuing a ref on first sight. Role
+// and name are refreshed on every call.
+func (t *Table) Bind(d Doc, elem int64, role, name string) *Binding {
 	k := bindKey{d, elem}
 	if b, ok := t.byKey[k]; ok {
 		b.Role, b.Name = role, name
-		return b.Ref
+		return b
 	}
 	b := &Binding{Ref: "e" + strconv.FormatInt(t.counter.Next(), 10), Doc: d, Elem: elem, Role: role, Name: name}
 	t.byKey[k] = b
 	t.byRef[b.Ref] = b
-	return b.Ref
+	return b
 }
 
 // Lookup resolves a ref. ok is false when the table holds no such ref;
@@ -90,6 +93,19 @@ func (t *Table) DropFrame(frame string, keep Doc) int {
 	n := 0
 	for k, b := range t.byKey {
 		if k.doc.Frame == frame && k.doc != keep {
+			delete(t.byKey, k)
+			delete(t.byRef, b.Ref)
+			n++
+		}
+	}
+	return n
+}
+
+// Retain keeps the refs whose document passes keep and forgets the rest.
+func (t *Table) Retain(keep func(Doc) bool) int {
+	n := 0
+	for k, b := range t.byKey {
+		if !keep(k.doc) {
 			delete(t.byKey, k)
 			delete(t.byRef, b.Ref)
 			n++

@@ -92,14 +92,14 @@ func TestTableBind(t *testing.T) {
 	tab := NewTable(new(Counter))
 	doc := Doc{Frame: "F", World: 1}
 
-	r1 := tab.Bind(doc, 10, "button", "Go")
-	r2 := tab.Bind(doc, 11, "link", "Home")
+	r1 := tab.Bind(doc, 10, "button", "Go").Ref
+	r2 := tab.Bind(doc, 11, "link", "Home").Ref
 	if r1 != "e1" || r2 != "e2" {
 		t.Fatalf("first refs = %s, %s; want e1, e2", r1, r2)
 	}
 	// The same element of the same document keeps its ref; role and name
 	// are refreshed.
-	if again := tab.Bind(doc, 10, "button", "Stop"); again != r1 {
+	if again := tab.Bind(doc, 10, "button", "Stop").Ref; again != r1 {
 		t.Errorf("rebinding gave %s, want %s", again, r1)
 	}
 	b, ok := tab.Lookup(r1)
@@ -113,11 +113,11 @@ func TestTableBind(t *testing.T) {
 	// A new document of the same frame (new world) is new elements, even
 	// with the same agent ids.
 	doc2 := Doc{Frame: "F", World: 2}
-	if r := tab.Bind(doc2, 10, "button", "Go"); r != "e3" {
+	if r := tab.Bind(doc2, 10, "button", "Go").Ref; r != "e3" {
 		t.Errorf("same elem in a new document got %s, want e3", r)
 	}
 	// So is the same id in another frame.
-	if r := tab.Bind(Doc{Frame: "G", World: 1}, 10, "button", "Go"); r != "e4" {
+	if r := tab.Bind(Doc{Frame: "G", World: 1}, 10, "button", "Go").Ref; r != "e4" {
 		t.Errorf("same elem in another frame got %s, want e4", r)
 	}
 	if tab.Len() != 4 {
@@ -130,10 +130,10 @@ func TestTableDropFrame(t *testing.T) {
 	old := Doc{Frame: "F", World: 1}
 	cur := Doc{Frame: "F", World: 2}
 	other := Doc{Frame: "G", World: 3}
-	rOld1 := tab.Bind(old, 1, "button", "a")
-	rOld2 := tab.Bind(old, 2, "button", "b")
-	rCur := tab.Bind(cur, 1, "button", "a")
-	rOther := tab.Bind(other, 1, "button", "a")
+	rOld1 := tab.Bind(old, 1, "button", "a").Ref
+	rOld2 := tab.Bind(old, 2, "button", "b").Ref
+	rCur := tab.Bind(cur, 1, "button", "a").Ref
+	rOther := tab.Bind(other, 1, "button", "a").Ref
 
 	if n := tab.DropFrame("F", cur); n != 2 {
 		t.Errorf("DropFrame(F, keep current) dropped %d, want 2", n)
@@ -153,7 +153,7 @@ func TestTableDropFrame(t *testing.T) {
 		}
 	}
 	// Rebinding an element of the dropped document issues a new ref.
-	if r := tab.Bind(old, 1, "button", "a"); r == rOld1 {
+	if r := tab.Bind(old, 1, "button", "a").Ref; r == rOld1 {
 		t.Errorf("a dropped binding came back as %s", r)
 	}
 	tab.DropFrame("F", cur) // and forget it again
@@ -178,8 +178,8 @@ func TestTableDropFrame(t *testing.T) {
 func TestTableIssued(t *testing.T) {
 	c := new(Counter)
 	a, b := NewTable(c), NewTable(c)
-	ra := a.Bind(Doc{Frame: "F", World: 1}, 1, "button", "x")
-	rb := b.Bind(Doc{Frame: "F", World: 1}, 1, "button", "x")
+	ra := a.Bind(Doc{Frame: "F", World: 1}, 1, "button", "x").Ref
+	rb := b.Bind(Doc{Frame: "F", World: 1}, 1, "button", "x").Ref
 	if ra == rb {
 		t.Fatalf("two tables on one counter issued the same ref %s", ra)
 	}
@@ -203,7 +203,7 @@ func TestTableRefOrder(t *testing.T) {
 	doc := Doc{Frame: "F", World: 1}
 	for i, elem := range []int64{50, 7, 1000, 3} {
 		want := fmt.Sprintf("e%d", i+1)
-		if got := tab.Bind(doc, elem, "button", ""); got != want {
+		if got := tab.Bind(doc, elem, "button", "").Ref; got != want {
 			t.Errorf("bind %d: got %s, want %s", elem, got, want)
 		}
 	}

@@ -1,14 +1,23 @@
 // Package testpages serves loupe's fixture pages to behaviour tests over
 // real HTTP on loopback. Pages live in pages/ and are embedded, so every
 // test package sees the same files.
+//
+// In .html files, {{A}} and {{B}} are replaced by the origins of the two
+// servers of a pair (StartPair): A on 127.0.0.1 and B on 127.0.0.2, which
+// are different sites, so a B page framed by an A page is an out-of-process
+// iframe under site isolation.
 package testpages
 
 import (
+	"bytes"
 	"embed"
 	"io/fs"
+	"mime"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -16,16 +25,41 @@ import (
 //go:embed pages
 var pages embed.FS
 
-// Handler serves the fixture pages at the root, and the generated
-// /large.html.
-func Handler() http.Handler {
+// Handler serves the fixture pages at the root (with {{A}} and {{B}} both
+// naming its own origin, which it learns from the request), and the
+// generated /large.html.
+func Handler() http.Handler { return handler(nil) }
+
+func handler(vars func() map[string]string) http.Handler {
 	sub, err := fs.Sub(pages, "pages")
 	if err != nil {
 		panic(err)
 	}
+	files := http.FileServer(http.FS(sub))
 	mux := http.NewServeMux()
-	mux.Handle("/", http.FileServer(http.FS(sub)))
 	mux.HandleFunc("/large.html", serveLarge)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
+		if !strings.HasSuffix(name, ".html") {
+			files.ServeHTTP(w, r)
+			return
+		}
+		b, err := fs.ReadFile(sub, name)
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		v := map[string]string{"A": "http://" + r.Host, "B": "http://" + r.Host}
+		if vars != nil {
+			v = vars()
+		}
+		for k, val := range v {
+			b = bytes.ReplaceAll(b, []byte("{{"+k+"}}"), []byte(val))
+		}
+		w.Header().Set("Content-Type", mime.TypeByExtension(".html"))
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(b)
+	})
 	return mux
 }
 
@@ -34,21 +68,47 @@ type Server struct {
 	*httptest.Server
 }
 
-// URL returns the address of a page on this server.
+// Page returns the address of a page on this server.
 func (s *Server) Page(name string) string {
 	return s.Server.URL + "/" + strings.TrimPrefix(name, "/")
 }
 
-// Start serves the pages on host (for example "127.0.0.1" or "127.0.0.2":
-// two loopback addresses are two sites, so a page from one framed by the
-// other is an out-of-process iframe). The server closes when the test ends.
+// Start serves the pages on host (for example "127.0.0.1"). The server
+// closes when the test ends.
 func Start(t testing.TB, host string) *Server {
 	t.Helper()
+	return start(t, host, nil)
+}
+
+// StartPair serves the pages on 127.0.0.1 (A) and 127.0.0.2 (B), each
+// page's {{A}} and {{B}} naming the two origins.
+func StartPair(t testing.TB) (a, b *Server) {
+	t.Helper()
+	s := StartSites(t, 2)
+	return s[0], s[1]
+}
+
+// StartSites serves the pages on n loopback addresses, 127.0.0.1 to
+// 127.0.0.n: n different sites, so each gets its own renderer process.
+// In pages, {{A}}, {{B}}, {{C}}, … name their origins in that order.
+func StartSites(t testing.TB, n int) []*Server {
+	t.Helper()
+	vars := map[string]string{}
+	get := func() map[string]string { return vars }
+	out := make([]*Server, n)
+	for i := range n {
+		out[i] = start(t, "127.0.0."+strconv.Itoa(i+1), get)
+		vars[string(rune('A'+i))] = out[i].URL
+	}
+	return out
+}
+
+func start(t testing.TB, host string, vars func() map[string]string) *Server {
 	ln, err := net.Listen("tcp", host+":0")
 	if err != nil {
 		t.Fatalf("listen on %s: %v", host, err)
 	}
-	s := httptest.NewUnstartedServer(Handler())
+	s := httptest.NewUnstartedServer(handler(vars))
 	s.Listener = ln
 	s.Start()
 	t.Cleanup(s.Close)

@@ -55,7 +55,7 @@ async function prepare(id, o) {
   if (!r) return fail('hidden', describe(el));
   if (o.enabled !== false && isDisabled(el)) return fail('disabled', describe(el));
   if (o.editable && !isEditable(el)) return fail('noteditable', describe(el));
-  if (!inViewport(r)) {
+  if (o.scroll !== false && !inViewport(r)) {
     el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   }
   // Stable: the same box in two consecutive frames (bounded: an element
@@ -227,4 +227,41 @@ function pageText() {
   return document.body ? deepText(document.body) : '';
 }
 
-return { snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId };
+// frameOffset moves a point from a child frame's viewport into this
+// document's: it adds the content-box origin of the <iframe> (border and
+// padding; the iframe's box already reflects this document's scroll). With
+// hit, the point must land on the iframe itself, not on something covering
+// it. CSS transforms on the iframe are not accounted for.
+function frameOffset(id, x, y, hit) {
+  const el = target(id);
+  if (!el) return fail('gone');
+  const r = visibleBox(el);
+  if (!r) return fail('hidden', 'its frame ' + describe(el) + ' is not visible');
+  const cs = styleOf(el);
+  const ox = r.left + el.clientLeft + (parseFloat(cs.paddingLeft) || 0);
+  const oy = r.top + el.clientTop + (parseFloat(cs.paddingTop) || 0);
+  const X = ox + x, Y = oy + y;
+  if (hit) {
+    if (X < 0 || Y < 0 || X > innerWidth || Y > innerHeight) return fail('hidden', 'its frame ' + describe(el) + ' is scrolled out of view');
+    const top = deepElementFromPoint(X, Y);
+    if (top !== el) return fail('covered', describe(top) + ' covers its frame ' + describe(el));
+  }
+  return { ok: true, x: X, y: Y };
+}
+
+// fileInput checks the element takes files.
+function fileInput(id) {
+  const el = target(id);
+  if (!el) return fail('gone');
+  if (!(el.localName === 'input' && el.type === 'file')) return fail('notfile', describe(el));
+  if (isDisabled(el)) return fail('disabled', describe(el));
+  return { ok: true, multiple: el.multiple };
+}
+
+// els returns the elements with the given ids (null where gone), for bulk
+// protocol lookups.
+function els(ids) {
+  return ids.map((id) => target(id));
+}
+
+return { snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput };

@@ -1,0 +1,388 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	cdpproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/loupe-dev/loupe/internal/cdp"
+	"github.com/loupe-dev/loupe/internal/snapshot"
+)
+
+// A tab's frames live in one or more renderer processes. The page session
+// hosts the top frame and every frame in its process; each out-of-process
+// iframe (OOPIF) is a local root with its own flattened session, attached
+// automatically and paused until set up, and hosts the frames of its own
+// process below it. The frame table records, for every frame, the session
+// that hosts it: all DOM and Runtime calls for a node go to that session.
+//
+// The table is kept by taps (see cdp.Session.Tap), so it is current as of
+// any reply. Rules, from Chromium 156's behaviour (CDP-FACTS section 5):
+//   - frameNavigated: a new document; the frame's worlds and its whole
+//     subtree are gone (child frames come back with new ids);
+//   - frameDetached{remove}: the frame and its subtree are gone;
+//   - frameDetached{swap}: the frame moved to another process; it stays,
+//     its world does not, and the session that now hosts it claims it;
+//   - a detached session takes the frames it hosted with it (its
+//     descendants' sessions vanish silently, cdp drops them).
+type frame struct {
+	id, parent, loader, url string
+	sess                    *cdp.Session
+}
+
+// world is the agent's isolated world in one document of a frame.
+type world struct {
+	frame  string
+	ctxID  int64
+	loader string
+	sess   *cdp.Session
+}
+
+// setup sets the page session up and resumes the page if it was paused at
+// attach.
+func (t *Tab) setup(ctx context.Context, waiting bool) {
+	defer close(t.ready)
+	t.setupErr = t.attachSession(ctx, t.sess, waiting)
+}
+
+// attachSession subscribes to a session (the page's or an OOPIF's), makes
+// it auto-attach the OOPIFs below it, records its frames, and resumes it.
+func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) error {
+	s.Tap(func(ev cdp.Event) { t.onFrameEvent(s, ev) },
+		"Page.frameNavigated", "Page.frameAttached", "Page.frameDetached", "Page.navigatedWithinDocument",
+		"Target.attachedToTarget", "Target.detachedFromTarget")
+	events, cancel := s.Listen("Page.javascriptDialogOpening", "Target.attachedToTarget")
+	t.b.wg.Add(1)
+	go func() {
+		defer t.b.wg.Done()
+		defer cancel()
+		t.sessionLoop(ctx, s, events)
+	}()
+	calls := []struct {
+		method string
+		params any
+	}{
+		{"Page.enable", nil},
+		{"Page.setLifecycleEventsEnabled", map[string]bool{"enabled": true}},
+		{"Target.setAutoAttach", target.SetAutoAttachParams{
+			AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: ptr(true), Filter: target.Filter{{Type: "iframe"}},
+		}},
+	}
+	for _, c := range calls {
+		if err := s.Call(ctx, c.method, c.params, nil); err != nil {
+			return err
+		}
+	}
+	tree, err := cdpproto.Call(ctx, s, page.GetFrameTree, cdpproto.Empty{})
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	var add func(ft *page.FrameTree, parent string)
+	add = func(ft *page.FrameTree, parent string) {
+		f := ft.Frame
+		id := string(f.ID)
+		if parent == "" {
+			if old := t.frames[id]; old != nil {
+				parent = old.parent // an OOPIF root: its parent is in another session
+			}
+		}
+		t.frames[id] = &frame{id: id, parent: parent, loader: string(f.LoaderID), url: f.URL + f.URLFragment, sess: s}
+		for _, c := range ft.ChildFrames {
+			add(c, id)
+		}
+	}
+	add(tree.FrameTree, string(tree.FrameTree.Frame.ParentID))
+	t.mu.Unlock()
+	if waiting {
+		return s.Call(ctx, "Runtime.runIfWaitingForDebugger", nil, nil)
+	}
+	return nil
+}
+
+// sessionLoop sets up OOPIF sessions as they attach and answers JavaScript
+// dialogs so they never block the page an agent drives: alerts and
+// beforeunload prompts are accepted, confirm and prompt dismissed.
+func (t *Tab) sessionLoop(ctx context.Context, s *cdp.Session, events <-chan cdp.Event) {
+	for ev := range events {
+		switch ev.Method {
+		case "Page.javascriptDialogOpening":
+			var d struct {
+				Type string `json:"type"`
+			}
+			_ = jsonv2.Unmarshal(ev.Params, &d)
+			accept := d.Type == "alert" || d.Type == "beforeunload"
+			_ = s.Call(ctx, "Page.handleJavaScriptDialog", map[string]bool{"accept": accept}, nil)
+		case "Target.attachedToTarget":
+			var e targetEvent
+			if jsonv2.Unmarshal(ev.Params, &e) != nil || e.TargetInfo.Type != "iframe" {
+				continue
+			}
+			child := s.Conn().Session(e.SessionID)
+			if child == nil {
+				continue
+			}
+			t.b.wg.Add(1)
+			go func() {
+				defer t.b.wg.Done()
+				// A frame that fails to set up shows as unreadable in
+				// snapshots; the tab itself is unaffected.
+				_ = t.attachSession(ctx, child, e.Waiting)
+			}()
+		}
+	}
+}
+
+// onFrameEvent keeps the frame table current. It runs on the reader
+// goroutine (see cdp.Session.Tap).
+func (t *Tab) onFrameEvent(s *cdp.Session, ev cdp.Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch ev.Method {
+	case "Page.frameNavigated":
+		var e struct {
+			Frame struct {
+				ID          string `json:"id"`
+				ParentID    string `json:"parentId"`
+				LoaderID    string `json:"loaderId"`
+				URL         string `json:"url"`
+				URLFragment string `json:"urlFragment"`
+			} `json:"frame"`
+		}
+		if jsonv2.Unmarshal(ev.Params, &e) != nil {
+			return
+		}
+		f := e.Frame
+		parent := f.ParentID
+		if old := t.frames[f.ID]; old != nil && parent == "" {
+			parent = old.parent
+		}
+		// A new document: its worlds and its descendants are gone.
+		t.dropDescendants(f.ID)
+		delete(t.worlds, f.ID)
+		t.frames[f.ID] = &frame{id: f.ID, parent: parent, loader: f.LoaderID, url: f.URL + f.URLFragment, sess: s}
+		if f.ID == t.TargetID {
+			t.url = f.URL + f.URLFragment
+		}
+	case "Page.frameAttached":
+		var e struct {
+			FrameID       string `json:"frameId"`
+			ParentFrameID string `json:"parentFrameId"`
+		}
+		if jsonv2.Unmarshal(ev.Params, &e) == nil {
+			if old, ok := t.frames[e.FrameID]; !ok || old.sess != s {
+				t.frames[e.FrameID] = &frame{id: e.FrameID, parent: e.ParentFrameID, sess: s}
+				delete(t.worlds, e.FrameID)
+			}
+		}
+	case "Page.frameDetached":
+		var e struct {
+			FrameID string `json:"frameId"`
+			Reason  string `json:"reason"`
+		}
+		if jsonv2.Unmarshal(ev.Params, &e) != nil {
+			return
+		}
+		f := t.frames[e.FrameID]
+		if e.Reason == "swap" {
+			// Moving to another process: the session that hosts it
+			// next claims it (its attach may come first).
+			if f != nil && f.sess == s {
+				delete(t.worlds, e.FrameID)
+			}
+			return
+		}
+		t.dropDescendants(e.FrameID)
+		t.forget(e.FrameID)
+	case "Page.navigatedWithinDocument":
+		var e struct {
+			FrameID string `json:"frameId"`
+			URL     string `json:"url"`
+		}
+		if jsonv2.Unmarshal(ev.Params, &e) == nil {
+			if f := t.frames[e.FrameID]; f != nil {
+				f.url = e.URL
+				if f.id == t.TargetID {
+					t.url = e.URL
+				}
+			}
+		}
+	case "Target.attachedToTarget":
+		var e targetEvent
+		if jsonv2.Unmarshal(ev.Params, &e) != nil || e.TargetInfo.Type != "iframe" {
+			return
+		}
+		child := s.Conn().Session(e.SessionID)
+		if child == nil {
+			return
+		}
+		// An OOPIF's target id is its frame id.
+		id := e.TargetInfo.TargetID
+		f := t.frames[id]
+		if f == nil {
+			f = &frame{id: id}
+			t.frames[id] = f
+		}
+		if e.TargetInfo.ParentFrameID != "" {
+			f.parent = e.TargetInfo.ParentFrameID
+		}
+		f.sess = child
+		delete(t.worlds, id)
+	case "Target.detachedFromTarget":
+		var e struct {
+			SessionID string `json:"sessionId"`
+		}
+		if jsonv2.Unmarshal(ev.Params, &e) != nil {
+			return
+		}
+		for id, f := range t.frames {
+			if f.sess != nil && f.sess.ID() == e.SessionID {
+				t.dropDescendants(id)
+				t.forget(id)
+			}
+		}
+	}
+}
+
+// dropDescendants forgets the frames below id. Caller holds t.mu.
+func (t *Tab) dropDescendants(id string) {
+	for fid, f := range t.frames {
+		if f.parent == id && fid != id {
+			t.dropDescendants(fid)
+			t.forget(fid)
+		}
+	}
+}
+
+// forget drops a frame and what hangs off it. Caller holds t.mu.
+func (t *Tab) forget(id string) {
+	delete(t.frames, id)
+	delete(t.worlds, id)
+	delete(t.worldLocks, id)
+	for k := range t.owners {
+		if k.frame == id {
+			delete(t.owners, k)
+		}
+	}
+}
+
+// mainFrame is the id of the tab's top frame (equal to its target id).
+func (t *Tab) mainFrame() string { return t.TargetID }
+
+func (t *Tab) frameState(id string) (frame, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f, ok := t.frames[id]
+	if !ok || f.sess == nil {
+		return frame{}, false
+	}
+	select {
+	case <-f.sess.Done():
+		return frame{}, false
+	default:
+	}
+	return *f, true
+}
+
+// childFrames returns the ids of the frames whose parent is id.
+func (t *Tab) childFrames(id string) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for fid, f := range t.frames {
+		if f.parent == id && fid != id {
+			out = append(out, fid)
+		}
+	}
+	return out
+}
+
+// frameDepth is the number of frames above id (0 for the top frame).
+func (t *Tab) frameDepth(id string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	d := 0
+	for f := t.frames[id]; f != nil && f.parent != "" && d < 64; f = t.frames[f.parent] {
+		d++
+	}
+	return d
+}
+
+// currentWorld returns the agent's world in the frame's current document,
+// or nil if there is none yet (or the document changed since).
+func (t *Tab) currentWorld(frameID string) *world {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w, f := t.worlds[frameID], t.frames[frameID]
+	if w == nil || f == nil || w.loader != f.loader || w.sess != f.sess {
+		return nil
+	}
+	return w
+}
+
+// world returns the agent's world in the frame's current document, creating
+// it in the session that hosts the frame and installing the agent on first
+// use. Worlds of different frames may be created concurrently; refs are
+// dropped under t.op by the caller.
+func (t *Tab) world(ctx context.Context, frameID string) (*world, error) {
+	if w := t.currentWorld(frameID); w != nil {
+		return w, nil
+	}
+	t.mu.Lock()
+	l := t.worldLocks[frameID]
+	if l == nil {
+		l = &sync.Mutex{}
+		t.worldLocks[frameID] = l
+	}
+	t.mu.Unlock()
+	l.Lock()
+	defer l.Unlock()
+	if w := t.currentWorld(frameID); w != nil {
+		return w, nil // made while we waited
+	}
+	f, ok := t.frameState(frameID)
+	if !ok {
+		return nil, ErrDocumentGone
+	}
+	res, err := cdpproto.Call(ctx, f.sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
+		FrameID: cdpproto.FrameID(frameID), WorldName: snapshot.WorldName, GrantUniveralAccess: ptr(false),
+	})
+	if err != nil {
+		return nil, mapWorldErr(err)
+	}
+	// The reply follows every event sent before it, and taps have applied
+	// them: the frame's loader is the document the world was made in.
+	f2, ok := t.frameState(frameID)
+	if !ok || f2.sess != f.sess {
+		return nil, ErrDocumentGone
+	}
+	w := &world{frame: frameID, ctxID: int64(res.ExecutionContextID), loader: f2.loader, sess: f.sess}
+	var installed bool
+	if err := t.evalIn(ctx, w, snapshot.AgentScript(), &installed); err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.worlds[frameID] = w
+	t.mu.Unlock()
+	return w, nil
+}
+
+func mapWorldErr(err error) error {
+	var ce *cdp.Error
+	if errors.As(err, &ce) && (strings.Contains(ce.Message, "Cannot find context") ||
+		strings.Contains(ce.Message, "No frame") || strings.Contains(ce.Message, "Frame with the given") ||
+		strings.Contains(ce.Message, "Execution context was destroyed")) {
+		return fmt.Errorf("%w: %v", ErrDocumentGone, err)
+	}
+	if errors.Is(err, cdp.ErrSessionGone) {
+		return fmt.Errorf("%w: %v", ErrDocumentGone, err)
+	}
+	return err
+}
