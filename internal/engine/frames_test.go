@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/cdp"
+	"github.com/loupe-dev/loupe/internal/input"
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
@@ -350,4 +352,134 @@ func TestFrameDepthLimit(t *testing.T) {
 		!strings.Contains(s.Text, `iframe "level 3" [ref=`) || !strings.Contains(s.Text, "[frame depth limit 2]") {
 		t.Fatalf("depth limit 2:\n%s", s.Text)
 	}
+}
+
+// TestVerbsInCrossSiteFrame runs every verb on elements of a cross-site
+// frame that sits below the fold, inside a bordered, padded iframe, with a
+// target far down the frame's own scroll: the routing, scrolling and
+// coordinate translation all have to be right.
+func TestVerbsInCrossSiteFrame(t *testing.T) {
+	a, _ := testpages.StartPair(t)
+	tab := openTab(t, a.Page("frames/verbstop.html"))
+	s := snap(t, tab)
+	frameOf := func(role, name string) string {
+		for _, r := range s.Refs {
+			if r.Role == role && r.Name == name {
+				if r.FrameID == "" {
+					t.Fatalf("%s %q is not in the frame", role, name)
+				}
+				return r.Ref
+			}
+		}
+		t.Fatalf("no %s %q:\n%s", role, name, s.Text)
+		return ""
+	}
+	status := func() string { return oopifEval(t, tab, "document.getElementById('status').textContent") }
+	// Nothing a snapshot does may focus, scroll or reload a frame.
+	if _, err := tab.Focus(ctxT(t), ref(t, s, "textbox", "Query")); err != nil {
+		t.Fatal(err)
+	}
+	before := sideState(t, tab)
+	snap(t, tab)
+	snap(t, tab)
+	if after := sideState(t, tab); after != before {
+		t.Fatalf("a snapshot changed the page: %s -> %s", before, after)
+	}
+
+	ctx := ctxT(t)
+	check := func(want string) {
+		t.Helper()
+		if got := status(); got != want {
+			t.Fatalf("status %q, want %q", got, want)
+		}
+	}
+	if _, err := tab.SetChecked(ctx, frameOf("checkbox", "Tick"), true); err != nil {
+		t.Fatal(err)
+	}
+	check("tick:true")
+	if _, err := tab.Select(ctx, frameOf("combobox", "Pick"), []string{"Banana"}); err != nil {
+		t.Fatal(err)
+	}
+	check("pick:b")
+	if _, err := tab.Hover(ctx, frameOf("button", "Hover here")); err != nil {
+		t.Fatal(err)
+	}
+	check("hovered")
+	if _, err := tab.Click(ctx, frameOf("button", "Double"), ClickOptions{Count: 2}); err != nil {
+		t.Fatal(err)
+	}
+	check("double")
+	if _, err := tab.Click(ctx, frameOf("button", "Deep down"), ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check("deep:true")
+	words := frameOf("textbox", "Words")
+	if _, err := tab.Type(ctx, words, "abc"); err != nil {
+		t.Fatal(err)
+	}
+	if v, _, err := tab.Read(ctx, words, "value", ""); err != nil || v != "abc" {
+		t.Fatalf("typed value %q %v", v, err)
+	}
+	if _, err := tab.Focus(ctx, words); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"Control+A", "Backspace"} {
+		c, _ := input.ParseChord(k)
+		if _, err := tab.Press(ctx, []input.Chord{c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v, _, _ := tab.Read(ctx, words, "value", ""); v != "" {
+		t.Fatalf("after Control+A Backspace in the frame: %q", v)
+	}
+	if h, _, err := tab.Read(ctx, frameOf("button", "Double"), "html", ""); err != nil || !strings.HasPrefix(h, `<button type="button" id="d">`) {
+		t.Fatalf("html: %q %v", h, err)
+	}
+	if v, ok, err := tab.Read(ctx, words, "attr", "id"); err != nil || !ok || v != "t" {
+		t.Fatalf("attr: %q %v %v", v, ok, err)
+	}
+	if st, err := tab.State(ctx, frameOf("checkbox", "Tick")); err != nil || st.Checked != true {
+		t.Fatalf("state: %+v %v", st, err)
+	}
+	if _, err := tab.Scroll(ctx, frameOf("button", "Deep down"), ScrollOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sideState is what a snapshot must not change: focus, scroll positions and
+// the number of loads of the frame.
+func sideState(t *testing.T, tab *Tab) string {
+	t.Helper()
+	top, err := tab.Eval(ctxT(t), "JSON.stringify([document.activeElement.id, scrollX, scrollY, document.hasFocus()])")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(top) + " " + oopifEval(t, tab,
+		"JSON.stringify([document.activeElement && document.activeElement.id, scrollY, sessionStorage.loads, document.hasFocus()])")
+}
+
+// oopifEval evaluates a string expression in the page's main world of the
+// tab's (only) out-of-process frame.
+func oopifEval(t *testing.T, tab *Tab, expr string) string {
+	t.Helper()
+	var sess *cdp.Session
+	tab.mu.Lock()
+	for _, f := range tab.frames {
+		if f.sess != tab.sess {
+			sess = f.sess
+		}
+	}
+	tab.mu.Unlock()
+	if sess == nil {
+		t.Fatal("no out-of-process frame")
+	}
+	var res struct {
+		Result struct {
+			Value string `json:"value"`
+		} `json:"result"`
+	}
+	if err := sess.Call(ctxT(t), "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res.Result.Value
 }

@@ -230,19 +230,33 @@ function pageText() {
 // frameOffset moves a point from a child frame's viewport into this
 // document's: it adds the content-box origin of the <iframe> (border and
 // padding; the iframe's box already reflects this document's scroll). With
-// hit, the point must land on the iframe itself, not on something covering
-// it. CSS transforms on the iframe are not accounted for.
+// hit, the point is first scrolled into this document's viewport if it lies
+// outside (the protocol's scroll-into-view only makes it visible in the
+// frame, not always in every ancestor), and must then land on the iframe
+// itself, not on something covering it. CSS transforms on the iframe are
+// not accounted for.
 function frameOffset(id, x, y, hit) {
   const el = target(id);
   if (!el) return fail('gone');
-  const r = visibleBox(el);
-  if (!r) return fail('hidden', 'its frame ' + describe(el) + ' is not visible');
-  const cs = styleOf(el);
-  const ox = r.left + el.clientLeft + (parseFloat(cs.paddingLeft) || 0);
-  const oy = r.top + el.clientTop + (parseFloat(cs.paddingTop) || 0);
-  const X = ox + x, Y = oy + y;
+  const origin = () => {
+    const r = visibleBox(el);
+    if (!r) return null;
+    const cs = styleOf(el);
+    return [r.left + el.clientLeft + (parseFloat(cs.paddingLeft) || 0), r.top + el.clientTop + (parseFloat(cs.paddingTop) || 0)];
+  };
+  let o = origin();
+  if (!o) return fail('hidden', 'its frame ' + describe(el) + ' is not visible');
+  let X = o[0] + x, Y = o[1] + y;
   if (hit) {
-    if (X < 0 || Y < 0 || X > innerWidth || Y > innerHeight) return fail('hidden', 'its frame ' + describe(el) + ' is scrolled out of view');
+    const out = (v, max) => (v < 0 || v > max);
+    if (out(X, innerWidth) || out(Y, innerHeight)) {
+      scrollBy({ left: out(X, innerWidth) ? X - innerWidth / 2 : 0, top: out(Y, innerHeight) ? Y - innerHeight / 2 : 0, behavior: 'instant' });
+      o = origin();
+      if (!o) return fail('hidden', 'its frame ' + describe(el) + ' is not visible');
+      X = o[0] + x;
+      Y = o[1] + y;
+    }
+    if (out(X, innerWidth) || out(Y, innerHeight)) return fail('hidden', 'its frame ' + describe(el) + ' cannot be scrolled to show it');
     const top = deepElementFromPoint(X, Y);
     if (top !== el) return fail('covered', describe(top) + ' covers its frame ' + describe(el));
   }
