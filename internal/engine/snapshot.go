@@ -60,6 +60,9 @@ type frameCapture struct {
 	owner  int64 // the agent's element id of the frame's <iframe> in the parent's world
 	err    error // capturing the frame
 	oerr   error // finding its <iframe>
+	// partial is set when the capture did not walk the whole document
+	// (a scoped or viewport-only snapshot).
+	partial bool
 }
 
 // Snapshot captures the tab's page with every frame in it, same-process and

@@ -37,6 +37,10 @@ type Binding struct {
 	Role          string
 	Name          string
 	BackendNodeID int64
+	// Locator is a stable way to find the element again, valid when it
+	// was computed: it matched exactly this element on the whole surface.
+	// Empty when no such locator was found.
+	Locator string
 }
 
 type bindKey struct {
