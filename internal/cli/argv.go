@@ -83,10 +83,14 @@ func usageLine(op *ops.Op) string {
 		if len(f.name) == 1 {
 			dash = "-"
 		}
+		name := dash + f.name
+		if f.short != "" {
+			name = "-" + f.short + "|" + name
+		}
 		if f.kind == reflect.Bool {
-			parts = append(parts, "["+dash+f.name+"]")
+			parts = append(parts, "["+name+"]")
 		} else {
-			parts = append(parts, "["+dash+f.name+" "+strings.ToUpper(f.name)+"]")
+			parts = append(parts, "["+name+" "+strings.ToUpper(f.name)+"]")
 		}
 	}
 	return strings.Join(parts, " ")
@@ -108,7 +112,11 @@ func help(op *ops.Op) string {
 		if len(f.name) == 1 {
 			dash = "-"
 		}
-		fmt.Fprintf(&b, "  %-14s %s\n", dash+f.name, f.help)
+		name := dash + f.name
+		if f.short != "" {
+			name = "-" + f.short + ", " + name
+		}
+		fmt.Fprintf(&b, "  %-18s %s\n", name, f.help)
 	}
 	b.WriteString("\nGlobal flags: --session NAME, --json, --timeout DURATION\n")
 	return b.String()

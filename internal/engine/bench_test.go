@@ -82,7 +82,7 @@ func BenchmarkSnapshotLargeParts(b *testing.B) {
 		for b.Loop() {
 			p, _ := snapshot.DecodePage(raw)
 			b.StartTimer()
-			snapshot.Render(snapshot.Header{Surface: "s1"}, snapshot.Compact(p.Nodes))
+			snapshot.Render(snapshot.Header{Surface: "s1"}, snapshot.Compact(p.Nodes), snapshot.RenderOptions{})
 		}
 	})
 }
@@ -206,7 +206,7 @@ func benchFourFrames(b *testing.B, rows int) {
 			caps = append(caps, &frameCapture{id: id, parent: parent, page: p})
 		}
 		nodes := merge(caps, DefaultFrameDepth)
-		snapshot.Render(snapshot.Header{Surface: tab.ID}, snapshot.Compact(nodes))
+		snapshot.Render(snapshot.Header{Surface: tab.ID}, snapshot.Compact(nodes), snapshot.RenderOptions{})
 		merging = append(merging, time.Since(start))
 	}
 	med := func(ds []time.Duration) float64 {

@@ -7,10 +7,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
-// SnapshotOptions selects what a snapshot shows.
+// SnapshotOptions selects what a snapshot shows. The zero value is the
+// whole surface, compacted.
 type SnapshotOptions struct {
 	NoCompact bool // show the raw tree, without the compact transform
 	// BackendIDs fills each ref's backendNodeId (a few protocol calls per
@@ -18,6 +20,22 @@ type SnapshotOptions struct {
 	BackendIDs bool
 	// MaxFrameDepth bounds how deep frames are expanded (0: DefaultFrameDepth).
 	MaxFrameDepth int
+	// Interactive keeps only nodes with refs and their context.
+	Interactive bool
+	// Depth cuts each frame's tree below this many levels (0: no limit).
+	Depth int
+	// Cursor gives refs to elements made clickable by a pointer cursor or
+	// an onclick handler that have no role saying so.
+	Cursor bool
+	// Viewport keeps only what intersects the viewport.
+	Viewport bool
+	// Locators prints each ref's locator.
+	Locators bool
+	// Scope captures only one subtree: a ref, or a locator that must match
+	// exactly one element.
+	Scope string
+	// MaxChars truncates the text at a line boundary (0: no limit).
+	MaxChars int
 }
 
 // DefaultFrameDepth is the frame nesting a snapshot expands by default. It
@@ -44,10 +62,16 @@ type Snapshot struct {
 	Surface string    `json:"surface"`
 	URL     string    `json:"url"`
 	Title   string    `json:"title"`
+	Scope   string    `json:"scope,omitempty"`
 	Text    string    `json:"text"`
 	Refs    []RefInfo `json:"refs"`
 	Nodes   int       `json:"nodes"`
 	Frames  int       `json:"frames"`
+	// Chars and Tokens are the size of Text (tokens estimated as chars/4,
+	// as agents' context windows roughly count them).
+	Chars     int  `json:"chars"`
+	Tokens    int  `json:"tokens"`
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // frameCapture is one frame's part of a snapshot.
@@ -74,9 +98,24 @@ type frameCapture struct {
 func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	maxDepth := o.MaxFrameDepth
-	if maxDepth <= 0 {
-		maxDepth = DefaultFrameDepth
+	plan := capturePlan{maxDepth: o.MaxFrameDepth, rootFrame: t.mainFrame(), agent: map[string]any{}}
+	if plan.maxDepth <= 0 {
+		plan.maxDepth = DefaultFrameDepth
+	}
+	if o.Cursor {
+		plan.agent["cursor"] = true
+	}
+	if o.Viewport {
+		plan.agent["viewport"] = true
+		plan.partial = true
+	}
+	var scopeRef string
+	if o.Scope != "" {
+		tg, err := t.scopeRoot(ctx, o.Scope)
+		if err != nil {
+			return nil, err
+		}
+		plan.rootFrame, plan.rootElem, plan.partial, scopeRef = tg.frame, tg.elem, true, tg.ref
 	}
 	var (
 		caps []*frameCapture
@@ -85,41 +124,99 @@ func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, error
 	// A top document that goes away mid-capture (a navigation racing the
 	// snapshot) is captured again in its successor, once.
 	for attempt := 0; attempt < 2; attempt++ {
-		caps, err = t.captureAll(ctx, maxDepth)
-		if !errors.Is(err, ErrDocumentGone) {
+		caps, err = t.captureFrames(ctx, plan)
+		if !errors.Is(err, ErrDocumentGone) || o.Scope != "" {
 			break
 		}
 	}
 	if err != nil {
+		if o.Scope != "" && errors.Is(err, ErrDocumentGone) {
+			return nil, staleErr(scopeRef, "its document went away")
+		}
 		return nil, err
 	}
-	out := &Snapshot{Surface: t.ID, URL: caps[0].page.URL, Title: caps[0].page.Title, Frames: len(caps)}
+	out := &Snapshot{Surface: t.ID, URL: caps[0].page.URL, Title: caps[0].page.Title, Frames: len(caps), Scope: scopeRef}
+	if plan.rootFrame != t.mainFrame() {
+		// A scope inside a frame: the surface is still the tab's.
+		out.URL, out.Title = t.URL(), t.Title()
+	}
 	t.bindRefs(caps, out)
 	if o.BackendIDs {
 		t.fillBackendIDs(ctx, out)
 	}
-	nodes := merge(caps, maxDepth)
+	nodes := merge(caps, plan.maxDepth)
 	if !o.NoCompact {
 		nodes = snapshot.Compact(nodes)
+	}
+	if o.Interactive {
+		nodes = snapshot.Interactive(nodes)
+	}
+	if o.Depth > 0 {
+		nodes = snapshot.LimitDepth(nodes, o.Depth)
 	}
 	for _, c := range caps {
 		if c.page != nil {
 			out.Nodes += c.page.Count
 		}
 	}
-	out.Text = snapshot.Render(snapshot.Header{Surface: t.ID, Title: out.Title, URL: out.URL}, nodes)
+	ro := snapshot.RenderOptions{MaxChars: o.MaxChars}
+	if o.Locators {
+		ro.Locator = func(ref string) string {
+			if b, ok := t.refs.Lookup(ref); ok {
+				return b.Locator
+			}
+			return ""
+		}
+	}
+	title := out.Title
+	if scopeRef != "" {
+		title += " (scope " + scopeRef + ")"
+	}
+	r := snapshot.Render(snapshot.Header{Surface: t.ID, Title: title, URL: out.URL}, nodes, ro)
+	out.Chars, out.Tokens, out.Truncated = len(r.Text), (len(r.Text)+3)/4, r.Truncated
+	out.Text = r.Text + fmt.Sprintf("[%d chars, ~%d tokens]\n", out.Chars, out.Tokens)
 	return out, nil
 }
 
+// capturePlan says what to capture: which frame (and element) the tree
+// starts at, how deep frames go, and the page agent's options.
+type capturePlan struct {
+	maxDepth  int
+	rootFrame string
+	rootElem  int64 // 0: the whole document
+	agent     map[string]any
+	// partial: the capture does not walk every document whole, so only the
+	// frames whose <iframe> is in the captured tree are captured.
+	partial bool
+}
+
+// scopeRoot resolves a snapshot scope to one element.
+func (t *Tab) scopeRoot(ctx context.Context, target string) (*resolved, error) {
+	if _, err := snapshot.ParseRef(target); err != nil {
+		return nil, apitype.Errorf(apitype.BadInput, "--scope %q: not a ref", target)
+	}
+	return t.resolve(target)
+}
+
 // captureAll captures the top frame and every frame below it to maxDepth,
-// all at once. The first capture is the top frame's; its failure fails the
-// snapshot.
+// all at once (see captureFrames).
 func (t *Tab) captureAll(ctx context.Context, maxDepth int) ([]*frameCapture, error) {
+	return t.captureFrames(ctx, capturePlan{maxDepth: maxDepth, rootFrame: t.mainFrame()})
+}
+
+// captureFrames captures a plan's frames. The first capture is the root
+// frame's; its failure fails the snapshot. A whole-surface capture takes
+// every frame at once; a partial one (scope, viewport) goes level by level,
+// capturing a frame only when its <iframe> is in its parent's captured tree.
+func (t *Tab) captureFrames(ctx context.Context, plan capturePlan) ([]*frameCapture, error) {
+	if plan.partial {
+		return t.captureLevels(ctx, plan)
+	}
 	var list []*frameCapture
 	var walk func(id, parent string, depth int)
 	walk = func(id, parent string, depth int) {
 		list = append(list, &frameCapture{id: id, parent: parent, depth: depth})
-		if depth >= maxDepth {
+		if depth >= plan.maxDepth {
 			return
 		}
 		for _, c := range t.childFrames(id) {
@@ -132,22 +229,7 @@ func (t *Tab) captureAll(ctx context.Context, maxDepth int) ([]*frameCapture, er
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fctx, cancel := ctx, context.CancelFunc(func() {})
-			if i > 0 {
-				fctx, cancel = context.WithTimeout(ctx, frameTimeout)
-			}
-			defer cancel()
-			// The frame's <iframe> is looked up in the parent's session,
-			// beside the capture: an unreadable frame still gets its note.
-			owner := make(chan struct{})
-			go func() {
-				defer close(owner)
-				if c.parent != "" {
-					c.owner, c.oerr = t.frameOwner(fctx, c.id, c.parent)
-				}
-			}()
-			c.page, c.w, c.err = t.capture(fctx, c.id)
-			<-owner
+			t.captureOne(ctx, c, plan.agent, i > 0)
 		}()
 	}
 	wg.Wait()
@@ -157,18 +239,105 @@ func (t *Tab) captureAll(ctx context.Context, maxDepth int) ([]*frameCapture, er
 	return list, nil
 }
 
-func (t *Tab) capture(ctx context.Context, frameID string) (*snapshot.Page, *world, error) {
+// captureOne captures one frame and, beside it in the parent's session,
+// finds its <iframe> (so an unreadable frame still gets its note). A
+// subframe's capture has its own deadline.
+func (t *Tab) captureOne(ctx context.Context, c *frameCapture, agent map[string]any, bounded bool) {
+	if bounded {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, frameTimeout)
+		defer cancel()
+	}
+	owner := make(chan struct{})
+	go func() {
+		defer close(owner)
+		if c.parent != "" && c.owner == 0 {
+			c.owner, c.oerr = t.frameOwner(ctx, c.id, c.parent)
+		}
+	}()
+	c.page, c.w, c.err = t.capture(ctx, c.id, agent)
+	<-owner
+}
+
+// captureLevels captures a partial plan: the root frame (from its root
+// element, if any), then, level by level, the frames whose <iframe> made it
+// into their parent's captured tree.
+func (t *Tab) captureLevels(ctx context.Context, plan capturePlan) ([]*frameCapture, error) {
+	rootOpts := map[string]any{}
+	for k, v := range plan.agent {
+		rootOpts[k] = v
+	}
+	if plan.rootElem != 0 {
+		rootOpts["root"] = plan.rootElem
+	}
+	root := &frameCapture{id: plan.rootFrame, depth: t.frameDepth(plan.rootFrame), partial: true}
+	t.captureOne(ctx, root, rootOpts, false)
+	if root.err != nil {
+		return nil, root.err
+	}
+	list := []*frameCapture{root}
+	level := []*frameCapture{root}
+	for len(level) > 0 {
+		var next []*frameCapture
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, p := range level {
+			if p.err != nil || p.page == nil || p.depth >= plan.maxDepth {
+				continue
+			}
+			shown := map[int64]bool{}
+			snapshot.Walk(p.page.Nodes, func(n *snapshot.Node, _ int) bool {
+				if n.Frame {
+					shown[n.Elem] = true
+				}
+				return true
+			})
+			if len(shown) == 0 {
+				continue
+			}
+			for _, id := range t.childFrames(p.id) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					c := &frameCapture{id: id, parent: p.id, depth: p.depth + 1, partial: true}
+					octx, cancel := context.WithTimeout(ctx, frameTimeout)
+					c.owner, c.oerr = t.frameOwner(octx, id, p.id)
+					cancel()
+					if c.oerr != nil || !shown[c.owner] {
+						return
+					}
+					t.captureOne(ctx, c, plan.agent, true)
+					mu.Lock()
+					next = append(next, c)
+					mu.Unlock()
+				}()
+			}
+		}
+		wg.Wait()
+		list = append(list, next...)
+		level = next
+	}
+	return list, nil
+}
+
+func (t *Tab) capture(ctx context.Context, frameID string, agent map[string]any) (*snapshot.Page, *world, error) {
 	w, err := t.world(ctx, frameID)
 	if err != nil {
 		return nil, nil, err
 	}
+	if agent == nil {
+		agent = map[string]any{}
+	}
 	var raw string
-	if err := t.agentCall(ctx, w, "snapshot", &raw, map[string]any{}); err != nil {
+	if err := t.agentCall(ctx, w, "snapshot", &raw, agent); err != nil {
 		return nil, nil, err
 	}
 	p, err := snapshot.DecodePage(raw)
 	if err != nil {
 		return nil, nil, err
+	}
+	if p.Error == "stale" {
+		return nil, nil, ErrDocumentGone
 	}
 	return p, w, nil
 }

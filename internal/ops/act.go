@@ -12,7 +12,14 @@ import (
 
 // SnapshotIn is the input of snapshot.
 type SnapshotIn struct {
-	NoCompact bool `json:"no_compact,omitempty" flag:"no-compact" help:"show the raw tree, without the compact transform"`
+	Interactive bool   `json:"interactive,omitempty" flag:"interactive" short:"i" help:"only actionable nodes (with their frame and place)"`
+	Depth       int    `json:"depth,omitempty" flag:"depth" help:"cut each frame's tree below N levels"`
+	Cursor      bool   `json:"cursor,omitempty" flag:"cursor" help:"also give refs to elements clickable by pointer cursor or onclick"`
+	Viewport    bool   `json:"viewport,omitempty" flag:"viewport" help:"only what intersects the viewport (default: full page)"`
+	Locators    bool   `json:"locators,omitempty" flag:"locators" help:"print each ref's stable locator"`
+	Scope       string `json:"scope,omitempty" flag:"scope" help:"only the subtree of TARGET (a ref or locator), also inside frames"`
+	MaxChars    int    `json:"max_chars,omitempty" flag:"max-chars" help:"truncate at a line boundary after N characters"`
+	NoCompact   bool   `json:"no_compact,omitempty" flag:"no-compact" help:"show the raw tree, without the compact transform"`
 	// BackendIDs adds each ref's DOM backendNodeId (the CLI asks for it
 	// with --json).
 	BackendIDs bool `json:"backend_ids,omitempty"`
@@ -23,6 +30,17 @@ type SnapshotOut struct{ engine.Snapshot }
 
 // Text is the snapshot text.
 func (o *SnapshotOut) Text() string { return strings.TrimSuffix(o.Snapshot.Text, "\n") }
+
+// Validate checks the numbers and the scope.
+func (in *SnapshotIn) Validate() error {
+	if in.Depth < 0 || in.MaxChars < 0 {
+		return usage("--depth and --max-chars take a positive number")
+	}
+	if in.MaxChars > 0 && in.MaxChars < 200 {
+		return usage("--max-chars %d is too small to show anything (at least 200)", in.MaxChars)
+	}
+	return checkTarget("--scope", in.Scope, false)
+}
 
 // TargetIn names one element.
 type TargetIn struct {
@@ -229,7 +247,10 @@ func actOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				s, err := tab.Snapshot(ctx, engine.SnapshotOptions{NoCompact: in.NoCompact, BackendIDs: in.BackendIDs})
+				s, err := tab.Snapshot(ctx, engine.SnapshotOptions{
+					NoCompact: in.NoCompact, BackendIDs: in.BackendIDs, Interactive: in.Interactive, Depth: in.Depth,
+					Cursor: in.Cursor, Viewport: in.Viewport, Locators: in.Locators, Scope: in.Scope, MaxChars: in.MaxChars,
+				})
 				if err != nil {
 					return nil, err
 				}

@@ -9,7 +9,8 @@ import (
 //
 //   - text that is empty, whitespace (NBSP included) or only zero-width
 //     formatting characters;
-//   - an unnamed container (role generic) left with no children;
+//   - an unnamed container (role generic) left with no children, and an
+//     empty paragraph with nothing of its own;
 //
 // and it replaces an unnamed container that has exactly one child by that
 // child. Unnamed containers with several children stay, since they carry
@@ -45,14 +46,24 @@ func compactNode(n *Node) []*Node {
 			return n.Children
 		}
 	}
+	if n.Role == "paragraph" && len(n.Children) == 0 && isBare(n) {
+		// An empty paragraph (a status line not yet written) carries
+		// nothing.
+		return nil
+	}
 	return []*Node{n}
+}
+
+// isBare reports a node with nothing of its own: no name, ref, state,
+// value or frame.
+func isBare(n *Node) bool {
+	return n.Name == "" && n.Elem == 0 && n.Ref == "" && n.States == "" && n.Value == "" && !n.Frame
 }
 
 // isContainer reports whether a node is a container the transform may drop
 // or replace: generic, without a name, ref, state, value or frame.
 func isContainer(n *Node) bool {
-	return n.Role == "generic" && n.Name == "" && n.Elem == 0 && n.Ref == "" &&
-		n.States == "" && n.Value == "" && !n.Frame
+	return n.Role == "generic" && isBare(n)
 }
 
 // Blank reports whether text has nothing to read: it is empty or made only

@@ -150,7 +150,8 @@ func TestCompact(t *testing.T) {
 		{"empty iframe", []*Node{with(el("iframe"), func(n *Node) { n.Frame = true; n.Elem = 5 })}, `iframe#5{frame}`},
 		{"empty listitem", []*Node{el("listitem")}, `listitem`},
 		{"empty cell", []*Node{el("cell")}, `cell`},
-		{"empty paragraph", []*Node{el("paragraph")}, `paragraph`},
+		{"empty paragraph is dropped", []*Node{el("paragraph"), el("paragraph", txt("\u00a0"))}, ``},
+		{"paragraph with a ref or state is kept", []*Node{with(el("paragraph"), func(n *Node) { n.Ref = "e1" }), with(el("paragraph"), func(n *Node) { n.States = "focused" })}, `paragraph@e1 paragraph[focused]`},
 		{"semantic nodes wrapped in containers", []*Node{
 			el("generic", el("generic", el("image"))),
 			el("generic", el("svg")),

@@ -87,7 +87,7 @@ func renderRecording(t *testing.T, file string, compact bool) string {
 	if compact {
 		nodes = Compact(nodes)
 	}
-	return Render(Header{Surface: "s1", Title: p.Title, URL: p.URL}, nodes)
+	return Render(Header{Surface: "s1", Title: p.Title, URL: p.URL}, nodes, RenderOptions{}).Text
 }
 
 func TestGolden(t *testing.T) {
@@ -146,7 +146,7 @@ func TestGoldenCompactInvariants(t *testing.T) {
 			raw := loadRecording(t, name+".agent.json")
 			rawRefs := bindAll(NewTable(new(Counter)), goldenDoc, raw.Nodes)
 			rawTexts := texts(raw.Nodes)
-			rawLines := strings.Count(Render(Header{Surface: "s1"}, raw.Nodes), "\n")
+			rawLines := strings.Count(Render(Header{Surface: "s1"}, raw.Nodes, RenderOptions{}).Text, "\n")
 			rawSemantic := semanticNodes(raw.Nodes) // before compact rewrites children in place
 
 			once := Compact(raw.Nodes)
@@ -159,11 +159,11 @@ func TestGoldenCompactInvariants(t *testing.T) {
 			if got := semanticNodes(once); !slices.Equal(got, rawSemantic) {
 				t.Errorf("semantic nodes after compact:\n%q\nwant\n%q", got, rawSemantic)
 			}
-			text1 := Render(Header{Surface: "s1"}, once)
+			text1 := Render(Header{Surface: "s1"}, once, RenderOptions{}).Text
 			if n := strings.Count(text1, "\n"); n > rawLines {
 				t.Errorf("compact rendering has %d lines, raw %d", n, rawLines)
 			}
-			if text2 := Render(Header{Surface: "s1"}, Compact(once)); text2 != text1 {
+			if text2 := Render(Header{Surface: "s1"}, Compact(once), RenderOptions{}).Text; text2 != text1 {
 				t.Errorf("compact is not idempotent:\n%s", lineDiff(text1, text2))
 			}
 		})
@@ -182,7 +182,7 @@ func TestCompactFixtureAcceptance(t *testing.T) {
 		p := loadRecording(t, file)
 		refs := bindAll(tab, goldenDoc, p.Nodes)
 		nodes := Compact(p.Nodes)
-		return Render(Header{Surface: "s1", Title: p.Title, URL: p.URL}, nodes), nodes, refs
+		return Render(Header{Surface: "s1", Title: p.Title, URL: p.URL}, nodes, RenderOptions{}).Text, nodes, refs
 	}
 	text1, nodes1, refs1 := capture("compact.agent.json")
 	text2, nodes2, refs2 := capture("compact.pass2.agent.json")
@@ -312,10 +312,13 @@ func texts(nodes []*Node) []string {
 
 // semanticNodes lists, in order, every element node other than an
 // unnamed container: what the compact transform must keep, empty or not.
+// semanticNodes lists the nodes compact must keep: all but containers and
+// empty paragraphs (which hold no text once blank text is gone).
 func semanticNodes(nodes []*Node) []string {
 	var out []string
 	Walk(nodes, func(n *Node, _ int) bool {
-		if !n.IsText() && !isContainer(n) {
+		emptyParagraph := n.Role == "paragraph" && isBare(n) && texts(n.Children) == nil
+		if !n.IsText() && !isContainer(n) && !emptyParagraph {
 			out = append(out, fmt.Sprintf("%s %q %s", n.Role, n.Name, n.Ref))
 		}
 		return true

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -12,6 +13,25 @@ type Header struct {
 	URL     string
 }
 
+// RenderOptions change what Render prints. The zero value prints the whole
+// tree without locators.
+type RenderOptions struct {
+	// Locator, if set, gives a ref's locator to print beside it ("" for
+	// none).
+	Locator func(ref string) string
+	// MaxChars truncates the output at a line boundary once it would pass
+	// this many characters, and says so in a last line (0: no limit).
+	MaxChars int
+}
+
+// Rendered is the text of a snapshot and what it holds.
+type Rendered struct {
+	Text      string
+	Lines     int // node lines shown
+	Total     int // node lines in the whole tree
+	Truncated bool
+}
+
 // Render writes the text form of a tree: a first line naming the surface,
 // then one node a line, indented two spaces per level:
 //
@@ -21,23 +41,59 @@ type Header struct {
 // A name computed from the node's content is not repeated by text children
 // (a link "Home" does not print "Home" again below it); when the content
 // holds more than text, the children are printed and the name is left out,
-// since they carry it.
-func Render(h Header, nodes []*Node) string {
-	var b strings.Builder
-	b.Grow(estimateSize(nodes))
-	b.WriteString("surface ")
-	b.WriteString(h.Surface)
-	b.WriteString(": ")
-	b.WriteString(quote(h.Title))
+// since they carry it. In a row, a cell that is only text prints as that
+// text, quoted ("Item 1"), its role being plain from its place. A link to a
+// place on the same page prints its fragment (#id); a link on the same
+// origin, its path.
+func Render(h Header, nodes []*Node, o RenderOptions) Rendered {
+	r := renderer{o: o, base: h.URL}
+	r.b.Grow(estimateSize(nodes))
+	r.b.WriteString("surface ")
+	r.b.WriteString(h.Surface)
+	r.b.WriteString(": ")
+	r.b.WriteString(quote(h.Title))
 	if h.URL != "" {
-		b.WriteByte(' ')
-		b.WriteString(h.URL)
+		r.b.WriteByte(' ')
+		r.b.WriteString(h.URL)
 	}
-	b.WriteByte('\n')
+	r.b.WriteByte('\n')
 	for _, n := range nodes {
-		writeNode(&b, n, 0, h.URL)
+		r.node(n, 0, "")
 	}
-	return b.String()
+	out := Rendered{Text: r.b.String(), Lines: r.lines, Total: r.lines}
+	if o.MaxChars > 0 && len(out.Text) > o.MaxChars {
+		out = truncate(out, o.MaxChars)
+	}
+	return out
+}
+
+// truncate cuts the text at the last line that fits in limit characters,
+// keeping room for the note that says what was left out.
+func truncate(r Rendered, limit int) Rendered {
+	note := func(shown int) string {
+		return fmt.Sprintf("[truncated: %d of %d lines shown; narrow with --scope, --depth or --interactive]\n", shown, r.Total)
+	}
+	budget := limit - len(note(r.Total))
+	cut := strings.LastIndexByte(r.Text[:max(0, min(budget, len(r.Text)))], '\n') + 1
+	if cut <= 0 {
+		// Not even the first line fits: keep it whole, as the only line.
+		cut = strings.IndexByte(r.Text, '\n') + 1
+	}
+	shown := strings.Count(r.Text[:cut], "\n") - 1 // less the surface line
+	if shown < 0 {
+		shown = 0
+	}
+	r.Text = r.Text[:cut] + note(shown)
+	r.Lines = shown
+	r.Truncated = true
+	return r
+}
+
+type renderer struct {
+	b     strings.Builder
+	o     RenderOptions
+	base  string
+	lines int
 }
 
 func estimateSize(nodes []*Node) int {
@@ -58,7 +114,9 @@ func allText(ns []*Node) bool {
 	return true
 }
 
-func writeNode(b *strings.Builder, n *Node, depth int, base string) {
+func (r *renderer) node(n *Node, depth int, parentRole string) {
+	b := &r.b
+	r.lines++
 	for range depth {
 		b.WriteString("  ")
 	}
@@ -78,6 +136,13 @@ func writeNode(b *strings.Builder, n *Node, depth int, base string) {
 			name = ""
 		}
 	}
+	plainCell := parentRole == "row" && n.Role == "cell" && len(kids) == 0 && n.NameFromContent && name != "" &&
+		n.States == "" && n.Ref == "" && n.Value == "" && n.URL == ""
+	if plainCell {
+		b.WriteString(quote(name))
+		b.WriteByte('\n')
+		return
+	}
 	b.WriteString(n.Role)
 	if name != "" {
 		b.WriteByte(' ')
@@ -90,13 +155,20 @@ func writeNode(b *strings.Builder, n *Node, depth int, base string) {
 	}
 	if n.URL != "" {
 		b.WriteString(" [url=")
-		b.WriteString(shortURL(n.URL, base))
+		b.WriteString(shortURL(n.URL, r.base))
 		b.WriteByte(']')
 	}
 	if n.Ref != "" {
 		b.WriteString(" [ref=")
 		b.WriteString(n.Ref)
 		b.WriteByte(']')
+		if r.o.Locator != nil {
+			if l := r.o.Locator(n.Ref); l != "" {
+				b.WriteString(" [locator=")
+				b.WriteString(l)
+				b.WriteByte(']')
+			}
+		}
 	}
 	if n.FrameNote != "" {
 		b.WriteString(" [")
@@ -107,7 +179,7 @@ func writeNode(b *strings.Builder, n *Node, depth int, base string) {
 	case n.Value != "":
 		b.WriteString(": ")
 		b.WriteString(oneLine(n.Value))
-	case len(kids) == 1 && kids[0].IsText() && n.Value == "":
+	case len(kids) == 1 && kids[0].IsText():
 		b.WriteString(": ")
 		b.WriteString(oneLine(kids[0].Text))
 		kids = nil
@@ -116,7 +188,7 @@ func writeNode(b *strings.Builder, n *Node, depth int, base string) {
 	}
 	b.WriteByte('\n')
 	for _, c := range kids {
-		writeNode(b, c, depth+1, base)
+		r.node(c, depth+1, n.Role)
 	}
 }
 
@@ -139,10 +211,19 @@ func oneLine(s string) string {
 	return strings.ReplaceAll(s, "\n", `\n`)
 }
 
-// shortURL prints a link's address relative to the page when it shares the
-// page's origin (the agent can still click it; the tokens are saved), and
-// absolute otherwise.
+// shortURL prints a link's address as briefly as it stays unambiguous on
+// this page: "#id" for a place on the same document, the path for the same
+// origin, the whole URL otherwise. The agent can still click it.
 func shortURL(u, base string) string {
+	if base != "" {
+		doc := base
+		if i := strings.IndexByte(doc, '#'); i >= 0 {
+			doc = doc[:i]
+		}
+		if strings.HasPrefix(u, doc) && len(u) > len(doc) && u[len(doc)] == '#' {
+			return u[len(doc):]
+		}
+	}
 	origin := originOf(base)
 	if origin != "" && strings.HasPrefix(u, origin) && len(u) > len(origin) && u[len(origin)] == '/' {
 		return u[len(origin):]

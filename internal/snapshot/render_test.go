@@ -18,7 +18,7 @@ func TestRenderFirstLine(t *testing.T) {
 		{"title with a line break", Header{Surface: "s1", Title: "a\nb"}, `surface s1: "a\nb"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Render(tc.h, nil)
+			got := Render(tc.h, nil, RenderOptions{}).Text
 			if got != tc.want+"\n" {
 				t.Errorf("Render = %q, want %q", got, tc.want+"\n")
 			}
@@ -131,7 +131,7 @@ func TestRender(t *testing.T) {
 		{"mailto", []*Node{with(named("link", "a"), func(n *Node) { n.URL = "mailto:me@shop.test" })}, "- link \"a\" [url=mailto:me@shop.test]\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Render(Header{Surface: "s1", Title: "T", URL: base}, tc.nodes)
+			got := Render(Header{Surface: "s1", Title: "T", URL: base}, tc.nodes, RenderOptions{}).Text
 			want := "surface s1: \"T\" " + base + "\n" + tc.want
 			if got != want {
 				t.Errorf("Render:\n%s\nwant:\n%s", got, want)
@@ -147,13 +147,13 @@ func TestRenderURLWithoutOrigin(t *testing.T) {
 		return []*Node{with(named("link", "a"), func(n *Node) { n.URL = "https://shop.test/x" })}
 	}
 	for _, base := range []string{"", "about:blank", "data:text/html,hi"} {
-		got := Render(Header{Surface: "s1", URL: base}, link())
+		got := Render(Header{Surface: "s1", URL: base}, link(), RenderOptions{}).Text
 		if !strings.Contains(got, "[url=https://shop.test/x]") {
 			t.Errorf("base %q: %q", base, got)
 		}
 	}
 	// A page URL that is only an origin still shortens its links.
-	got := Render(Header{Surface: "s1", URL: "https://shop.test"}, link())
+	got := Render(Header{Surface: "s1", URL: "https://shop.test"}, link(), RenderOptions{}).Text
 	if !strings.Contains(got, "[url=/x]") {
 		t.Errorf("base without a path: %q", got)
 	}
@@ -163,7 +163,7 @@ func TestRenderURLWithoutOrigin(t *testing.T) {
 func TestRenderLeavesTreeAlone(t *testing.T) {
 	nodes := []*Node{with(named("link", "Home", txt("Home")), func(n *Node) { n.NameFromContent = true })}
 	before := dump(nodes)
-	_ = Render(Header{Surface: "s1"}, nodes)
+	_ = Render(Header{Surface: "s1"}, nodes, RenderOptions{}).Text
 	if after := dump(nodes); after != before {
 		t.Errorf("tree changed: %s -> %s", before, after)
 	}

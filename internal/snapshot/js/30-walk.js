@@ -76,6 +76,51 @@ function valueOf(el, role) {
 let walkActive = null;
 let walkAll = false;
 let walkCount = 0;
+// Options of one walk: walkCursor gives refs to elements made clickable by
+// a pointer cursor or an onclick handler; walkViewport keeps only what
+// intersects the viewport.
+let walkCursor = false;
+let walkViewport = false;
+
+function cursorOf(el) {
+  const r = styleRec(el);
+  if (r.cursor === undefined) r.cursor = r.s.cursor;
+  return r.cursor;
+}
+
+// clickable reports an element an agent may click though it has no role
+// that says so: an onclick handler, or a pointer cursor it does not just
+// inherit. Listeners added with addEventListener cannot be seen from the
+// page, so a pointer cursor is the usual evidence.
+function clickable(el) {
+  if (el.hasAttribute('onclick') || typeof el.onclick === 'function') return true;
+  if (cursorOf(el) !== 'pointer') return false;
+  const p = flatParent(el);
+  return !(p && p.nodeType === 1 && cursorOf(p) === 'pointer');
+}
+
+// inViewport reports whether the element's box meets the viewport. Boxes
+// of zero size (display:contents, empty wrappers) do not count as out.
+function meetsViewport(el) {
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 && r.height === 0) return true;
+  return r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
+}
+
+function clips(el) {
+  const o = styleOf(el).overflow;
+  return o !== 'visible' && o !== '';
+}
+
+// labelIsName reports whether a <label>'s own text is exactly the name of
+// the control it labels. That text is then printed once, as the control's
+// name, and not again as a text run beside it.
+function labelIsName(el) {
+  const c = el.control;
+  if (!c || excluded(c) || invisible(c)) return false;
+  const own = collapse(contentText(el, { inLabelledBy: false, includeHidden: false, skip: c }));
+  return own !== '' && accName(c, roleOf(c))[0] === own;
+}
 
 // wantsRef reports whether an element takes a ref. walkAll (snapshot option
 // all) gives every emitted element an id as well, without changing which
@@ -105,7 +150,7 @@ function walkInline(parent, st, visible) {
   for (let i = 0, n = list.length; i < n; i++) {
     const c = list[i];
     if (c.nodeType === 3) {
-      if (visible && !(walkModal && !walkInModal)) st.buf += c.data;
+      if (visible && !st.mute && !(walkModal && !walkInModal)) st.buf += c.data;
     } else if (c.nodeType === 1) {
       visit(c, st);
     }
@@ -138,12 +183,40 @@ function visit(el, st) {
     walkInline(el, st, false);
     return;
   }
+  if (walkViewport && !meetsViewport(el)) {
+    // Out of view: not shown; its descendants may still be in view,
+    // unless it clips them.
+    if (!clips(el)) walkInline(el, st, false);
+    return;
+  }
   let role = roleOf(el);
   if (role === 'generic' && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) role = 'textbox';
-  const ref = wantsRef(el, role);
+  let ref = wantsRef(el, role);
+  let cursor = false;
+  if (walkCursor && !ref && (role === 'generic' || role === 'presentation' || INLINE_TEXT_ROLES.has(role)) && clickable(el)) {
+    ref = cursor = true;
+    role = 'generic';
+  }
   if (INLINE_TEXT_ROLES.has(role) && !ref && !ariaLabel(el)) {
-    if (isInline(el)) { walkInline(el, st, true); return; }
+    if (isInline(el)) {
+      if (tag === 'label' && labelIsName(el)) {
+        st.mute = (st.mute || 0) + 1;
+        walkInline(el, st, true);
+        st.mute--;
+        return;
+      }
+      walkInline(el, st, true);
+      return;
+    }
     flush(st);
+    if (tag === 'tbody' || tag === 'thead' || tag === 'tfoot') {
+      // A row group with nothing of its own groups nothing a reader
+      // needs: its rows belong to the table.
+      const s2 = { out: st.out, buf: '' };
+      walkInline(el, s2, true);
+      flush(s2);
+      return;
+    }
     const kids = [];
     walkInto(el, kids);
     if (kids.length) st.out.push({ r: 'generic', c: kids });
@@ -158,6 +231,7 @@ function visit(el, st) {
   let [name, fromContent] = accName(el, role, !ref && !walkAll);
   if (ref || walkAll) node.i = idOf(el);
   const states = statesOf(el, role, walkActive);
+  if (cursor) states.push('cursor=pointer');
   if (states.length) node.s = states.join(' ');
   const v = valueOf(el, role);
   if (v) node.v = v;
@@ -205,6 +279,8 @@ function snapshot(opts) {
   tableMemo = new Map();
   walkActive = deepActiveElement();
   walkAll = !!opts.all;
+  walkCursor = !!opts.cursor;
+  walkViewport = !!opts.viewport;
   walkCount = 0;
   svgMemo = new Map();
   try {
@@ -245,5 +321,7 @@ function snapshot(opts) {
     walkInModal = false;
     walkActive = null;
     walkAll = false;
+    walkCursor = false;
+    walkViewport = false;
   }
 }
