@@ -3,8 +3,9 @@ package snapshot
 // Interactive keeps only what an agent can act on: every node with a ref,
 // and the nodes on the way to one, so that each keeps its frame (iframe
 // nodes have refs) and its place. Text is dropped, except that an unnamed
-// node kept for its place shows its first text, so that five "Delete"
-// buttons in five list items can be told apart ("listitem: Row three").
+// node kept for its place keeps its first text, so that five "Delete"
+// buttons in five list items can be told apart (the list item's "Row
+// three" stays above its button).
 // It returns a new tree and leaves the input alone.
 func Interactive(nodes []*Node) []*Node {
 	var out []*Node
