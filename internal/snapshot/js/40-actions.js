@@ -235,7 +235,7 @@ function pageText() {
 // frame, not always in every ancestor), and must then land on the iframe
 // itself, not on something covering it. CSS transforms on the iframe are
 // not accounted for.
-function frameOffset(id, x, y, hit) {
+async function frameOffset(id, x, y, hit) {
   const el = target(id);
   if (!el) return fail('gone');
   const origin = () => {
@@ -257,6 +257,15 @@ function frameOffset(id, x, y, hit) {
       Y = o[1] + y;
     }
     if (out(X, innerWidth) || out(Y, innerHeight)) return fail('hidden', 'its frame ' + describe(el) + ' cannot be scrolled to show it');
+    // Let a frame be drawn first: the browser routes input to an iframe by
+    // where it was last drawn, and scrolling into view may just have moved
+    // it (here, or through the protocol in the frame).
+    await nextFrame();
+    await nextFrame();
+    o = origin();
+    if (!o) return fail('hidden', 'its frame ' + describe(el) + ' is not visible');
+    X = o[0] + x;
+    Y = o[1] + y;
     const top = deepElementFromPoint(X, Y);
     if (top !== el) return fail('covered', describe(top) + ' covers its frame ' + describe(el));
   }
