@@ -287,4 +287,4 @@ function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput };
+return { snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
