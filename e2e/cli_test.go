@@ -31,6 +31,8 @@ func TestUsageErrorsTouchNothing(t *testing.T) {
 	}{
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"click", "@x1"}, `"x1" is not a ref`},
+		{[]string{"click", "x1"}, `"x1" is not a ref`},
+		{[]string{"click", `role=button[name=Save]`}, "TARGET: "},
 		{[]string{"click"}, "missing TARGET"},
 		{[]string{"click", "@e1", "extra"}, `unexpected argument "extra"`},
 		{[]string{"click", "--bogus", "@e1"}, "unknown flag --bogus"},

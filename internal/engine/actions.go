@@ -38,27 +38,42 @@ type resolved struct {
 // inSubframe reports whether the element is below the top frame.
 func (r *resolved) inSubframe(t *Tab) bool { return r.frame != t.mainFrame() }
 
-// resolve finds the element a ref names. It never guesses: a ref from an
-// earlier document, or whose frame is gone, is STALE_REF; one never issued
-// is REF_NOT_FOUND. Caller holds t.op.
-func (t *Tab) resolve(ref string) (*resolved, error) {
-	ref, err := snapshot.NormalizeRef(ref)
+// resolve finds the element a target names: a ref (e12, @e12) or a locator
+// (role=button[name="Save"], testid=…, css=…, #id, with >> into frames).
+// It never guesses: a ref from an earlier document, or whose frame is gone,
+// is STALE_REF (naming the element its locator finds now, if exactly one,
+// as a similar ref; it is not acted on); a ref never issued is
+// REF_NOT_FOUND; a locator that matches nothing is REF_NOT_FOUND and one
+// that matches several is AMBIGUOUS with their refs. Caller holds t.op.
+func (t *Tab) resolve(ctx context.Context, target string) (*resolved, error) {
+	ref, err := snapshot.NormalizeRef(target)
 	if err != nil {
-		return nil, apitype.Errorf(apitype.BadInput, "%v", err)
+		loc, lerr := snapshot.ParseLocator(target)
+		if lerr != nil {
+			return nil, apitype.Errorf(apitype.BadInput, "%q is neither a ref (e12) nor a locator: %v", target, lerr)
+		}
+		b, err := t.locateOne(ctx, loc)
+		if err != nil {
+			return nil, err
+		}
+		ref = b.Ref
 	}
 	b, ok := t.refs.Lookup(ref)
 	if !ok {
+		if d, ok := t.refs.Dropped(ref); ok {
+			return nil, t.withSimilar(ctx, staleErr(ref, "it was taken from a page that has since changed or navigated"), d)
+		}
 		if t.refs.Issued(ref) {
 			return nil, staleErr(ref, "it was taken from a page that has since changed or navigated")
 		}
 		return nil, apitype.Errorf(apitype.RefNotFound, "%s was never issued on surface %s", ref, t.ID)
 	}
 	if _, ok := t.frameState(b.Doc.Frame); !ok {
-		return nil, staleErr(ref, "its frame is gone")
+		return nil, t.withSimilar(ctx, staleErr(ref, "its frame is gone"), b)
 	}
 	w := t.currentWorld(b.Doc.Frame)
 	if w == nil || w.ctxID != b.Doc.World {
-		return nil, staleErr(ref, "its document has navigated since the snapshot")
+		return nil, t.withSimilar(ctx, staleErr(ref, "its document has navigated since the snapshot"), b)
 	}
 	return &resolved{ref: ref, w: w, elem: b.Elem, frame: b.Doc.Frame}, nil
 }
@@ -152,7 +167,7 @@ func (t *Tab) docErr(ref string, err error) error {
 // element (the element id is passed first); an agent failure becomes a
 // registry error. Caller holds t.op.
 func (t *Tab) onElement(ctx context.Context, ref, fn string, args ...any) (*resolved, *agentResult, error) {
-	tg, err := t.resolve(ref)
+	tg, err := t.resolve(ctx, ref)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -192,7 +207,7 @@ type ClickOptions struct {
 func (t *Tab) Click(ctx context.Context, ref string, o ClickOptions) (*ActionResult, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	tg, err := t.resolve(ref)
+	tg, err := t.resolve(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +251,7 @@ func (e *partialError) Executed() bool { return true }
 func (t *Tab) Hover(ctx context.Context, ref string) (*ActionResult, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	tg, err := t.resolve(ref)
+	tg, err := t.resolve(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +271,7 @@ func (t *Tab) Hover(ctx context.Context, ref string) (*ActionResult, error) {
 func (t *Tab) Focus(ctx context.Context, ref string) (*ActionResult, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	tg, err := t.resolve(ref)
+	tg, err := t.resolve(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +291,7 @@ func (t *Tab) Focus(ctx context.Context, ref string) (*ActionResult, error) {
 func (t *Tab) Fill(ctx context.Context, ref, text string) (*ActionResult, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	tg, err := t.resolve(ref)
+	tg, err := t.resolve(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +322,7 @@ func (t *Tab) Type(ctx context.Context, ref, text string) (*ActionResult, error)
 	var tg *resolved
 	if ref != "" {
 		var err error
-		if tg, err = t.resolve(ref); err != nil {
+		if tg, err = t.resolve(ctx, ref); err != nil {
 			return nil, err
 		}
 		if err := t.focusFirst(ctx, tg); err != nil {
@@ -380,7 +395,7 @@ func (t *Tab) Select(ctx context.Context, ref string, values []string) (*ActionR
 func (t *Tab) SetChecked(ctx context.Context, ref string, want bool) (*ActionResult, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	tg, err := t.resolve(ref)
+	tg, err := t.resolve(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -466,7 +481,7 @@ func (t *Tab) Scroll(ctx context.Context, ref string, o ScrollOptions) (*ActionR
 		err  error
 	)
 	if ref != "" {
-		if tg, err = t.resolve(ref); err != nil {
+		if tg, err = t.resolve(ctx, ref); err != nil {
 			return nil, err
 		}
 		if x, y, err = t.point(ctx, tg, false, false); err != nil {

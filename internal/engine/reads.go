@@ -44,7 +44,7 @@ func (t *Tab) state(ctx context.Context, tg *resolved) (*ElementState, error) {
 func (t *Tab) State(ctx context.Context, ref string) (*ElementState, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	tg, err := t.resolve(ref)
+	tg, err := t.resolve(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (t *Tab) State(ctx context.Context, ref string) (*ElementState, error) {
 func (t *Tab) Read(ctx context.Context, ref, what, arg string) (value string, present bool, err error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	tg, err := t.resolve(ref)
+	tg, err := t.resolve(ctx, ref)
 	if err != nil {
 		return "", false, err
 	}
@@ -109,7 +109,7 @@ type Box struct {
 func (t *Tab) Box(ctx context.Context, ref string) (*Box, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	tg, err := t.resolve(ref)
+	tg, err := t.resolve(ctx, ref)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, erro
 	p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
 	switch {
 	case o.Ref != "":
-		tg, err := t.resolve(o.Ref)
+		tg, err := t.resolve(ctx, o.Ref)
 		if err != nil {
 			return nil, err
 		}

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -141,6 +140,9 @@ func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, error
 		out.URL, out.Title = t.URL(), t.Title()
 	}
 	t.bindRefs(caps, out)
+	// Locators are counted on the captured trees as captured, before
+	// merging and the transforms rewrite them.
+	t.assignLocators(ctx, caps)
 	if o.BackendIDs {
 		t.fillBackendIDs(ctx, out)
 	}
@@ -190,12 +192,11 @@ type capturePlan struct {
 	partial bool
 }
 
-// scopeRoot resolves a snapshot scope to one element.
+// scopeRoot resolves a snapshot scope, a ref or a locator, to exactly one
+// element (REF_NOT_FOUND when none, AMBIGUOUS with the candidates when
+// several).
 func (t *Tab) scopeRoot(ctx context.Context, target string) (*resolved, error) {
-	if _, err := snapshot.ParseRef(target); err != nil {
-		return nil, apitype.Errorf(apitype.BadInput, "--scope %q: not a ref", target)
-	}
-	return t.resolve(target)
+	return t.resolve(ctx, target)
 }
 
 // captureAll captures the top frame and every frame below it to maxDepth,

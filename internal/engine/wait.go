@@ -127,7 +127,7 @@ func (t *Tab) awaitCommit(ctx context.Context) error {
 
 func (t *Tab) waitRef(ctx context.Context, deadline time.Time, ref string) error {
 	t.op.Lock()
-	tg, err := t.resolve(ref)
+	tg, err := t.resolve(ctx, ref)
 	t.op.Unlock()
 	if err != nil {
 		return err

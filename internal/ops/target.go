@@ -14,16 +14,28 @@ func usage(format string, args ...any) *apitype.Error {
 	return apitype.Errorf(apitype.BadInput, format, args...)
 }
 
-// checkTarget validates a TARGET argument: a ref such as @e12 or e12.
+// checkTarget validates a TARGET argument: a ref such as @e12 or e12, or a
+// locator such as role=button[name="Save"], testid=save, css=form button,
+// #email, or frame steps joined by >>.
 func checkTarget(name, t string, required bool) error {
 	if t == "" {
 		if required {
-			return usage("missing %s (a ref such as @e12 from a snapshot)", name)
+			return usage("missing %s (a ref such as @e12 from a snapshot, or a locator)", name)
 		}
 		return nil
 	}
-	if _, err := snapshot.ParseRef(t); err != nil {
+	if _, err := snapshot.ParseRef(t); err == nil {
+		return nil
+	}
+	if strings.HasPrefix(t, "@") {
+		_, err := snapshot.ParseRef(t)
 		return usage("%s: %v", name, err)
+	}
+	if _, err := snapshot.ParseLocator(t); err != nil {
+		if strings.ContainsAny(t, "=#") || strings.Contains(t, ">>") {
+			return usage("%s: %v", name, err) // meant as a locator: say what is wrong with it
+		}
+		return usage("%s: %q is not a ref (e12, @e12) or a locator (role=button[name=\"Save\"], testid=…, css=…, #id)", name, t)
 	}
 	return nil
 }

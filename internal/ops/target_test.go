@@ -104,9 +104,18 @@ func TestCheckTarget(t *testing.T) {
 	}
 	wantBadInput(t, "missing required", checkTarget("TARGET", "", true), "missing TARGET")
 	wantBadInput(t, "missing --target", checkTarget("--target", "", true), "missing --target")
-	for _, bad := range []string{"x1", "e0", "e", "e01", "e-1", "e+1", "@", "button", "#id", "12"} {
+	for _, bad := range []string{"x1", "e0", "e", "e01", "e-1", "e+1", "@", "button", "12"} {
 		wantBadInput(t, "checkTarget("+bad+")", checkTarget("TARGET", bad, false), "TARGET: ")
 		wantBadInput(t, "checkTarget("+bad+")", checkTarget("TARGET", bad, true), "not a ref")
+	}
+	// Locators are targets too; a malformed one says what is wrong with it.
+	for _, good := range []string{"#id", `role=button[name="Save"]`, "testid=save", "css=form button", `role=iframe[name="Pay"] >> role=button`} {
+		if err := checkTarget("TARGET", good, true); err != nil {
+			t.Errorf("checkTarget(%q): %v", good, err)
+		}
+	}
+	for _, bad := range []string{`role=button[name=Save]`, "text=x", "role=", "a >> "} {
+		wantBadInput(t, "checkTarget("+bad+")", checkTarget("TARGET", bad, true), "TARGET: ")
 	}
 }
 

@@ -56,11 +56,19 @@ type Table struct {
 	counter *Counter
 	byKey   map[bindKey]*Binding
 	byRef   map[string]*Binding
+	// dropped remembers recently dropped bindings that had a locator, so
+	// a stale ref can still name its likely successor; oldest first,
+	// bounded by maxDropped.
+	dropped      map[string]*Binding
+	droppedOrder []string
 }
+
+// maxDropped bounds how many dropped bindings a table remembers.
+const maxDropped = 4096
 
 // NewTable returns an empty table drawing numbers from c.
 func NewTable(c *Counter) *Table {
-	return &Table{counter: c, byKey: map[bindKey]*Binding{}, byRef: map[string]*Binding{}}
+	return &Table{counter: c, byKey: map[bindKey]*Binding{}, byRef: map[string]*Binding{}, dropped: map[string]*Binding{}}
 }
 
 // Bind returns the element's binding, issuing a ref on first sight. Role
@@ -94,15 +102,28 @@ func (t *Table) Issued(ref string) bool {
 // DropFrame forgets every ref in the frame's documents other than keep
 // (pass Doc{} to drop them all); called when the frame navigates or goes.
 func (t *Table) DropFrame(frame string, keep Doc) int {
-	n := 0
-	for k, b := range t.byKey {
-		if k.doc.Frame == frame && k.doc != keep {
-			delete(t.byKey, k)
-			delete(t.byRef, b.Ref)
-			n++
-		}
+	return t.Retain(func(d Doc) bool { return d.Frame != frame || d == keep })
+}
+
+func (t *Table) drop(k bindKey, b *Binding) {
+	delete(t.byKey, k)
+	delete(t.byRef, b.Ref)
+	if b.Locator == "" {
+		return
 	}
-	return n
+	t.dropped[b.Ref] = b
+	t.droppedOrder = append(t.droppedOrder, b.Ref)
+	if len(t.droppedOrder) > maxDropped {
+		delete(t.dropped, t.droppedOrder[0])
+		t.droppedOrder = t.droppedOrder[1:]
+	}
+}
+
+// Dropped returns the binding a ref had before its document went away, if
+// it had a locator and is still remembered.
+func (t *Table) Dropped(ref string) (*Binding, bool) {
+	b, ok := t.dropped[ref]
+	return b, ok
 }
 
 // Retain keeps the refs whose document passes keep and forgets the rest.
@@ -110,8 +131,7 @@ func (t *Table) Retain(keep func(Doc) bool) int {
 	n := 0
 	for k, b := range t.byKey {
 		if !keep(k.doc) {
-			delete(t.byKey, k)
-			delete(t.byRef, b.Ref)
+			t.drop(k, b)
 			n++
 		}
 	}
