@@ -208,3 +208,35 @@ func TestTableRefOrder(t *testing.T) {
 		}
 	}
 }
+
+// A dropped binding with a locator is remembered, boundedly, so a stale ref
+// can still name its likely successor; one without a locator is not.
+func TestTableDroppedBindings(t *testing.T) {
+	tab := NewTable(new(Counter))
+	old := Doc{Frame: "F", World: 1}
+	a := tab.Bind(old, 1, "button", "Save")
+	a.Locator = `role=button[name="Save"]`
+	b := tab.Bind(old, 2, "button", "x")
+	tab.Retain(func(d Doc) bool { return d != old })
+	if _, ok := tab.Lookup(a.Ref); ok {
+		t.Fatal("dropped binding still live")
+	}
+	if d, ok := tab.Dropped(a.Ref); !ok || d.Locator != a.Locator {
+		t.Fatalf("Dropped(%s) = %v, %v", a.Ref, d, ok)
+	}
+	if _, ok := tab.Dropped(b.Ref); ok {
+		t.Fatal("a binding without a locator is remembered")
+	}
+	for i := 0; i < maxDropped+10; i++ {
+		d := Doc{Frame: "G", World: int64(i)}
+		x := tab.Bind(d, 1, "button", "y")
+		x.Locator = "#y"
+		tab.DropFrame("G", Doc{})
+	}
+	if len(tab.dropped) > maxDropped || len(tab.droppedOrder) > maxDropped {
+		t.Fatalf("dropped record grew to %d", len(tab.dropped))
+	}
+	if _, ok := tab.Dropped(a.Ref); ok {
+		t.Fatal("the oldest dropped binding was not evicted")
+	}
+}
