@@ -71,6 +71,8 @@ type Error struct {
 	NotExecuted bool     `json:"not_executed"`
 	Candidates  []string `json:"candidates,omitempty"`
 	SimilarRefs []string `json:"similar_refs,omitempty"`
+	// SurfaceID names the surface a ref belongs to (REF_WRONG_SURFACE).
+	SurfaceID string `json:"surface_id,omitempty"`
 
 	cause error
 }

@@ -181,6 +181,7 @@ func (b *Browser) Stop(ctx context.Context) error {
 		case <-ctx.Done():
 			err = ctx.Err()
 		}
+		waitGroupGone(ctx, b.PID)
 		_ = os.Remove(pidFile(b.Profile))
 	})
 	return err
@@ -193,9 +194,22 @@ func (b *Browser) Kill() error {
 		err = b.killGroup()
 		_ = b.Conn.Close()
 		<-b.exited
+		waitGroupGone(context.Background(), b.PID)
 		_ = os.Remove(pidFile(b.Profile))
 	})
 	return err
+}
+
+// waitGroupGone waits (bounded, 2 s) until no process of the group runs.
+// Its members die of the group kill, but were orphaned when the browser
+// exited, so no event tells loupe when they are gone: this is a bounded
+// poll. Zombies count as gone: they run no code, and init reaps them in its
+// own time (here about a second later).
+func waitGroupGone(ctx context.Context, pgid int) {
+	deadline := time.Now().Add(2 * time.Second)
+	for GroupRunning(pgid) && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func (b *Browser) killGroup() error {

@@ -1,6 +1,7 @@
 package chromium
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -15,24 +16,57 @@ func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
-// procStartTime reads a process's start time (field 22 of /proc/PID/stat,
-// in clock ticks since boot). With the pid it names one process for good:
-// a reused pid has another start time.
-func procStartTime(pid int) (uint64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// procStat reads the fields of /proc/PID/stat after the command name,
+// which may hold spaces and parentheses: f[0] is the state, f[2] the
+// process group, f[19] the start time.
+func procStat(pid string) ([]string, error) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	// The command name (field 2) may hold spaces and parentheses; the
-	// fields after the last ')' are plain.
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("malformed /proc/%d/stat", pid)
+		return nil, fmt.Errorf("malformed /proc/%s/stat", pid)
 	}
 	f := strings.Fields(s[i+1:])
 	if len(f) < 20 {
-		return 0, fmt.Errorf("malformed /proc/%d/stat", pid)
+		return nil, fmt.Errorf("malformed /proc/%s/stat", pid)
+	}
+	return f, nil
+}
+
+// procStartTime reads a process's start time (in clock ticks since boot).
+// With the pid it names one process for good: a reused pid has another
+// start time.
+func procStartTime(pid int) (uint64, error) {
+	f, err := procStat(strconv.Itoa(pid))
+	if err != nil {
+		return 0, err
 	}
 	return strconv.ParseUint(f[19], 10, 64)
+}
+
+// GroupRunning reports whether any process of the process group still
+// runs. Zombies do not count: they run no code, and whoever adopted them
+// reaps them in its own time.
+func GroupRunning(pgid int) bool {
+	if errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) {
+		return false
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return true // cannot tell, and the group exists
+	}
+	want := strconv.Itoa(pgid)
+	for _, e := range ents {
+		if c := e.Name()[0]; c < '0' || c > '9' {
+			continue
+		}
+		f, err := procStat(e.Name())
+		if err == nil && f[2] == want && f[0] != "Z" && f[0] != "X" {
+			return true
+		}
+	}
+	return false
 }

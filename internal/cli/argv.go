@@ -15,6 +15,7 @@ type param struct {
 	index    int
 	name     string // positional: "TARGET"; flag: "new-tab"
 	short    string
+	meta     string // a flag's value placeholder in usage ("URL"); default its name
 	help     string
 	optional bool // [NAME]
 	rest     bool // NAME...
@@ -34,7 +35,7 @@ func specOf(t reflect.Type) spec {
 		if !f.IsExported() {
 			continue
 		}
-		p := param{index: i, help: f.Tag.Get("help"), kind: f.Type.Kind(), short: f.Tag.Get("short")}
+		p := param{index: i, help: f.Tag.Get("help"), kind: f.Type.Kind(), short: f.Tag.Get("short"), meta: f.Tag.Get("meta")}
 		if a, ok := f.Tag.Lookup("arg"); ok {
 			p.name = a
 			if strings.HasPrefix(a, "[") {
@@ -90,7 +91,11 @@ func usageLine(op *ops.Op) string {
 		if f.kind == reflect.Bool {
 			parts = append(parts, "["+name+"]")
 		} else {
-			parts = append(parts, "["+name+" "+strings.ToUpper(f.name)+"]")
+			meta := f.meta
+			if meta == "" {
+				meta = strings.ToUpper(f.name)
+			}
+			parts = append(parts, "["+name+" "+meta+"]")
 		}
 	}
 	return strings.Join(parts, " ")

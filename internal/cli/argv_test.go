@@ -31,7 +31,10 @@ func TestUsageLine(t *testing.T) {
 		"wait":       "wait [--text TEXT] [--target TARGET] [--url URL] [--load] [--timeout TIMEOUT]",
 		"attr":       "attr TARGET NAME",
 		"tab new":    "tab new [URL]",
-		"attach":     "attach [--cdp CDP]",
+		"attach":     "attach [--cdp URL] [--electron-main URL]",
+		"switch":     "switch SURFACE_ID",
+		"dialogs":    "dialogs [--accept] [--dismiss] [--auto] [--prompt-text TEXT]",
+		"console":    "console [--surface ID] [--clear]",
 		"back":       "back",
 	} {
 		if got := usageLine(lookup(t, name)); got != want {

@@ -36,7 +36,7 @@ type resolved struct {
 }
 
 // inSubframe reports whether the element is below the top frame.
-func (r *resolved) inSubframe(t *Tab) bool { return r.frame != t.mainFrame() }
+func (r *resolved) inSubframe(t *Tab) bool { return r.frame != t.TargetID }
 
 // resolve finds the element a target names: a ref (e12, @e12) or a locator
 // (role=button[name="Save"], testid=…, css=…, #id, with >> into frames).
@@ -62,6 +62,12 @@ func (t *Tab) resolve(ctx context.Context, target string) (*resolved, error) {
 	if !ok {
 		if d, ok := t.refs.Dropped(ref); ok {
 			return nil, t.withSimilar(ctx, staleErr(ref, "it was taken from a page that has since changed or navigated"), d)
+		}
+		if owner, elsewhere := t.refs.OwnerOf(ref); elsewhere && owner != "" {
+			e := apitype.Errorf(apitype.RefWrongSurface, "%s belongs to surface %s, not %s", ref, owner, t.ID)
+			e.SurfaceID = owner
+			e.Hint = fmt.Sprintf("switch to it (`loupe switch %s`) or take a snapshot of %s and use its refs", owner, t.ID)
+			return nil, e
 		}
 		if t.refs.Issued(ref) {
 			return nil, staleErr(ref, "it was taken from a page that has since changed or navigated")
@@ -488,7 +494,7 @@ func (t *Tab) Scroll(ctx context.Context, ref string, o ScrollOptions) (*ActionR
 			return nil, err
 		}
 	} else {
-		w, err := t.world(ctx, t.mainFrame())
+		w, err := t.world(ctx, t.rootFrame())
 		if err != nil {
 			return nil, err
 		}
@@ -497,6 +503,12 @@ func (t *Tab) Scroll(ctx context.Context, ref string, o ScrollOptions) (*ActionR
 			return nil, err
 		}
 		x, y = vp.W/2, vp.H/2
+		if t.IsFrame() {
+			// The middle of the frame's own viewport, in page coordinates.
+			if x, y, err = t.toTop(ctx, "", t.rootFrame(), x, y, false); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if o.DX != 0 || o.DY != 0 {
 		if err := input.Wheel(ctx, t.sess, x, y, o.DX, o.DY); err != nil {

@@ -409,7 +409,7 @@ func describeDOM(n *cdpproto.Node) string {
 func agentSnapshotAll(ctx context.Context, tab *Tab) (*snapshot.Page, *world, error) {
 	tab.op.Lock()
 	defer tab.op.Unlock()
-	w, err := tab.world(ctx, tab.mainFrame())
+	w, err := tab.world(ctx, tab.rootFrame())
 	if err != nil {
 		return nil, nil, err
 	}

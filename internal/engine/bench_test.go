@@ -211,11 +211,11 @@ func benchFourFrames(b *testing.B, rows int) {
 	}
 	b.StopTimer()
 	// The floor, measured on the same tab after the loop.
-	frames := tab.childFrames(tab.mainFrame())
+	frames := tab.childFrames(tab.rootFrame())
 	raws := map[string]string{}
 	for range len(full) {
 		var worst, total time.Duration
-		for _, id := range append(frames, tab.mainFrame()) {
+		for _, id := range append(frames, tab.rootFrame()) {
 			w, err := tab.world(ctx, id)
 			if err != nil {
 				b.Fatal(err)
@@ -233,14 +233,14 @@ func benchFourFrames(b *testing.B, rows int) {
 		sum = append(sum, total)
 		start := time.Now()
 		var caps []*frameCapture
-		for _, id := range append([]string{tab.mainFrame()}, frames...) {
+		for _, id := range append([]string{tab.rootFrame()}, frames...) {
 			p, err := snapshot.DecodePage(raws[id])
 			if err != nil {
 				b.Fatal(err)
 			}
 			parent := ""
-			if id != tab.mainFrame() {
-				parent = tab.mainFrame()
+			if id != tab.rootFrame() {
+				parent = tab.rootFrame()
 			}
 			caps = append(caps, &frameCapture{id: id, parent: parent, page: p})
 		}

@@ -13,10 +13,11 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -39,19 +40,23 @@ type Browser struct {
 	endpoint string            // websocket URL when attached
 	product  string
 	counter  snapshot.Counter
+	events   *eventLog
 
 	stop context.CancelFunc // ends the browser's background goroutines
 	wg   sync.WaitGroup
 
 	// mu guards the fields below.
-	mu        sync.Mutex
-	byTarget  map[string]*Tab
-	bySurface map[string]*Tab
-	tombs     map[string]bool // surface ids of closed tabs
-	order     []string        // live surface ids, in the order they appeared
-	active    string          // surface id; may name a closed tab
-	nextID    int
-	waiters   map[string][]chan *Tab // target id → callers waiting for its tab
+	mu         sync.Mutex
+	byTarget   map[string]*Tab
+	bySurface  map[string]*Tab
+	tombs      map[string]bool // surface ids of closed tabs
+	order      []string        // live surface ids, in the order they appeared
+	active     string          // surface id; may name a closed tab
+	ids        atomic.Int64    // surface ids handed out
+	electron   bool            // the browser is an Electron app
+	classes    map[string]Classification
+	classifier Classifier
+	waiters    map[string][]chan *Tab // target id → callers waiting for its tab
 }
 
 // Launch starts Chromium and returns the browser once its first tab is
@@ -90,7 +95,7 @@ func Attach(ctx context.Context, endpoint string) (*Browser, error) {
 func start(ctx context.Context, conn *cdp.Conn) (*Browser, error) {
 	bg, stop := context.WithCancel(context.Background())
 	b := &Browser{
-		conn: conn, stop: stop,
+		conn: conn, stop: stop, events: newEventLog(),
 		byTarget: map[string]*Tab{}, bySurface: map[string]*Tab{}, tombs: map[string]bool{},
 		waiters: map[string][]chan *Tab{},
 	}
@@ -105,13 +110,15 @@ func start(ctx context.Context, conn *cdp.Conn) (*Browser, error) {
 	}()
 
 	var v struct {
-		Product string `json:"product"`
+		Product   string `json:"product"`
+		UserAgent string `json:"userAgent"`
 	}
 	if err := bs.Call(ctx, "Browser.getVersion", nil, &v); err != nil {
 		b.shutdown()
 		return nil, err
 	}
 	b.product = v.Product
+	b.electron = strings.Contains(v.UserAgent, "Electron/")
 	pages := target.Filter{{Type: "page"}}
 	if _, err := cdpproto.Call(ctx, bs, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true, Filter: pages}); err != nil {
 		b.shutdown()
@@ -247,8 +254,7 @@ func (b *Browser) addTab(sess *cdp.Session, info targetInfo) *Tab {
 	if t, ok := b.byTarget[info.TargetID]; ok {
 		return t
 	}
-	b.nextID++
-	t := newTab(b, "s"+strconv.Itoa(b.nextID), info, sess)
+	t := newTab(b, b.newSurfaceID(), info, sess)
 	b.byTarget[info.TargetID] = t
 	b.bySurface[t.ID] = t
 	b.order = append(b.order, t.ID)
@@ -259,6 +265,12 @@ func (b *Browser) addTab(sess *cdp.Session, info targetInfo) *Tab {
 	return t
 }
 
+// newSurfaceID returns a surface id never used before in this browser
+// session. It takes no lock, so frame taps can call it.
+func (b *Browser) newSurfaceID() string {
+	return "s" + strconv.FormatInt(b.ids.Add(1), 10)
+}
+
 func (b *Browser) removeTab(targetID string) {
 	b.mu.Lock()
 	t := b.byTarget[targetID]
@@ -267,6 +279,15 @@ func (b *Browser) removeTab(targetID string) {
 		delete(b.bySurface, t.ID)
 		b.tombs[t.ID] = true
 		b.order = slices.DeleteFunc(b.order, func(id string) bool { return id == t.ID })
+		// The page's frames close with it.
+		t.mu.Lock()
+		for _, f := range t.frameSurf {
+			b.tombs[f.ID] = true
+		}
+		for id := range t.frameTombs {
+			b.tombs[id] = true
+		}
+		t.mu.Unlock()
 	}
 	b.mu.Unlock()
 	if t != nil {
@@ -294,16 +315,17 @@ func (b *Browser) tabForTarget(ctx context.Context, targetID string) (*Tab, erro
 	}
 }
 
-// Tab returns the tab with the given surface id, or the active tab when id
-// is "". A closed tab is SURFACE_CLOSED, an unknown id SURFACE_NOT_FOUND.
+// Tab returns the surface with the given id (a tab or a frame in one), or
+// the active surface when id is "". A surface that has closed is
+// SURFACE_CLOSED, with the live surfaces in the hint (loupe never picks
+// another one by itself); an id never seen is SURFACE_NOT_FOUND.
 func (b *Browser) Tab(ctx context.Context, id string) (*Tab, error) {
 	b.mu.Lock()
 	if id == "" {
 		id = b.active
 	}
-	t := b.bySurface[id]
-	closed := b.tombs[id]
-	live := slices.Clone(b.order)
+	t, closed := b.lookup(id)
+	live := b.liveIDs()
 	b.mu.Unlock()
 	switch {
 	case t != nil:
@@ -313,12 +335,50 @@ func (b *Browser) Tab(ctx context.Context, id string) (*Tab, error) {
 	case id == "" || closed:
 		e := apitype.Errorf(apitype.SurfaceClosed, "surface %s has closed", orNone(id))
 		if len(live) > 0 {
-			e.Hint = "live surfaces: " + fmt.Sprint(live) + "; select one with `loupe tab activate ID`"
+			e.Hint = "live surfaces: " + strings.Join(live, ", ") + "; select one with `loupe switch ID`"
 		}
 		return nil, e
 	default:
-		return nil, apitype.Errorf(apitype.SurfaceNotFound, "no surface %q", id)
+		return nil, apitype.Errorf(apitype.SurfaceNotFound, "no surface %q was ever seen in this session", id)
 	}
+}
+
+// lookup finds a live surface by id, or reports it closed. Caller holds
+// b.mu.
+func (b *Browser) lookup(id string) (*Tab, bool) {
+	if t := b.bySurface[id]; t != nil {
+		return t, false
+	}
+	if b.tombs[id] {
+		return nil, true
+	}
+	for _, t := range b.byTarget {
+		t.mu.Lock()
+		closed := t.frameTombs[id]
+		var found *Tab
+		for _, f := range t.frameSurf {
+			if f.ID == id {
+				found = f
+			}
+		}
+		t.mu.Unlock()
+		if found != nil || closed {
+			return found, closed
+		}
+	}
+	return nil, false
+}
+
+// liveIDs lists the live surfaces' ids. Caller holds b.mu.
+func (b *Browser) liveIDs() []string {
+	var out []string
+	for _, id := range b.order {
+		out = append(out, id)
+		for _, f := range b.bySurface[id].framesInOrder() {
+			out = append(out, f.ID)
+		}
+	}
+	return out
 }
 
 func orNone(s string) string {
@@ -398,6 +458,9 @@ func (b *Browser) Activate(ctx context.Context, id string) (*Tab, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := t.pageOnly("activate as a tab"); err != nil {
+		return nil, err
+	}
 	if _, err := cdpproto.Call(ctx, b.conn.Browser(), target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(t.TargetID)}); err != nil {
 		return nil, err
 	}
@@ -412,6 +475,9 @@ func (b *Browser) Activate(ctx context.Context, id string) (*Tab, error) {
 func (b *Browser) CloseTab(ctx context.Context, id string) error {
 	t, err := b.Tab(ctx, id)
 	if err != nil {
+		return err
+	}
+	if err := t.pageOnly("close"); err != nil {
 		return err
 	}
 	if _, err := cdpproto.Call(ctx, b.conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(t.TargetID)}); err != nil {

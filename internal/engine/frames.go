@@ -34,6 +34,7 @@ import (
 //     descendants' sessions vanish silently, cdp drops them).
 type frame struct {
 	id, parent, loader, url string
+	origin                  string // security origin of its document; "null" when opaque
 	sess                    *cdp.Session
 }
 
@@ -58,6 +59,7 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 	s.Tap(func(ev cdp.Event) { t.onFrameEvent(s, ev) },
 		"Page.frameNavigated", "Page.frameAttached", "Page.frameDetached", "Page.navigatedWithinDocument",
 		"Target.attachedToTarget", "Target.detachedFromTarget")
+	s.Tap(func(ev cdp.Event) { t.recordEvents(s, ev) }, recordedMethods...)
 	events, cancel := s.Listen("Page.javascriptDialogOpening", "Target.attachedToTarget")
 	t.b.wg.Add(1)
 	go func() {
@@ -71,6 +73,10 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 	}{
 		{"Page.enable", nil},
 		{"Page.setLifecycleEventsEnabled", map[string]bool{"enabled": true}},
+		// Runtime and Network feed the event log and give each frame's
+		// main-world context (for eval on a frame surface).
+		{"Runtime.enable", nil},
+		{"Network.enable", nil},
 		{"Target.setAutoAttach", target.SetAutoAttachParams{
 			AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: ptr(true), Filter: target.Filter{{Type: "iframe"}},
 		}},
@@ -94,7 +100,8 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 				parent = old.parent // an OOPIF root: its parent is in another session
 			}
 		}
-		t.frames[id] = &frame{id: id, parent: parent, loader: string(f.LoaderID), url: f.URL + f.URLFragment, sess: s}
+		t.frames[id] = &frame{id: id, parent: parent, loader: string(f.LoaderID), url: f.URL + f.URLFragment, origin: f.SecurityOrigin, sess: s}
+		t.frameSurface(id)
 		for _, c := range ft.ChildFrames {
 			add(c, id)
 		}
@@ -108,18 +115,13 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 }
 
 // sessionLoop sets up OOPIF sessions as they attach and answers JavaScript
-// dialogs so they never block the page an agent drives: alerts and
-// beforeunload prompts are accepted, confirm and prompt dismissed.
+// dialogs at once, by the session's policy, so they never block the page an
+// agent drives.
 func (t *Tab) sessionLoop(ctx context.Context, s *cdp.Session, events <-chan cdp.Event) {
 	for ev := range events {
 		switch ev.Method {
 		case "Page.javascriptDialogOpening":
-			var d struct {
-				Type string `json:"type"`
-			}
-			_ = jsonv2.Unmarshal(ev.Params, &d)
-			accept := d.Type == "alert" || d.Type == "beforeunload"
-			_ = s.Call(ctx, "Page.handleJavaScriptDialog", map[string]bool{"accept": accept}, nil)
+			t.answerDialog(ctx, s, ev)
 		case "Target.attachedToTarget":
 			var e targetEvent
 			if jsonv2.Unmarshal(ev.Params, &e) != nil || e.TargetInfo.Type != "iframe" {
@@ -149,11 +151,12 @@ func (t *Tab) onFrameEvent(s *cdp.Session, ev cdp.Event) {
 	case "Page.frameNavigated":
 		var e struct {
 			Frame struct {
-				ID          string `json:"id"`
-				ParentID    string `json:"parentId"`
-				LoaderID    string `json:"loaderId"`
-				URL         string `json:"url"`
-				URLFragment string `json:"urlFragment"`
+				ID             string `json:"id"`
+				ParentID       string `json:"parentId"`
+				LoaderID       string `json:"loaderId"`
+				URL            string `json:"url"`
+				URLFragment    string `json:"urlFragment"`
+				SecurityOrigin string `json:"securityOrigin"`
 			} `json:"frame"`
 		}
 		if jsonv2.Unmarshal(ev.Params, &e) != nil {
@@ -167,7 +170,8 @@ func (t *Tab) onFrameEvent(s *cdp.Session, ev cdp.Event) {
 		// A new document: its worlds and its descendants are gone.
 		t.dropDescendants(f.ID)
 		delete(t.worlds, f.ID)
-		t.frames[f.ID] = &frame{id: f.ID, parent: parent, loader: f.LoaderID, url: f.URL + f.URLFragment, sess: s}
+		t.frames[f.ID] = &frame{id: f.ID, parent: parent, loader: f.LoaderID, url: f.URL + f.URLFragment, origin: f.SecurityOrigin, sess: s}
+		t.frameSurface(f.ID)
 		if f.ID == t.TargetID {
 			t.url = f.URL + f.URLFragment
 		}
@@ -181,6 +185,7 @@ func (t *Tab) onFrameEvent(s *cdp.Session, ev cdp.Event) {
 				t.frames[e.FrameID] = &frame{id: e.FrameID, parent: e.ParentFrameID, sess: s}
 				delete(t.worlds, e.FrameID)
 			}
+			t.frameSurface(e.FrameID)
 		}
 	case "Page.frameDetached":
 		var e struct {
@@ -235,6 +240,7 @@ func (t *Tab) onFrameEvent(s *cdp.Session, ev cdp.Event) {
 		}
 		f.sess = child
 		delete(t.worlds, id)
+		t.frameSurface(id)
 	case "Target.detachedFromTarget":
 		var e struct {
 			SessionID string `json:"sessionId"`
@@ -242,11 +248,22 @@ func (t *Tab) onFrameEvent(s *cdp.Session, ev cdp.Event) {
 		if jsonv2.Unmarshal(ev.Params, &e) != nil {
 			return
 		}
+		// The frames the session hosted go with it, except its local
+		// root: an OOPIF that navigates back to its parent's site detaches
+		// and its parent's session attaches the same frame again (no
+		// frameDetached). Until then it has no session, so nothing can run
+		// in it; a removed iframe was forgotten by frameDetached first.
 		for id, f := range t.frames {
-			if f.sess != nil && f.sess.ID() == e.SessionID {
-				t.dropDescendants(id)
-				t.forget(id)
+			if f.sess == nil || f.sess.ID() != e.SessionID {
+				continue
 			}
+			t.dropDescendants(id)
+			if p := t.frames[f.parent]; p != nil && p.sess != f.sess {
+				f.sess, f.loader = nil, ""
+				delete(t.worlds, id)
+				continue
+			}
+			t.forget(id)
 		}
 	}
 }
@@ -266,6 +283,11 @@ func (t *Tab) forget(id string) {
 	delete(t.frames, id)
 	delete(t.worlds, id)
 	delete(t.worldLocks, id)
+	if s := t.frameSurf[id]; s != nil {
+		t.frameTombs[s.ID] = true
+		t.pastSurf[id] = s.ID
+		delete(t.frameSurf, id)
+	}
 	for k := range t.owners {
 		if k.frame == id {
 			delete(t.owners, k)
@@ -273,8 +295,11 @@ func (t *Tab) forget(id string) {
 	}
 }
 
-// mainFrame is the id of the tab's top frame (equal to its target id).
-func (t *Tab) mainFrame() string { return t.TargetID }
+// rootFrame is the id of the frame the surface starts at: the page's top
+// frame (whose id is the target id) for a tab, the frame itself for a frame
+// surface. Snapshots, reads, waits and eval start there; coordinates and
+// input are always the page's (see toTop).
+func (t *Tab) rootFrame() string { return t.root }
 
 func (t *Tab) frameState(id string) (frame, bool) {
 	t.mu.Lock()

@@ -96,7 +96,7 @@ func (t *Tab) surfaceFrames() []string {
 			walk(c, depth+1)
 		}
 	}
-	walk(t.mainFrame(), 0)
+	walk(t.rootFrame(), 0)
 	return out
 }
 
@@ -159,7 +159,7 @@ func (t *Tab) queryFrames(ctx context.Context, frames []string, st snapshot.Step
 		go func() {
 			defer wg.Done()
 			fctx := ctx
-			if f != t.mainFrame() {
+			if f != t.rootFrame() {
 				var cancel context.CancelFunc
 				fctx, cancel = context.WithTimeout(ctx, frameTimeout)
 				defer cancel()
@@ -171,7 +171,7 @@ func (t *Tab) queryFrames(ctx context.Context, frames []string, st snapshot.Step
 	var out []locMatch
 	for i, f := range frames {
 		if err := errs[i]; err != nil {
-			if errors.Is(err, ErrDocumentGone) && f != t.mainFrame() {
+			if errors.Is(err, ErrDocumentGone) && f != t.rootFrame() {
 				continue
 			}
 			if _, ok := apitype.As(err); ok {
@@ -389,7 +389,7 @@ func roleCandidate(n *snapshot.Node) bool {
 // surfaceComplete reports whether the captures show the whole surface:
 // every frame of the tab captured whole and read.
 func (t *Tab) surfaceComplete(caps []*frameCapture) bool {
-	if len(caps) == 0 || caps[0].id != t.mainFrame() {
+	if len(caps) == 0 || caps[0].id != t.rootFrame() {
 		return false
 	}
 	seen := map[string]bool{}

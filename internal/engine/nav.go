@@ -33,14 +33,18 @@ type navWatch struct {
 }
 
 func (t *Tab) watchNav() *navWatch {
-	ev, cancel := t.sess.Listen("Page.frameNavigated", "Page.navigatedWithinDocument", "Page.lifecycleEvent")
+	s := t.sess
+	if f, ok := t.frameState(t.root); ok {
+		s = f.sess // a frame surface's events come from the session hosting it
+	}
+	ev, cancel := s.Listen("Page.frameNavigated", "Page.navigatedWithinDocument", "Page.lifecycleEvent")
 	return &navWatch{t: t, events: ev, cancel: cancel}
 }
 
 // commit waits for the main frame to commit a new document (returning its
 // loader id) or to navigate within its document (returning "").
 func (n *navWatch) commit(ctx context.Context) (loader string, restored bool, err error) {
-	main := n.t.mainFrame()
+	main := n.t.rootFrame()
 	for {
 		select {
 		case ev, ok := <-n.events:
@@ -76,7 +80,7 @@ func (n *navWatch) commit(ctx context.Context) (loader string, restored bool, er
 // load waits for the load event of the given document of the main frame.
 // It reports false (not an error) when ctx ends first.
 func (n *navWatch) load(ctx context.Context, loader string) (bool, error) {
-	main := n.t.mainFrame()
+	main := n.t.rootFrame()
 	for {
 		select {
 		case ev, ok := <-n.events:
@@ -104,6 +108,9 @@ func (n *navWatch) load(ctx context.Context, loader string) (bool, error) {
 // ctx). A URL the browser cannot load is NAVIGATION_FAILED with the
 // network error.
 func (t *Tab) Navigate(ctx context.Context, url string) (*NavResult, error) {
+	if err := t.pageOnly("navigate"); err != nil {
+		return nil, err
+	}
 	t.op.Lock()
 	defer t.op.Unlock()
 	w := t.watchNav()
@@ -128,7 +135,7 @@ func (t *Tab) Navigate(ctx context.Context, url string) (*NavResult, error) {
 // targetInfoChanged events may trail the load event.
 func (t *Tab) navResult(ctx context.Context, loaded bool) *NavResult {
 	title, url := t.info()
-	if f, ok := t.frameState(t.mainFrame()); ok && f.url != "" {
+	if f, ok := t.frameState(t.rootFrame()); ok && f.url != "" {
 		url = f.url
 	}
 	if ti, err := cdpproto.Call(ctx, t.b.conn.Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: target.ID(t.TargetID)}); err == nil && ti.TargetInfo != nil {
@@ -140,6 +147,9 @@ func (t *Tab) navResult(ctx context.Context, loaded bool) *NavResult {
 
 // History moves back (delta -1) or forward (+1) in the tab's history.
 func (t *Tab) History(ctx context.Context, delta int) (*NavResult, error) {
+	if err := t.pageOnly("go back or forward"); err != nil {
+		return nil, err
+	}
 	t.op.Lock()
 	defer t.op.Unlock()
 	h, err := cdpproto.Call(ctx, t.sess, page.GetNavigationHistory, cdpproto.Empty{})
@@ -164,6 +174,9 @@ func (t *Tab) History(ctx context.Context, delta int) (*NavResult, error) {
 
 // Reload reloads the tab's document.
 func (t *Tab) Reload(ctx context.Context) (*NavResult, error) {
+	if err := t.pageOnly("reload"); err != nil {
+		return nil, err
+	}
 	t.op.Lock()
 	defer t.op.Unlock()
 	w := t.watchNav()
@@ -204,3 +217,15 @@ func (t *Tab) Title() string {
 }
 
 func (t *Tab) String() string { return fmt.Sprintf("%s (%s)", t.ID, t.URL()) }
+
+// pageOnly refuses operations that only a page root can do: loupe does not
+// navigate a frame's session history on its own (a frame navigates by
+// what is clicked in it, or with the page).
+func (t *Tab) pageOnly(what string) error {
+	if !t.IsFrame() {
+		return nil
+	}
+	e := apitype.Errorf(apitype.SurfaceUnsupported, "surface %s is a frame; loupe cannot %s a frame on its own", t.ID, what)
+	e.Hint = "switch to its page (`loupe switch " + t.tab.ID + "`) or click a link inside the frame"
+	return e
+}

@@ -84,7 +84,7 @@ func (t *Tab) Read(ctx context.Context, ref, what, arg string) (value string, pr
 func (t *Tab) PageText(ctx context.Context) (string, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	w, err := t.world(ctx, t.mainFrame())
+	w, err := t.world(ctx, t.rootFrame())
 	if err != nil {
 		return "", err
 	}
@@ -138,10 +138,27 @@ func (t *Tab) Box(ctx context.Context, ref string) (*Box, error) {
 func (t *Tab) Eval(ctx context.Context, expr string) (jsonv2.Value, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	res, err := cdpproto.Call(ctx, t.sess, runtime.Evaluate, runtime.EvaluateParams{
+	sess, params := t.sess, runtime.EvaluateParams{
 		Expression: expr, ReturnByValue: ptr(true), AwaitPromise: ptr(true), UserGesture: ptr(true),
 		ReplMode: ptr(true),
-	})
+	}
+	if t.IsFrame() {
+		// A frame's page world, in the session that hosts the frame now.
+		t.mu.Lock()
+		m, ok := t.mainCtx[t.root]
+		f := t.frames[t.root]
+		t.mu.Unlock()
+		switch {
+		case f == nil:
+			return nil, apitype.Errorf(apitype.SurfaceClosed, "frame surface %s has gone", t.ID)
+		case !ok || f.sess != m.sess:
+			e := apitype.Errorf(apitype.EvalFailed, "frame surface %s has no document to evaluate in yet", t.ID)
+			e.Hint = "it is loading; wait for it (`loupe wait --load`) and try again"
+			return nil, e
+		}
+		sess, params.ContextID = m.sess, runtime.ExecutionContextID(m.id)
+	}
+	res, err := cdpproto.Call(ctx, sess, runtime.Evaluate, params)
 	if err != nil {
 		return nil, err
 	}

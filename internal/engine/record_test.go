@@ -76,7 +76,7 @@ func recordPage(t *testing.T, tab *Tab) []byte {
 	ctx := ctxT(t)
 	tab.op.Lock()
 	defer tab.op.Unlock()
-	w, err := tab.world(ctx, tab.mainFrame())
+	w, err := tab.world(ctx, tab.rootFrame())
 	if err != nil {
 		t.Fatal(err)
 	}

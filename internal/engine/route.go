@@ -98,7 +98,7 @@ func (t *Tab) objectOf(ctx context.Context, w *world, elem int64) (runtime.Remot
 // coordinates. With hit, each level checks the point lands on the frame's
 // iframe (nothing in the parent covers it).
 func (t *Tab) toTop(ctx context.Context, ref, frameID string, x, y float64, hit bool) (float64, float64, error) {
-	for id := frameID; id != t.mainFrame(); {
+	for id := frameID; id != t.TargetID; {
 		f, ok := t.frameState(id)
 		if !ok || f.parent == "" {
 			return 0, 0, staleErr(ref, "its frame is gone")

@@ -97,7 +97,7 @@ type frameCapture struct {
 func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	plan := capturePlan{maxDepth: o.MaxFrameDepth, rootFrame: t.mainFrame(), agent: map[string]any{}}
+	plan := capturePlan{maxDepth: o.MaxFrameDepth, rootFrame: t.rootFrame(), agent: map[string]any{}}
 	if plan.maxDepth <= 0 {
 		plan.maxDepth = DefaultFrameDepth
 	}
@@ -135,7 +135,7 @@ func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, error
 		return nil, err
 	}
 	out := &Snapshot{Surface: t.ID, URL: caps[0].page.URL, Title: caps[0].page.Title, Frames: len(caps), Scope: scopeRef}
-	if plan.rootFrame != t.mainFrame() {
+	if plan.rootFrame != t.rootFrame() {
 		// A scope inside a frame: the surface is still the tab's.
 		out.URL, out.Title = t.URL(), t.Title()
 	}
@@ -202,7 +202,7 @@ func (t *Tab) scopeRoot(ctx context.Context, target string) (*resolved, error) {
 // captureAll captures the top frame and every frame below it to maxDepth,
 // all at once (see captureFrames).
 func (t *Tab) captureAll(ctx context.Context, maxDepth int) ([]*frameCapture, error) {
-	return t.captureFrames(ctx, capturePlan{maxDepth: maxDepth, rootFrame: t.mainFrame()})
+	return t.captureFrames(ctx, capturePlan{maxDepth: maxDepth, rootFrame: t.rootFrame()})
 }
 
 // captureFrames captures a plan's frames. The first capture is the root
@@ -224,7 +224,7 @@ func (t *Tab) captureFrames(ctx context.Context, plan capturePlan) ([]*frameCapt
 			walk(c, id, depth+1)
 		}
 	}
-	walk(t.mainFrame(), "", 0)
+	walk(t.rootFrame(), "", 0)
 	var wg sync.WaitGroup
 	for i, c := range list {
 		wg.Add(1)
@@ -354,7 +354,7 @@ func (t *Tab) bindRefs(caps []*frameCapture, out *Snapshot) {
 		live[c.id] = c.w.ctxID
 		doc := snapshot.Doc{Frame: c.id, World: c.w.ctxID}
 		frameID := c.id
-		if frameID == t.mainFrame() {
+		if frameID == t.TargetID {
 			frameID = ""
 		}
 		snapshot.Walk(c.page.Nodes, func(n *snapshot.Node, _ int) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -23,18 +24,29 @@ var ErrTabClosed = errors.New("tab closed")
 // navigated or its frame was removed) while the operation ran.
 var ErrDocumentGone = errors.New("document went away")
 
-// Tab is one page target: a surface of kind tab.
+// Tab is a surface: a page target (kind tab) or one frame in it (kind
+// frame). A frame surface starts at its frame: its snapshot is that frame's
+// document and the frames below it, and its refs are its own. A tab and the
+// frame surfaces in it share one page: its sessions, frames, documents and
+// operation lock.
 type Tab struct {
-	ID       string // surface id, "s1"
+	*pageState
+	ID   string          // surface id, "s1"
+	root string          // the frame this surface starts at
+	refs *snapshot.Table // guarded by op
+}
+
+// pageState is one page target and everything loupe tracks in it.
+type pageState struct {
 	TargetID string
 	b        *Browser
 	sess     *cdp.Session
+	tab      *Tab          // the page's own surface
 	ready    chan struct{} // closed when setup has finished
 	closed   chan struct{} // closed when the target has gone
 	setupErr error         // set before ready closes
 
-	op   sync.Mutex      // serialises operations on this tab
-	refs *snapshot.Table // guarded by op
+	op sync.Mutex // serialises operations on the page's surfaces
 
 	// mu guards the fields below. Taps write them on the reader goroutine.
 	mu       sync.Mutex
@@ -47,18 +59,47 @@ type Tab struct {
 	// worldLocks makes world creation single-flight per frame: concurrent
 	// frame captures ask for their parents' worlds too.
 	worldLocks map[string]*sync.Mutex
-	isClosed   bool
+	// frameSurf holds the surface of each frame (not the main frame, which
+	// is the tab's); frameTombs the ids of frame surfaces that went away.
+	frameSurf  map[string]*Tab
+	frameTombs map[string]bool
+	pastSurf   map[string]string // frame id → surface id, for frames gone
+	// contexts maps each execution context to its frame; mainCtx holds
+	// each frame's main-world context (see recordEvents).
+	contexts map[ctxKey]string
+	mainCtx  map[string]mainContext
+	isClosed bool
 }
 
 func newTab(b *Browser, id string, info targetInfo, sess *cdp.Session) *Tab {
-	return &Tab{
-		ID: id, TargetID: info.TargetID, b: b, sess: sess,
+	p := &pageState{
+		TargetID: info.TargetID, b: b, sess: sess,
 		ready: make(chan struct{}), closed: make(chan struct{}),
-		refs:  snapshot.NewTable(&b.counter),
 		title: info.Title, url: info.URL, openerID: info.OpenerID,
 		frames: map[string]*frame{}, worlds: map[string]*world{}, owners: map[ownerKey]int64{},
-		worldLocks: map[string]*sync.Mutex{},
+		worldLocks: map[string]*sync.Mutex{}, frameSurf: map[string]*Tab{}, frameTombs: map[string]bool{},
+		pastSurf: map[string]string{}, contexts: map[ctxKey]string{}, mainCtx: map[string]mainContext{},
 	}
+	p.tab = &Tab{pageState: p, ID: id, root: info.TargetID, refs: snapshot.NewTable(&b.counter, id)}
+	return p.tab
+}
+
+// IsFrame reports whether the surface is a frame rather than its page.
+func (t *Tab) IsFrame() bool { return t.root != t.TargetID }
+
+// frameSurface returns the surface of a frame, making one (with a new id)
+// the first time the frame is seen. Caller holds t.mu.
+func (p *pageState) frameSurface(frameID string) *Tab {
+	if frameID == p.TargetID {
+		return p.tab
+	}
+	s := p.frameSurf[frameID]
+	if s == nil {
+		id := p.b.newSurfaceID()
+		s = &Tab{pageState: p, ID: id, root: frameID, refs: snapshot.NewTable(&p.b.counter, id)}
+		p.frameSurf[frameID] = s
+	}
+	return s
 }
 
 func (t *Tab) wait(ctx context.Context) error {
@@ -88,9 +129,13 @@ func (t *Tab) setTitle(title string) {
 func (t *Tab) info() (title, url string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	url = t.url
-	if f := t.frames[t.TargetID]; f != nil && f.url != "" {
+	if f := t.frames[t.root]; f != nil && f.url != "" {
 		url = f.url
+	} else if !t.IsFrame() {
+		url = t.url
+	}
+	if t.IsFrame() {
+		return "", url
 	}
 	return t.title, url
 }
@@ -182,4 +227,40 @@ func firstLine(s string) string {
 
 func staleErr(ref, why string) *apitype.Error {
 	return apitype.Errorf(apitype.StaleRef, "%s is stale: %s", ref, why)
+}
+
+// framesInOrder lists the page's frame surfaces parent-first: a depth-first
+// walk of the frame tree, siblings in the order loupe first saw them.
+func (p *pageState) framesInOrder() []*Tab {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	kids := map[string][]*Tab{}
+	for id, s := range p.frameSurf {
+		if f := p.frames[id]; f != nil {
+			kids[f.parent] = append(kids[f.parent], s)
+		}
+	}
+	var out []*Tab
+	var walk func(id string, depth int)
+	walk = func(id string, depth int) {
+		if depth > 64 {
+			return
+		}
+		cs := kids[id]
+		slices.SortFunc(cs, func(a, b *Tab) int { return cmpSurfaceID(a.ID, b.ID) })
+		for _, c := range cs {
+			out = append(out, c)
+			walk(c.root, depth+1)
+		}
+	}
+	walk(p.TargetID, 0)
+	return out
+}
+
+// cmpSurfaceID orders surface ids by when they were made ("s9" < "s10").
+func cmpSurfaceID(a, b string) int {
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
 }

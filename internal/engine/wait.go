@@ -76,7 +76,7 @@ func jsonQuote(s string) string {
 func (t *Tab) mainWorld(ctx context.Context) (*world, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	return t.world(ctx, t.mainFrame())
+	return t.world(ctx, t.rootFrame())
 }
 
 // waitInPage runs an agent wait in the current document, again in the next
@@ -106,7 +106,7 @@ func (t *Tab) waitInPage(ctx context.Context, deadline time.Time, fn string, arg
 			// The document went away under the wait. Unless the
 			// frame table already shows its successor, wait for that
 			// to commit, then wait again in it.
-			if f, ok := t.frameState(t.mainFrame()); ok && f.loader == w.loader {
+			if f, ok := t.frameState(t.rootFrame()); ok && f.loader == w.loader {
 				if err := t.awaitCommit(ctx); err != nil {
 					return err
 				}

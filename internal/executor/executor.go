@@ -141,7 +141,7 @@ func (x *Executor) Do(ctx context.Context, req Request) (any, error) {
 	env := &env{x: x, s: s}
 	out, err := op.Run(ctx, env, in)
 	if err != nil {
-		e := Classify(err, op.Kind)
+		e := Classify(err, op.KindOf(in))
 		if e.Code == apitype.BrowserGone {
 			x.dropBrowser(s)
 		}

@@ -12,7 +12,8 @@
 //	arg:"[NAME]"         an optional positional (filled only when the
 //	                     arguments after it are satisfied)
 //	arg:"NAME..."        the remaining positionals ([]string)
-//	flag:"name"          a --name flag; short:"o" adds -o
+//	flag:"name"          a --name flag; short:"o" adds -o; meta:"URL"
+//	                     names its value in usage (default: NAME)
 //	help:"…"             one line of help
 package ops
 
@@ -73,6 +74,21 @@ type Texter interface {
 // failure is a usage error (BAD_INPUT, exit 2) and touches no browser.
 type Validator interface {
 	Validate() error
+}
+
+// Writer is implemented by inputs that make a read operation a write for
+// one call (dialogs --accept changes how the page's dialogs are answered).
+type Writer interface {
+	Writes() bool
+}
+
+// KindOf is the risk class of one call: the operation's, raised to Write
+// when the input says it writes.
+func (o *Op) KindOf(in any) Kind {
+	if w, ok := in.(Writer); ok && w.Writes() {
+		return Write
+	}
+	return o.Kind
 }
 
 // Op is one registered operation.
@@ -168,6 +184,12 @@ func New() *Registry {
 		r.add(o)
 	}
 	for _, o := range sessionOps() {
+		r.add(o)
+	}
+	for _, o := range surfaceOps() {
+		r.add(o)
+	}
+	for _, o := range eventOps() {
 		r.add(o)
 	}
 	return r

@@ -82,7 +82,7 @@ func bindAll(tab *Table, d Doc, nodes []*Node) []string {
 func renderRecording(t *testing.T, file string, compact bool) string {
 	t.Helper()
 	p := loadRecording(t, file)
-	bindAll(NewTable(new(Counter)), goldenDoc, p.Nodes)
+	bindAll(NewTable(new(Counter), ""), goldenDoc, p.Nodes)
 	nodes := p.Nodes
 	if compact {
 		nodes = Compact(nodes)
@@ -144,7 +144,7 @@ func TestGoldenCompactInvariants(t *testing.T) {
 	for _, name := range recordings(t) {
 		t.Run(name, func(t *testing.T) {
 			raw := loadRecording(t, name+".agent.json")
-			rawRefs := bindAll(NewTable(new(Counter)), goldenDoc, raw.Nodes)
+			rawRefs := bindAll(NewTable(new(Counter), ""), goldenDoc, raw.Nodes)
 			rawTexts := texts(raw.Nodes)
 			rawLines := strings.Count(Render(Header{Surface: "s1"}, raw.Nodes, RenderOptions{}).Text, "\n")
 			rawSemantic := semanticNodes(raw.Nodes) // before compact rewrites children in place
@@ -177,7 +177,7 @@ func TestGoldenCompactInvariants(t *testing.T) {
 // identical compact text; the sibling groups stay distinct; every ref still
 // resolves to its original node.
 func TestCompactFixtureAcceptance(t *testing.T) {
-	tab := NewTable(new(Counter))
+	tab := NewTable(new(Counter), "")
 	capture := func(file string) (string, []*Node, []string) {
 		p := loadRecording(t, file)
 		refs := bindAll(tab, goldenDoc, p.Nodes)
@@ -225,7 +225,7 @@ func TestCompactFixtureAcceptance(t *testing.T) {
 	}
 	// Every semantic node of the capture, empty ones included, is kept.
 	raw := loadRecording(t, "compact.agent.json")
-	bindAll(NewTable(new(Counter)), goldenDoc, raw.Nodes)
+	bindAll(NewTable(new(Counter), ""), goldenDoc, raw.Nodes)
 	if got, want := semanticNodes(nodes1), semanticNodes(raw.Nodes); !slices.Equal(got, want) {
 		t.Errorf("semantic nodes after compact:\n%q\nwant\n%q", got, want)
 	}

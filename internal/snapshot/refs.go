@@ -2,22 +2,62 @@ package snapshot
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 )
 
 // Counter hands out ref numbers. One counter serves a whole browser
 // session, so a ref names one node across every surface and is never
 // reused, and a ref seen on the wrong surface can be told apart from one
-// never issued.
-type Counter struct{ n atomic.Int64 }
+// never issued: the counter remembers which surface each number went to,
+// as runs of consecutive numbers (a snapshot issues its refs together), so
+// the record stays small however many refs a long session issues.
+type Counter struct {
+	mu     sync.Mutex // guards the fields below
+	n      int64
+	ranges []ownerRange
+}
 
-// Next returns the next ref number, starting at 1.
-func (c *Counter) Next() int64 { return c.n.Add(1) }
+type ownerRange struct {
+	first, last int64
+	owner       string
+}
+
+// Next returns the next ref number, starting at 1, for no surface in
+// particular.
+func (c *Counter) Next() int64 { return c.next("") }
+
+func (c *Counter) next(owner string) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+	if k := len(c.ranges); k > 0 && c.ranges[k-1].owner == owner && c.ranges[k-1].last == c.n-1 {
+		c.ranges[k-1].last = c.n
+	} else {
+		c.ranges = append(c.ranges, ownerRange{first: c.n, last: c.n, owner: owner})
+	}
+	return c.n
+}
 
 // Issued reports whether the number was handed out.
-func (c *Counter) Issued(n int64) bool { return n >= 1 && n <= c.n.Load() }
+func (c *Counter) Issued(n int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return n >= 1 && n <= c.n
+}
+
+// Owner returns the surface the number was issued for.
+func (c *Counter) Owner(n int64) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := sort.Search(len(c.ranges), func(i int) bool { return c.ranges[i].last >= n })
+	if i == len(c.ranges) || c.ranges[i].first > n {
+		return "", false
+	}
+	return c.ranges[i].owner, true
+}
 
 // Doc identifies one document: the frame that holds it and the execution
 // context of the agent's world in it, which lives exactly as long as the
@@ -54,6 +94,7 @@ type bindKey struct {
 // concurrent use; its owner serialises access.
 type Table struct {
 	counter *Counter
+	owner   string // the surface the table's refs belong to
 	byKey   map[bindKey]*Binding
 	byRef   map[string]*Binding
 	// dropped remembers recently dropped bindings that had a locator, so
@@ -66,9 +107,9 @@ type Table struct {
 // maxDropped bounds how many dropped bindings a table remembers.
 const maxDropped = 4096
 
-// NewTable returns an empty table drawing numbers from c.
-func NewTable(c *Counter) *Table {
-	return &Table{counter: c, byKey: map[bindKey]*Binding{}, byRef: map[string]*Binding{}, dropped: map[string]*Binding{}}
+// NewTable returns an empty table for a surface, drawing numbers from c.
+func NewTable(c *Counter, owner string) *Table {
+	return &Table{counter: c, owner: owner, byKey: map[bindKey]*Binding{}, byRef: map[string]*Binding{}, dropped: map[string]*Binding{}}
 }
 
 // Bind returns the element's binding, issuing a ref on first sight. Role
@@ -79,7 +120,7 @@ func (t *Table) Bind(d Doc, elem int64, role, name string) *Binding {
 		b.Role, b.Name = role, name
 		return b
 	}
-	b := &Binding{Ref: "e" + strconv.FormatInt(t.counter.Next(), 10), Doc: d, Elem: elem, Role: role, Name: name}
+	b := &Binding{Ref: "e" + strconv.FormatInt(t.counter.next(t.owner), 10), Doc: d, Elem: elem, Role: role, Name: name}
 	t.byKey[k] = b
 	t.byRef[b.Ref] = b
 	return b
@@ -97,6 +138,17 @@ func (t *Table) Lookup(ref string) (*Binding, bool) {
 func (t *Table) Issued(ref string) bool {
 	n, err := ParseRef(ref)
 	return err == nil && t.counter.Issued(n)
+}
+
+// OwnerOf returns the surface a ref was issued for, if it was issued, and
+// whether that is another surface than this table's.
+func (t *Table) OwnerOf(ref string) (owner string, elsewhere bool) {
+	n, err := ParseRef(ref)
+	if err != nil {
+		return "", false
+	}
+	o, ok := t.counter.Owner(n)
+	return o, ok && o != t.owner
 }
 
 // DropFrame forgets every ref in the frame's documents other than keep

@@ -89,7 +89,7 @@ func TestCounterConcurrent(t *testing.T) {
 }
 
 func TestTableBind(t *testing.T) {
-	tab := NewTable(new(Counter))
+	tab := NewTable(new(Counter), "")
 	doc := Doc{Frame: "F", World: 1}
 
 	r1 := tab.Bind(doc, 10, "button", "Go").Ref
@@ -126,7 +126,7 @@ func TestTableBind(t *testing.T) {
 }
 
 func TestTableDropFrame(t *testing.T) {
-	tab := NewTable(new(Counter))
+	tab := NewTable(new(Counter), "")
 	old := Doc{Frame: "F", World: 1}
 	cur := Doc{Frame: "F", World: 2}
 	other := Doc{Frame: "G", World: 3}
@@ -177,11 +177,28 @@ func TestTableDropFrame(t *testing.T) {
 
 func TestTableIssued(t *testing.T) {
 	c := new(Counter)
-	a, b := NewTable(c), NewTable(c)
+	a, b := NewTable(c, "s1"), NewTable(c, "s2")
 	ra := a.Bind(Doc{Frame: "F", World: 1}, 1, "button", "x").Ref
 	rb := b.Bind(Doc{Frame: "F", World: 1}, 1, "button", "x").Ref
 	if ra == rb {
 		t.Fatalf("two tables on one counter issued the same ref %s", ra)
+	}
+	// Each ref knows its surface; the other table sees it as elsewhere.
+	if o, elsewhere := a.OwnerOf(rb); o != "s2" || !elsewhere {
+		t.Errorf("a.OwnerOf(%s) = %q, %v", rb, o, elsewhere)
+	}
+	if o, elsewhere := a.OwnerOf(ra); o != "s1" || elsewhere {
+		t.Errorf("a.OwnerOf(%s) = %q, %v", ra, o, elsewhere)
+	}
+	for i := 0; i < 50; i++ { // runs of numbers per surface
+		a.Bind(Doc{Frame: "F", World: 2}, int64(i), "button", "x")
+	}
+	rc := b.Bind(Doc{Frame: "F", World: 2}, 1, "button", "y").Ref
+	if o, _ := a.OwnerOf(rc); o != "s2" {
+		t.Errorf("owner of %s after a run of s1 refs: %q", rc, o)
+	}
+	if len(c.ranges) != 4 {
+		t.Errorf("owner runs: %+v", c.ranges)
 	}
 	// A ref of another surface is issued but not in this table.
 	if _, ok := a.Lookup(rb); ok {
@@ -190,7 +207,7 @@ func TestTableIssued(t *testing.T) {
 	if !a.Issued(rb) || !a.Issued("@"+rb) {
 		t.Errorf("table a does not know %s was issued", rb)
 	}
-	for _, r := range []string{"e3", "e99", "e0", "x1", "", "@"} {
+	for _, r := range []string{"e999", "e9999", "e0", "x1", "", "@"} {
 		if a.Issued(r) {
 			t.Errorf("Issued(%q) = true", r)
 		}
@@ -199,7 +216,7 @@ func TestTableIssued(t *testing.T) {
 
 // Refs are issued in the order nodes are bound, whatever the element ids.
 func TestTableRefOrder(t *testing.T) {
-	tab := NewTable(new(Counter))
+	tab := NewTable(new(Counter), "")
 	doc := Doc{Frame: "F", World: 1}
 	for i, elem := range []int64{50, 7, 1000, 3} {
 		want := fmt.Sprintf("e%d", i+1)
@@ -212,7 +229,7 @@ func TestTableRefOrder(t *testing.T) {
 // A dropped binding with a locator is remembered, boundedly, so a stale ref
 // can still name its likely successor; one without a locator is not.
 func TestTableDroppedBindings(t *testing.T) {
-	tab := NewTable(new(Counter))
+	tab := NewTable(new(Counter), "")
 	old := Doc{Frame: "F", World: 1}
 	a := tab.Bind(old, 1, "button", "Save")
 	a.Locator = `role=button[name="Save"]`

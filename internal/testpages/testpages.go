@@ -93,21 +93,35 @@ func StartPair(t testing.TB) (a, b *Server) {
 // In pages, {{A}}, {{B}}, {{C}}, … name their origins in that order.
 func StartSites(t testing.TB, n int) []*Server {
 	t.Helper()
+	// Every origin is known before any server starts, so handlers only
+	// read the map.
+	lns := make([]net.Listener, n)
 	vars := map[string]string{}
+	for i := range lns {
+		lns[i] = listen(t, "127.0.0."+strconv.Itoa(i+1))
+		vars[string(rune('A'+i))] = "http://" + lns[i].Addr().String()
+	}
 	get := func() map[string]string { return vars }
 	out := make([]*Server, n)
-	for i := range n {
-		out[i] = start(t, "127.0.0."+strconv.Itoa(i+1), get)
-		vars[string(rune('A'+i))] = out[i].URL
+	for i, ln := range lns {
+		out[i] = serve(t, ln, get)
 	}
 	return out
 }
 
-func start(t testing.TB, host string, vars func() map[string]string) *Server {
+func listen(t testing.TB, host string) net.Listener {
 	ln, err := net.Listen("tcp", host+":0")
 	if err != nil {
 		t.Fatalf("listen on %s: %v", host, err)
 	}
+	return ln
+}
+
+func start(t testing.TB, host string, vars func() map[string]string) *Server {
+	return serve(t, listen(t, host), vars)
+}
+
+func serve(t testing.TB, ln net.Listener, vars func() map[string]string) *Server {
 	s := httptest.NewUnstartedServer(handler(vars))
 	s.Listener = ln
 	s.Start()

@@ -1,0 +1,160 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/loupe-dev/loupe/internal/engine"
+)
+
+// SurfacesOut lists surfaces. Its JSON is exactly the design's:
+// {"active_surface_id": …, "surfaces": [descriptor…]}.
+type SurfacesOut struct {
+	ActiveSurfaceID string           `json:"active_surface_id"`
+	Surfaces        []engine.Surface `json:"surfaces"`
+}
+
+// Text is one line a surface, indented under its parent, the active one
+// starred.
+func (o *SurfacesOut) Text() string {
+	depth := map[string]int{}
+	var b strings.Builder
+	for _, s := range o.Surfaces {
+		d := 0
+		if s.ParentID != "" {
+			d = depth[s.ParentID] + 1
+		}
+		depth[s.ID] = d
+		b.WriteString(surfaceLine(s, strings.Repeat("  ", d)))
+		b.WriteByte('\n')
+	}
+	if len(o.Surfaces) == 0 {
+		return "no surfaces (open a page with `loupe open URL`)"
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func surfaceLine(s engine.Surface, indent string) string {
+	mark := " "
+	if s.Active {
+		mark = "*"
+	}
+	line := fmt.Sprintf("%s %s%s %s", mark, indent, s.ID, s.Kind)
+	if s.OriginRelation != "" {
+		line += " " + s.OriginRelation
+	}
+	if s.Title != "" {
+		line += fmt.Sprintf(" %q", s.Title)
+	}
+	if s.URL != "" {
+		line += " " + s.URL
+	}
+	c := s.Capabilities
+	if !c.Snapshot || !c.Interaction || !c.RendererEval {
+		var no []string
+		for _, x := range []struct {
+			ok   bool
+			name string
+		}{{c.Snapshot, "snapshot"}, {c.Interaction, "interaction"}, {c.RendererEval, "eval"}} {
+			if !x.ok {
+				no = append(no, x.name)
+			}
+		}
+		line += " (no " + strings.Join(no, ", ") + ")"
+	}
+	return line
+}
+
+// SurfaceIDIn names a surface.
+type SurfaceIDIn struct {
+	ID string `json:"id" arg:"SURFACE_ID" help:"surface id, as listed by surfaces (s1, s2, …)"`
+}
+
+// Validate checks the id is given.
+func (in *SurfaceIDIn) Validate() error {
+	if in.ID == "" {
+		return usage("missing SURFACE_ID (see `loupe surfaces`)")
+	}
+	return nil
+}
+
+// SurfaceOut is one surface's descriptor.
+type SurfaceOut engine.Surface
+
+// Text is the surface's line.
+func (o *SurfaceOut) Text() string { return surfaceLine(engine.Surface(*o), "") }
+
+// WindowsOut lists the page roots.
+type WindowsOut struct {
+	ActiveSurfaceID string          `json:"active_surface_id"`
+	Windows         []engine.Window `json:"windows"`
+}
+
+// Text is one line a page root.
+func (o *WindowsOut) Text() string {
+	if len(o.Windows) == 0 {
+		return "no windows"
+	}
+	var b strings.Builder
+	for _, w := range o.Windows {
+		b.WriteString(surfaceLine(w.Surface, ""))
+		if w.WindowID != 0 {
+			fmt.Fprintf(&b, " [window %d]", w.WindowID)
+		}
+		if w.OpenerID != "" {
+			fmt.Fprintf(&b, " (opened by %s)", w.OpenerID)
+		}
+		b.WriteByte('\n')
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func surfaceOps() []*Op {
+	browser := func(ctx context.Context, env Env) (*engine.Browser, error) { return env.Browser(ctx) }
+	return []*Op{
+		define("surfaces", "list every surface: tabs, windows, webviews and frames, parent-first", Read, actTimeout,
+			func(ctx context.Context, env Env, _ *NoIn) (*SurfacesOut, error) {
+				b, err := browser(ctx, env)
+				if err != nil {
+					return nil, err
+				}
+				active, list := b.Surfaces(ctx)
+				return &SurfacesOut{ActiveSurfaceID: active, Surfaces: list}, nil
+			}),
+		define("switch", "select a surface for every later operation", Write, actTimeout,
+			func(ctx context.Context, env Env, in *SurfaceIDIn) (*SurfaceOut, error) {
+				b, err := browser(ctx, env)
+				if err != nil {
+					return nil, err
+				}
+				t, err := b.Switch(ctx, in.ID)
+				if err != nil {
+					return nil, err
+				}
+				d := SurfaceOut(t.Describe())
+				return &d, nil
+			}),
+		define("windows", "list the page roots (tabs, windows, views, webviews) with their window ids", Read, actTimeout,
+			func(ctx context.Context, env Env, _ *NoIn) (*WindowsOut, error) {
+				b, err := browser(ctx, env)
+				if err != nil {
+					return nil, err
+				}
+				return &WindowsOut{ActiveSurfaceID: b.Active(), Windows: b.Windows(ctx)}, nil
+			}),
+		define("switch-window", "select a page root (not a frame) for every later operation", Write, actTimeout,
+			func(ctx context.Context, env Env, in *SurfaceIDIn) (*SurfaceOut, error) {
+				b, err := browser(ctx, env)
+				if err != nil {
+					return nil, err
+				}
+				t, err := b.SwitchWindow(ctx, in.ID)
+				if err != nil {
+					return nil, err
+				}
+				d := SurfaceOut(t.Describe())
+				return &d, nil
+			}),
+	}
+}
