@@ -127,8 +127,22 @@ func TestAttach(t *testing.T) {
 		}
 	}()
 	httpEndpoint := "http://" + strings.SplitN(strings.TrimPrefix(endpoint, "ws://"), "/", 2)[0]
+	// An Electron main-process endpoint that does not answer: the attach
+	// fails clearly and changes nothing (the next attach is the first).
+	if r := e.run("attach", "--cdp", httpEndpoint, "--electron-main", "http://127.0.0.1:1"); r.code != 1 || !strings.HasPrefix(r.stderr, "TRANSPORT_UNSUPPORTED: ") {
+		t.Fatalf("attach with an unreachable --electron-main: %d %q", r.code, r.stderr)
+	}
 	if got := e.ok("attach", "--cdp", httpEndpoint); !strings.Contains(got, "attached to") {
 		t.Fatalf("attach: %q", got)
+	}
+	var doc struct {
+		Transport string          `json:"transport"`
+		Endpoint  string          `json:"endpoint"`
+		Features  map[string]bool `json:"features"`
+	}
+	e.okJSON(&doc, "doctor")
+	if doc.Transport != "websocket" || !strings.HasPrefix(doc.Endpoint, "ws://") || doc.Features["electronClassification"] {
+		t.Errorf("doctor on an attached browser: %+v", doc)
 	}
 	e.ok("open", srv.Page("dupes.html"))
 	snap := e.ok("snapshot")
