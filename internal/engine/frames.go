@@ -81,13 +81,17 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 			AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: ptr(true), Filter: target.Filter{{Type: "iframe"}},
 		}},
 	}
-	for _, c := range calls {
-		if err := s.Call(ctx, c.method, c.params, nil); err != nil {
-			return err
-		}
+	// The calls are independent (the target is paused until the last
+	// step), so they go out together: one round trip instead of six.
+	errs := make([]error, len(calls)+1)
+	var tree page.GetFrameTreeResult
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Go(func() { errs[i] = s.Call(ctx, c.method, c.params, nil) })
 	}
-	tree, err := cdpproto.Call(ctx, s, page.GetFrameTree, cdpproto.Empty{})
-	if err != nil {
+	wg.Go(func() { tree, errs[len(calls)] = cdpproto.Call(ctx, s, page.GetFrameTree, cdpproto.Empty{}) })
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	t.mu.Lock()
