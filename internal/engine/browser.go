@@ -56,6 +56,7 @@ type Browser struct {
 	electron   bool            // the browser is an Electron app
 	classes    map[string]Classification
 	classifier Classifier
+	dl         *downloads             // nil until EnableDownloads
 	waiters    map[string][]chan *Tab // target id → callers waiting for its tab
 }
 
@@ -184,6 +185,7 @@ func (b *Browser) Close(ctx context.Context) error {
 	if b.proc != nil {
 		err = b.proc.Stop(ctx)
 	} else {
+		b.restoreDownloads(ctx)
 		err = b.conn.Close()
 	}
 	b.shutdown()

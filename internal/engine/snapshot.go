@@ -97,41 +97,8 @@ type frameCapture struct {
 func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
-	plan := capturePlan{maxDepth: o.MaxFrameDepth, rootFrame: t.rootFrame(), agent: map[string]any{}}
-	if plan.maxDepth <= 0 {
-		plan.maxDepth = DefaultFrameDepth
-	}
-	if o.Cursor {
-		plan.agent["cursor"] = true
-	}
-	if o.Viewport {
-		plan.agent["viewport"] = true
-		plan.partial = true
-	}
-	var scopeRef string
-	if o.Scope != "" {
-		tg, err := t.scopeRoot(ctx, o.Scope)
-		if err != nil {
-			return nil, err
-		}
-		plan.rootFrame, plan.rootElem, plan.partial, scopeRef = tg.frame, tg.elem, true, tg.ref
-	}
-	var (
-		caps []*frameCapture
-		err  error
-	)
-	// A top document that goes away mid-capture (a navigation racing the
-	// snapshot) is captured again in its successor, once.
-	for attempt := 0; attempt < 2; attempt++ {
-		caps, err = t.captureFrames(ctx, plan)
-		if !errors.Is(err, ErrDocumentGone) || o.Scope != "" {
-			break
-		}
-	}
+	caps, plan, scopeRef, err := t.captureFor(ctx, o)
 	if err != nil {
-		if o.Scope != "" && errors.Is(err, ErrDocumentGone) {
-			return nil, staleErr(scopeRef, "its document went away")
-		}
 		return nil, err
 	}
 	out := &Snapshot{Surface: t.ID, URL: caps[0].page.URL, Title: caps[0].page.Title, Frames: len(caps), Scope: scopeRef}
@@ -178,6 +145,49 @@ func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, error
 	out.Chars, out.Tokens, out.Truncated = len(r.Text), (len(r.Text)+3)/4, r.Truncated
 	out.Text = r.Text + fmt.Sprintf("[%d chars, ~%d tokens]\n", out.Chars, out.Tokens)
 	return out, nil
+}
+
+// captureFor captures the frames a snapshot with these options shows, and
+// says where it started (the scope's ref, if any). Caller holds t.op.
+func (t *Tab) captureFor(ctx context.Context, o SnapshotOptions) ([]*frameCapture, capturePlan, string, error) {
+	plan := capturePlan{maxDepth: o.MaxFrameDepth, rootFrame: t.rootFrame(), agent: map[string]any{}}
+	if plan.maxDepth <= 0 {
+		plan.maxDepth = DefaultFrameDepth
+	}
+	if o.Cursor {
+		plan.agent["cursor"] = true
+	}
+	if o.Viewport {
+		plan.agent["viewport"] = true
+		plan.partial = true
+	}
+	var scopeRef string
+	if o.Scope != "" {
+		tg, err := t.scopeRoot(ctx, o.Scope)
+		if err != nil {
+			return nil, plan, "", err
+		}
+		plan.rootFrame, plan.rootElem, plan.partial, scopeRef = tg.frame, tg.elem, true, tg.ref
+	}
+	var (
+		caps []*frameCapture
+		err  error
+	)
+	// A top document that goes away mid-capture (a navigation racing the
+	// snapshot) is captured again in its successor, once.
+	for attempt := 0; attempt < 2; attempt++ {
+		caps, err = t.captureFrames(ctx, plan)
+		if !errors.Is(err, ErrDocumentGone) || o.Scope != "" {
+			break
+		}
+	}
+	if err != nil {
+		if o.Scope != "" && errors.Is(err, ErrDocumentGone) {
+			return nil, plan, "", staleErr(scopeRef, "its document went away")
+		}
+		return nil, plan, "", err
+	}
+	return caps, plan, scopeRef, nil
 }
 
 // capturePlan says what to capture: which frame (and element) the tree

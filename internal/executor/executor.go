@@ -261,9 +261,17 @@ func (x *Executor) browser(ctx context.Context, s *session) (*engine.Browser, er
 	if err != nil {
 		return nil, err
 	}
+	if err := b.EnableDownloads(ctx, s.downloadsDir()); err != nil {
+		_ = b.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
 	s.browser = b
 	return b, nil
 }
+
+// downloadsDir is where the session's downloads land: inside its files
+// directory, so file operations can name them.
+func (s *session) downloadsDir() string { return filepath.Join(s.dir, "files", "downloads") }
 
 func (x *Executor) attach(ctx context.Context, s *session, endpoint string) (*engine.Browser, error) {
 	s.mu.Lock()
@@ -273,6 +281,14 @@ func (x *Executor) attach(ctx context.Context, s *session, endpoint string) (*en
 	}
 	b, err := engine.Attach(ctx, endpoint)
 	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		_ = b.Close(ctx)
+		return nil, err
+	}
+	if err := b.EnableDownloads(ctx, s.downloadsDir()); err != nil {
+		_ = b.Close(ctx)
 		return nil, err
 	}
 	s.browser = b

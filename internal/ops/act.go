@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/input"
 )
@@ -117,6 +118,8 @@ func (in *FillIn) Validate() error { return checkTarget("TARGET", in.Target, tru
 type TypeIn struct {
 	Target string `json:"target,omitempty" arg:"[TARGET]" help:"field to type into; without it, types into the focused element"`
 	Text   string `json:"text" arg:"TEXT" help:"text to type, key by key"`
+	Clear  bool   `json:"clear,omitempty" flag:"clear" help:"empty the field first"`
+	Submit bool   `json:"submit,omitempty" flag:"submit" help:"press Enter after the text"`
 }
 
 // Validate checks the optional ref.
@@ -124,7 +127,24 @@ func (in *TypeIn) Validate() error {
 	if in.Text == "" {
 		return usage("missing TEXT")
 	}
+	if in.Clear && in.Target == "" {
+		return usage("--clear needs a TARGET field")
+	}
 	return checkTarget("TARGET", in.Target, false)
+}
+
+// DragIn is the input of drag.
+type DragIn struct {
+	From string `json:"from" arg:"FROM" help:"element to drag (ref or locator)"`
+	To   string `json:"to" arg:"TO" help:"element to drop it on"`
+}
+
+// Validate checks both targets.
+func (in *DragIn) Validate() error {
+	if err := checkTarget("FROM", in.From, true); err != nil {
+		return err
+	}
+	return checkTarget("TO", in.To, true)
 }
 
 // PressIn is the input of press.
@@ -272,7 +292,15 @@ func actOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				return act(tab.Type(ctx, in.Target, in.Text))
+				return act(typeText(ctx, tab, in))
+			}),
+		define("drag", "drag an element onto another (pointer drags and HTML5 drag and drop)", Write, actTimeout,
+			func(ctx context.Context, env Env, in *DragIn) (*ActOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return act(tab.Drag(ctx, in.From, in.To))
 			}),
 		define("press", "press keys or chords on the focused element", Write, actTimeout,
 			func(ctx context.Context, env Env, in *PressIn) (*ActOut, error) {
@@ -332,4 +360,39 @@ func actOps() []*Op {
 				return act(tab.Scroll(ctx, in.Target, engine.ScrollOptions{DX: in.DX, DY: in.DY}))
 			}),
 	}
+}
+
+// typeText types, after emptying the field with --clear, and presses Enter
+// with --submit. A failure after the first step reports that input was
+// sent.
+func typeText(ctx context.Context, tab *engine.Tab, in *TypeIn) (*engine.ActionResult, error) {
+	if in.Clear {
+		if _, err := tab.Fill(ctx, in.Target, ""); err != nil {
+			return nil, err
+		}
+	}
+	r, err := tab.Type(ctx, in.Target, in.Text)
+	if err != nil {
+		if in.Clear {
+			return nil, executed(err)
+		}
+		return nil, err
+	}
+	if in.Submit {
+		enter, _ := input.ParseChord("Enter")
+		if _, err := tab.Press(ctx, []input.Chord{enter}); err != nil {
+			return nil, executed(err)
+		}
+		r.Note = "typed and submitted"
+	}
+	return r, nil
+}
+
+// executed marks a failure that came after an earlier step of the same
+// operation changed the page: its outcome is not "not executed".
+func executed(err error) error {
+	if e, ok := apitype.As(err); ok {
+		return e.Executed()
+	}
+	return err
 }

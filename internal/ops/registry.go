@@ -192,5 +192,8 @@ func New() *Registry {
 	for _, o := range eventOps() {
 		r.add(o)
 	}
+	for _, o := range findOps() {
+		r.add(o)
+	}
 	return r
 }

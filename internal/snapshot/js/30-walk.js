@@ -128,6 +128,9 @@ function labelIsName(el) {
 function wantsRef(el, role) {
   if (ACTION_ROLES.has(role) || SCOPE_ROLES.has(role)) return true;
   if (el.isContentEditable) return true;
+  // An element made draggable is something to act on (drag), whatever
+  // its role.
+  if (el.getAttribute('draggable') === 'true') return true;
   return el.tabIndex >= 0 && el.hasAttribute('tabindex');
 }
 

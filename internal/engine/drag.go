@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	cdpproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	cdpinput "github.com/chromedp/cdproto/input"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/cdp"
+)
+
+// dragSteps is how many mouse moves carry a drag from its source to its
+// target: pages that follow the pointer (sliders, sortable lists) see a
+// path, not a jump.
+const dragSteps = 8
+
+// Drag presses the mouse on one element, moves it to another and releases
+// it there, with trusted input. Both work: pointer-driven drags (the page
+// follows mousemove) and HTML5 drag and drop (draggable elements). For the
+// latter the browser is asked to hand the drag to loupe
+// (Input.setInterceptDrags) once it starts, and loupe delivers dragenter,
+// dragover and drop at the target itself: a headless browser has no
+// platform drag loop to do it. The target's point is found after the press,
+// so it may scroll into view during the drag.
+func (t *Tab) Drag(ctx context.Context, from, to string) (*ActionResult, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
+	src, err := t.resolve(ctx, from)
+	if err != nil {
+		return nil, err
+	}
+	dst, err := t.resolve(ctx, to)
+	if err != nil {
+		return nil, err
+	}
+	x0, y0, err := t.point(ctx, src, true, true)
+	if err != nil {
+		return nil, err
+	}
+	events, cancel := t.sess.Listen("Input.dragIntercepted")
+	defer cancel()
+	// A browser without drag interception still gets the pointer drag.
+	_ = t.sess.Call(ctx, "Input.setInterceptDrags", map[string]bool{"enabled": true}, nil)
+	defer func() {
+		// Always hand drags back to the browser, also on failure.
+		c, done := context.WithTimeout(context.WithoutCancel(ctx), actionCleanup)
+		defer done()
+		_ = t.sess.Call(c, "Input.setInterceptDrags", map[string]bool{"enabled": false}, nil)
+	}()
+	mouse := func(typ cdpinput.DispatchMouseEventType, x, y float64) error {
+		p := cdpinput.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: cdpinput.MouseButton("left"), Buttons: 1, ClickCount: 1}
+		if typ == cdpinput.DispatchMouseEventTypeMouseReleased {
+			p.Buttons = 0
+		}
+		_, err := cdpproto.Call(ctx, t.sess, cdpinput.DispatchMouseEvent, p)
+		return err
+	}
+	if err := mouse(cdpinput.DispatchMouseEventTypeMouseMoved, x0, y0); err != nil {
+		return nil, err
+	}
+	if err := mouse(cdpinput.DispatchMouseEventTypeMousePressed, x0, y0); err != nil {
+		return nil, executedErr(err)
+	}
+	// A first small move starts a drag (past the platform's threshold).
+	if err := mouse(cdpinput.DispatchMouseEventTypeMouseMoved, x0+6, y0+6); err != nil {
+		return nil, t.releaseAfter(ctx, x0, y0, err)
+	}
+	x1, y1, err := t.point(ctx, dst, false, false)
+	if err != nil {
+		return nil, t.releaseAfter(ctx, x0, y0, err)
+	}
+	// Whether the browser started an HTML5 drag is known once the page
+	// has handled the move: two animation frames in the source's world
+	// bound that (as pages see dragstart within the move's task).
+	if err := t.evalIn(ctx, src.w, "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", nil); err != nil {
+		return nil, t.releaseAfter(ctx, x0, y0, err)
+	}
+	var data jsonv2.Value
+	select {
+	case ev := <-events:
+		var e struct {
+			Data jsonv2.Value `json:"data"`
+		}
+		if jsonv2.Unmarshal(ev.Params, &e) == nil {
+			data = e.Data
+		}
+	default:
+	}
+	if data != nil {
+		if err := t.dropHTML5(ctx, data, x1, y1); err != nil {
+			return nil, t.releaseAfter(ctx, x1, y1, err)
+		}
+	} else {
+		for i := 1; i <= dragSteps; i++ {
+			f := float64(i) / dragSteps
+			if err := mouse(cdpinput.DispatchMouseEventTypeMouseMoved, x0+6+(x1-x0-6)*f, y0+6+(y1-y0-6)*f); err != nil {
+				return nil, t.releaseAfter(ctx, x0, y0, err)
+			}
+		}
+	}
+	if err := mouse(cdpinput.DispatchMouseEventTypeMouseReleased, x1, y1); err != nil {
+		return nil, executedErr(err)
+	}
+	r := t.result(src)
+	r.X, r.Y = x1, y1
+	r.Note = "dragged " + src.ref + " to " + dst.ref
+	if data != nil {
+		r.Note += " (HTML5 drag and drop)"
+	}
+	return r, nil
+}
+
+// actionCleanup bounds clean-up calls made after an action has failed.
+const actionCleanup = 2 * time.Second
+
+// dropHTML5 delivers an intercepted drag at (x, y): enter, over, drop.
+func (t *Tab) dropHTML5(ctx context.Context, data jsonv2.Value, x, y float64) error {
+	for _, typ := range []string{"dragEnter", "dragOver", "drop"} {
+		params := map[string]any{"type": typ, "x": x, "y": y, "data": data}
+		if err := t.sess.Call(ctx, "Input.dispatchDragEvent", params, nil); err != nil {
+			return fmt.Errorf("%s: %w", typ, err)
+		}
+	}
+	return nil
+}
+
+// releaseAfter releases the mouse after a drag failed midway, so the page
+// is not left with a button held down, and reports the failure as one
+// after input was sent.
+func (t *Tab) releaseAfter(ctx context.Context, x, y float64, cause error) error {
+	c, done := context.WithTimeout(context.WithoutCancel(ctx), actionCleanup)
+	defer done()
+	_, _ = cdpproto.Call(c, t.sess, cdpinput.DispatchMouseEvent, cdpinput.DispatchMouseEventParams{
+		Type: cdpinput.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: cdpinput.MouseButton("left"), ClickCount: 1,
+	})
+	var ae *apitype.Error
+	if errors.As(cause, &ae) {
+		return ae.Executed()
+	}
+	if errors.Is(cause, cdp.ErrSessionGone) || errors.Is(cause, ErrDocumentGone) {
+		return executedErr(fmt.Errorf("the page went away during the drag: %w", cause))
+	}
+	return executedErr(cause)
+}

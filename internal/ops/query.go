@@ -1,0 +1,137 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/loupe-dev/loupe/internal/engine"
+)
+
+// QueryIn is the input of query.
+type QueryIn struct {
+	Role    string `json:"role,omitempty" flag:"role" help:"role as snapshots show it: button, link, textbox, …"`
+	Name    string `json:"name,omitempty" flag:"name" help:"accessible name contains this (case-insensitive)"`
+	Text    string `json:"text,omitempty" flag:"text" help:"the innermost elements whose text contains this"`
+	Exact   bool   `json:"exact,omitempty" flag:"exact" help:"the name must match whole"`
+	Within  string `json:"within,omitempty" flag:"within" meta:"TARGET" help:"search only inside this element (ref or locator)"`
+	FrameOf string `json:"frame_of,omitempty" flag:"frame-of" meta:"REF" help:"search only the frame holding this ref"`
+	Limit   int    `json:"limit,omitempty" flag:"limit" help:"list at most N matches (default 20; the count is always exact)"`
+}
+
+// Validate needs something to look for.
+func (in *QueryIn) Validate() error {
+	if in.Role == "" && in.Name == "" && in.Text == "" {
+		return usage("give --role, --name or --text")
+	}
+	if in.Limit < 0 {
+		return usage("--limit takes a positive number")
+	}
+	if err := checkTarget("--within", in.Within, false); err != nil {
+		return err
+	}
+	return checkTarget("--frame-of", in.FrameOf, false)
+}
+
+// QueryOut lists matches.
+type QueryOut engine.QueryResult
+
+// Text is the count, then one line a match.
+func (o *QueryOut) Text() string {
+	var b strings.Builder
+	switch o.Count {
+	case 0:
+		b.WriteString("no match")
+	case 1:
+		b.WriteString("1 match")
+	default:
+		fmt.Fprintf(&b, "%d matches (ambiguous: pick one by its ref)", o.Count)
+	}
+	for _, m := range o.Matches {
+		b.WriteString("\n- " + m.Role)
+		if m.Name != "" {
+			fmt.Fprintf(&b, " %q", m.Name)
+		}
+		if m.States != "" {
+			b.WriteString(" [" + strings.ReplaceAll(m.States, " ", "] [") + "]")
+		}
+		if m.Ref != "" {
+			b.WriteString(" [ref=" + m.Ref + "]")
+		}
+		if m.Text != "" && m.Text != m.Name {
+			fmt.Fprintf(&b, ": %s", m.Text)
+		}
+	}
+	if n := o.Count - len(o.Matches); n > 0 {
+		fmt.Fprintf(&b, "\n… %d more", n)
+	}
+	return b.String()
+}
+
+// DownloadsIn is the input of downloads.
+type DownloadsIn struct {
+	Wait bool `json:"wait,omitempty" flag:"wait" help:"wait (bounded by --timeout, default 30s) for a download in progress or the next one to finish"`
+}
+
+// DownloadsOut lists downloads, and the one waited for.
+type DownloadsOut struct {
+	Finished  *engine.Download  `json:"finished,omitempty"`
+	Downloads []engine.Download `json:"downloads"`
+}
+
+// Text is one line a download (or the one waited for).
+func (o *DownloadsOut) Text() string {
+	line := func(d engine.Download) string {
+		s := fmt.Sprintf("[%s] %s %s %d bytes", orDash(d.SurfaceID), d.State, d.Filename, d.Bytes)
+		if d.Path != "" {
+			s += " → " + d.Path
+		}
+		return s
+	}
+	if o.Finished != nil {
+		return line(*o.Finished)
+	}
+	if len(o.Downloads) == 0 {
+		return "no downloads"
+	}
+	var ls []string
+	for _, d := range o.Downloads {
+		ls = append(ls, line(d))
+	}
+	return strings.Join(ls, "\n")
+}
+
+func findOps() []*Op {
+	return []*Op{
+		define("query", "find elements by role, name or text; reports every match and whether it is ambiguous", Read, actTimeout,
+			func(ctx context.Context, env Env, in *QueryIn) (*QueryOut, error) {
+				tab, err := env.Tab(ctx)
+				if err != nil {
+					return nil, err
+				}
+				r, err := tab.Query(ctx, engine.QueryOptions{Role: in.Role, Name: in.Name, Text: in.Text, Exact: in.Exact,
+					Within: in.Within, FrameOf: in.FrameOf, Limit: in.Limit})
+				if err != nil {
+					return nil, err
+				}
+				return (*QueryOut)(r), nil
+			}),
+		define("downloads", "list the session's downloads, or wait for one to finish", Read, navTimeout,
+			func(ctx context.Context, env Env, in *DownloadsIn) (*DownloadsOut, error) {
+				b, err := env.Browser(ctx)
+				if err != nil {
+					return nil, err
+				}
+				out := &DownloadsOut{}
+				if in.Wait {
+					if out.Finished, err = b.WaitDownload(ctx); err != nil {
+						return nil, err
+					}
+				}
+				if out.Downloads, err = b.Downloads(); err != nil {
+					return nil, err
+				}
+				return out, nil
+			}),
+	}
+}
