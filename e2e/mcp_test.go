@@ -1,11 +1,16 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,15 +19,88 @@ import (
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
-// TestMCPStdio drives `loupe mcp` with the Go SDK's client, as the peer
-// bench does: list tools, navigate, snapshot, click by ref, and get a
-// registry error as a tool error.
+// mcpCaller calls tools on one client session and returns their text.
+type mcpCaller struct {
+	t   *testing.T
+	ctx context.Context
+	cs  *mcp.ClientSession
+}
+
+type toolResult struct {
+	text  string
+	isErr bool
+	res   *mcp.CallToolResult
+}
+
+func (m mcpCaller) call(name string, args map[string]any) toolResult {
+	m.t.Helper()
+	r, err := m.cs.CallTool(m.ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		m.t.Fatalf("%s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return toolResult{text: b.String(), isErr: r.IsError, res: r}
+}
+
+func (m mcpCaller) ok(name string, args map[string]any) string {
+	m.t.Helper()
+	r := m.call(name, args)
+	if r.isErr {
+		m.t.Fatalf("%s %v: %s", name, args, r.text)
+	}
+	return r.text
+}
+
+// errorOf decodes a tool error's structured content.
+func errorOf(t *testing.T, r toolResult) (code string, notExecuted bool) {
+	t.Helper()
+	if !r.isErr {
+		t.Fatalf("want a tool error, got: %s", r.text)
+	}
+	b, _ := json.Marshal(r.res.StructuredContent)
+	var e struct {
+		Error struct {
+			Code        string `json:"code"`
+			Hint        string `json:"hint"`
+			NotExecuted bool   `json:"not_executed"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &e); err != nil || e.Error.Code == "" || e.Error.Hint == "" {
+		t.Fatalf("tool error without code and hint: %s / %s", b, r.text)
+	}
+	return e.Error.Code, e.Error.NotExecuted
+}
+
+// refAfter returns the ref of the first node with this role and name after
+// the line holding anchor.
+func refAfter(t *testing.T, snap, anchor, role, name string) string {
+	t.Helper()
+	i := strings.Index(snap, anchor)
+	if i < 0 {
+		t.Fatalf("no %q in:\n%s", anchor, snap)
+	}
+	m := regexp.MustCompile(regexp.QuoteMeta(role+` "`+name+`"`) + `[^\n]*\[ref=(e\d+)\]`).FindStringSubmatch(snap[i:])
+	if m == nil {
+		t.Fatalf("no %s %q after %q in:\n%s", role, name, anchor, snap)
+	}
+	return m[1]
+}
+
+// TestMCPStdio drives `loupe mcp` over stdio with the Go SDK's client: the
+// tool list, a page with a cross-site (out-of-process) iframe, a click and
+// typing inside it with the change reported as a diff, STALE_REF after a
+// navigation, BAD_INPUT for malformed calls, and _meta on every result.
 func TestMCPStdio(t *testing.T) {
 	e := newEnv(t)
-	srv := testpages.Start(t, "127.0.0.1")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	a, _ := testpages.StartPair(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.Command(loupeBin, "mcp")
+	cmd := exec.Command(loupeBin, "mcp", "--allow-eval")
 	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
 	client := mcp.NewClient(&mcp.Implementation{Name: "loupe-test", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -30,6 +108,8 @@ func TestMCPStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
+	m := mcpCaller{t, ctx, cs}
+
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -38,44 +118,175 @@ func TestMCPStdio(t *testing.T) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 	}
-	if strings.Join(names, ",") != "browser_click,browser_navigate,browser_snapshot" {
-		t.Errorf("tools: %v", names)
+	want := []string{"browser_click", "browser_close", "browser_console", "browser_dialogs", "browser_download", "browser_drag",
+		"browser_eval", "browser_hover", "browser_navigate", "browser_network", "browser_open", "browser_press", "browser_query",
+		"browser_read", "browser_screenshot", "browser_scroll", "browser_select", "browser_snapshot", "browser_surfaces",
+		"browser_switch_surface", "browser_tabs", "browser_type", "browser_upload", "browser_wait"}
+	slices.Sort(names)
+	if !slices.Equal(names, want) {
+		t.Errorf("tools:\n got %v\nwant %v", names, want)
 	}
-	call := func(name string, args map[string]any) (string, bool) {
-		t.Helper()
-		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+
+	nav := m.ok("browser_navigate", map[string]any{"url": a.Page("frames/top.html")})
+	if !strings.Contains(nav, "cross idle") || !strings.Contains(nav, "[ref=") {
+		t.Fatalf("navigate should return the snapshot with the frames:\n%s", nav)
+	}
+	snap := m.ok("browser_snapshot", nil)
+	goRef := refAfter(t, snap, "cross idle", "button", "Go")
+	nameRef := refAfter(t, snap, "cross idle", "textbox", "Name")
+
+	click := m.call("browser_click", map[string]any{"ref": goRef})
+	added := regexp.MustCompile(`(?m)^\+ +- paragraph: clicked:cross:true$`)
+	removed := regexp.MustCompile(`(?m)^- +- paragraph: cross idle$`)
+	if click.isErr || !added.MatchString(click.text) || !removed.MatchString(click.text) {
+		t.Fatalf("click in the OOPIF should report the change as a diff:\n%s", click.text)
+	}
+	for _, k := range []string{"loupe/estimatedTokens", "loupe/elapsedMs"} {
+		if _, ok := click.res.Meta[k]; !ok {
+			t.Errorf("_meta lacks %s: %v", k, click.res.Meta)
+		}
+	}
+	typed := m.ok("browser_type", map[string]any{"ref": nameRef, "text": "ada"})
+	if !strings.Contains(typed, "typed:cross:ada") {
+		t.Fatalf("type in the OOPIF:\n%s", typed)
+	}
+	full := m.ok("browser_click", map[string]any{"ref": goRef, "snapshot": true})
+	if !strings.Contains(full, "- iframe \"cross-site frame\"") {
+		t.Errorf("snapshot: true should return the full snapshot:\n%s", full)
+	}
+	if v := m.ok("browser_eval", map[string]any{"expression": "1 + 2"}); !strings.HasPrefix(v, "3") {
+		t.Errorf("eval: %q", v)
+	}
+	q := m.ok("browser_query", map[string]any{"role": "button", "name": "Go"})
+	if !strings.HasPrefix(q, "3 matches (ambiguous") {
+		t.Errorf("query: %s", q)
+	}
+
+	m.ok("browser_navigate", map[string]any{"url": a.Page("basic.html"), "snapshot": false})
+	code, notExec := errorOf(t, m.call("browser_click", map[string]any{"ref": goRef}))
+	if code != "STALE_REF" || !notExec {
+		t.Errorf("click after navigation: %s not_executed=%v", code, notExec)
+	}
+	for _, args := range []map[string]any{
+		{},                             // ref missing
+		{"ref": 12},                    // wrong type
+		{"ref": "e1", "bogus": true},   // unknown property
+		{"ref": "@x1"},                 // not a ref or locator
+		{"ref": "e1", "button": "top"}, // not in the enum
+	} {
+		code, notExec := errorOf(t, m.call("browser_click", args))
+		if code != "BAD_INPUT" || !notExec {
+			t.Errorf("click %v: %s not_executed=%v", args, code, notExec)
+		}
+	}
+	if code, _ := errorOf(t, m.call("browser_wait", map[string]any{"text": "x", "timeout_ms": 9000})); code != "BAD_INPUT" {
+		t.Errorf("wait over the 8 s cap: %s", code)
+	}
+	start := time.Now()
+	if code, _ := errorOf(t, m.call("browser_wait", map[string]any{"text": "never there"})); code != "TIMEOUT" || time.Since(start) > 6*time.Second {
+		t.Errorf("default wait: %s after %s", code, time.Since(start))
+	}
+	shot := m.call("browser_screenshot", nil)
+	if shot.isErr || len(shot.res.Content) != 2 {
+		t.Fatalf("screenshot: %s", shot.text)
+	}
+	if img, ok := shot.res.Content[0].(*mcp.ImageContent); !ok || img.MIMEType != "image/png" || len(img.Data) < 100 {
+		t.Errorf("screenshot image: %#v", shot.res.Content[0])
+	}
+}
+
+// TestMCPCoreTools checks --tools core serves the small set.
+func TestMCPCoreTools(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.Command(loupeBin, "mcp", "--tools", "core")
+	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "loupe-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(tools.Tools)
+	if len(tools.Tools) != 12 || slices.ContainsFunc(tools.Tools, func(tl *mcp.Tool) bool { return tl.Name == "browser_eval" }) {
+		t.Errorf("core tools: %d", len(tools.Tools))
+	}
+	t.Logf("core tool list: %d tools, %d characters (~%d tokens)", len(tools.Tools), len(b), len(b)/4)
+}
+
+// TestMCPHTTP serves streamable HTTP on loopback: the SDK's client works
+// over it, and a request from a foreign Origin or Host is refused.
+func TestMCPHTTP(t *testing.T) {
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.Command(loupeBin, "mcp", "--http", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	// The server prints its address once it listens.
+	var endpoint string
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if _, after, ok := strings.Cut(sc.Text(), "serving MCP at "); ok {
+			endpoint = strings.TrimSpace(after)
+			break
+		}
+	}
+	if endpoint == "" {
+		t.Fatal("no address announced")
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "loupe-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	m := mcpCaller{t, ctx, cs}
+	if nav := m.ok("browser_navigate", map[string]any{"url": srv.Page("dupes.html")}); !strings.Contains(nav, "dupes fixture") {
+		t.Fatalf("navigate over HTTP:\n%s", nav)
+	}
+
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	post := func(mod func(*http.Request)) int {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		mod(req)
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			t.Fatalf("%s: %v", name, err)
+			t.Fatal(err)
 		}
-		var b strings.Builder
-		for _, c := range r.Content {
-			if tc, ok := c.(*mcp.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		return b.String(), r.IsError
+		resp.Body.Close()
+		return resp.StatusCode
 	}
-	if out, isErr := call("browser_navigate", map[string]any{"url": srv.Page("dupes.html")}); isErr {
-		t.Fatalf("navigate: %s", out)
+	if c := post(func(r *http.Request) {}); c != http.StatusOK {
+		t.Fatalf("plain loopback request: %d", c)
 	}
-	snap, _ := call("browser_snapshot", nil)
-	m := regexp.MustCompile(`button "Save" \[ref=(e\d+)\]`).FindStringSubmatch(snap)
-	if m == nil {
-		t.Fatalf("no Save button in:\n%s", snap)
+	if c := post(func(r *http.Request) { r.Header.Set("Origin", "http://evil.example") }); c != http.StatusForbidden {
+		t.Errorf("foreign Origin: %d", c)
 	}
-	if out, isErr := call("browser_click", map[string]any{"ref": m[1]}); isErr {
-		t.Fatalf("click: %s", out)
+	if c := post(func(r *http.Request) { r.Host = "evil.example:80" }); c != http.StatusForbidden {
+		t.Errorf("foreign Host (DNS rebinding): %d", c)
 	}
-	if after, _ := call("browser_snapshot", nil); !strings.Contains(after, "clicked-visible-save") {
-		t.Errorf("click did not land:\n%s", after)
-	}
-	call("browser_navigate", map[string]any{"url": srv.Page("basic.html")})
-	out, isErr := call("browser_click", map[string]any{"ref": m[1]})
-	if !isErr || !strings.HasPrefix(out, "STALE_REF: ") || !strings.Contains(out, `"not_executed":true`) {
-		t.Errorf("stale click: isError=%v %q", isErr, out)
-	}
-	out, isErr = call("browser_click", map[string]any{"ref": "@x1"})
-	if !isErr || !strings.HasPrefix(out, "BAD_INPUT: ") {
-		t.Errorf("malformed ref: isError=%v %q", isErr, out)
+	if c := post(func(r *http.Request) { r.Header.Set("Origin", "http://127.0.0.1:5173") }); c != http.StatusOK {
+		t.Errorf("loopback Origin: %d", c)
 	}
 }

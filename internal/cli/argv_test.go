@@ -19,7 +19,7 @@ func lookup(t *testing.T, name string) *ops.Op {
 
 func TestUsageLine(t *testing.T) {
 	for name, want := range map[string]string{
-		"type":       "type [TARGET] TEXT",
+		"type":       "type [TARGET] TEXT [--clear] [--submit]",
 		"fill":       "fill TARGET TEXT",
 		"click":      "click TARGET [--button BUTTON] [--modifiers MODIFIERS]",
 		"press":      "press KEYS...",

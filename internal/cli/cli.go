@@ -86,10 +86,7 @@ func (c *cmd) run(ctx context.Context, args []string) int {
 			fmt.Fprintln(c.stdout, mcpHelp)
 			return 0
 		}
-		if len(rest) > 0 {
-			return c.usage(fmt.Errorf("unexpected argument %q", rest[0]), "usage: loupe mcp [--session NAME]")
-		}
-		return c.mcp(ctx)
+		return c.mcp(ctx, rest)
 	case "daemon":
 		if helpWanted || len(verb) < 2 {
 			fmt.Fprintln(c.stdout, "usage: loupe daemon start|stop|status\n\nStart, stop or inspect the background daemon that owns the browsers.\nThe first command starts it on its own; `daemon stop` ends every session.")

@@ -2,7 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os/signal"
 	"syscall"
 	"time"
@@ -12,37 +17,142 @@ import (
 	"github.com/loupe-dev/loupe/internal/daemon"
 	"github.com/loupe-dev/loupe/internal/executor"
 	"github.com/loupe-dev/loupe/internal/mcpserver"
+	"github.com/loupe-dev/loupe/internal/ops"
 )
 
-const mcpHelp = `usage: loupe mcp [--session NAME]
+const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon] [--headed] [--cdp URL] [--session NAME] [--allow-eval] [--tools core|full]"
 
-Serve loupe as an MCP server over stdio. It runs its own engine in this
-process: a browser session (default name "mcp") started on first use and
-closed when the client disconnects. Tools: browser_navigate, browser_snapshot,
-browser_click.`
+const mcpHelp = mcpUsage + `
 
-// mcp serves MCP on stdin/stdout until the client goes away.
-func (c *cmd) mcp(ctx context.Context) int {
-	session := "mcp"
-	if c.sessionSet {
-		session = c.session
+Serve loupe's tools over the Model Context Protocol: on stdin/stdout, or with
+--http as streamable HTTP on a loopback address (requests whose Host or Origin
+is not loopback are refused).
+
+By default the engine runs in this process: a browser session (default name
+"mcp") started on the first tool call and closed when the server stops.
+  --daemon      use the daemon's sessions instead (shared with the CLI)
+  --headed      show the browser window (in-process engine)
+  --cdp URL     attach the session to a running browser or Electron app
+  --session N   the session to use
+  --allow-eval  add browser_eval (JavaScript in the page)
+  --tools core  serve only the core tools (fewer tokens in the tool list)`
+
+type mcpFlags struct {
+	http, cdp, tools         string
+	daemon, headed, allowEva bool
+}
+
+func parseMCPFlags(args []string) (mcpFlags, error) {
+	var f mcpFlags
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.http, "http", "", "")
+	fs.StringVar(&f.cdp, "cdp", "", "")
+	fs.StringVar(&f.tools, "tools", "full", "")
+	fs.BoolVar(&f.daemon, "daemon", false, "")
+	fs.BoolVar(&f.headed, "headed", false, "")
+	fs.BoolVar(&f.allowEva, "allow-eval", false, "")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if f.tools != "core" && f.tools != "full" {
+		return f, fmt.Errorf("--tools %q: want core or full", f.tools)
+	}
+	if f.daemon && f.headed {
+		return f, errors.New("--headed applies to the in-process engine; start the daemon with LOUPE_HEADED=1 instead")
+	}
+	if f.http != "" {
+		host, _, err := net.SplitHostPort(f.http)
+		if err != nil {
+			return f, fmt.Errorf("--http %q: want host:port", f.http)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return f, fmt.Errorf("--http %q: loupe serves MCP on loopback addresses only", f.http)
+		}
+	}
+	return f, nil
+}
+
+// mcp serves MCP until the client goes away (stdio) or a signal arrives.
+func (c *cmd) mcp(ctx context.Context, args []string) int {
+	f, err := parseMCPFlags(args)
+	if err != nil {
+		return c.usage(err, mcpUsage)
 	}
 	if err := daemon.PrepareHome(c.home); err != nil {
 		return c.fail(err)
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	x := executor.New(c.executorConfig())
-	srv := mcpserver.New(x, session, Version)
-	err := srv.Run(ctx, &mcp.StdioTransport{})
-	cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if cerr := x.Close(cctx); cerr != nil && err == nil {
-		err = cerr
+
+	session := "mcp"
+	if c.sessionSet || f.daemon {
+		session = c.session
+	}
+	var backend mcpserver.Backend
+	var x *executor.Executor
+	if f.daemon {
+		cl, err := c.ensureDaemon(ctx)
+		if err != nil {
+			return c.fail(err)
+		}
+		backend = mcpserver.Remote{C: cl, Session: session, Registry: c.reg}
+	} else {
+		cfg := c.executorConfig()
+		cfg.Headed = cfg.Headed || f.headed
+		x = executor.New(cfg)
+		backend = mcpserver.Local{X: x, Session: session}
+		defer func() {
+			cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			defer cancel()
+			_ = x.Close(cctx)
+		}()
+	}
+	if f.cdp != "" {
+		actx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		_, err := backend.Do(actx, "attach", &ops.AttachIn{CDP: f.cdp})
+		cancel()
+		if err != nil {
+			return c.fail(err)
+		}
+	}
+	srv, err := mcpserver.New(mcpserver.Options{Backend: backend, Version: Version, Tools: f.tools, AllowEval: f.allowEva})
+	if err != nil {
+		return c.usage(err, mcpUsage)
+	}
+	if f.http != "" {
+		err = c.serveHTTP(ctx, f.http, srv)
+	} else {
+		err = srv.Run(ctx, &mcp.StdioTransport{})
 	}
 	if err != nil && ctx.Err() == nil {
 		fmt.Fprintln(c.stderr, "loupe mcp:", err)
 		return 1
 	}
 	return 0
+}
+
+// serveHTTP serves streamable HTTP on a loopback address until ctx ends.
+// It prints the address it listens on (useful with port 0).
+func (c *cmd) serveHTTP(ctx context.Context, addr string, srv *mcpserver.Server) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(c.stderr, "loupe mcp: serving MCP at http://%s/\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(sctx)
+	return nil
 }

@@ -81,6 +81,9 @@ func (t *Tab) resolve(ctx context.Context, target string) (*resolved, error) {
 	if w == nil || w.ctxID != b.Doc.World {
 		return nil, t.withSimilar(ctx, staleErr(ref, "its document has navigated since the snapshot"), b)
 	}
+	if t.navigating(b.Doc.Frame) {
+		return nil, navigatingErr(ref)
+	}
 	return &resolved{ref: ref, w: w, elem: b.Elem, frame: b.Doc.Frame}, nil
 }
 
@@ -131,11 +134,29 @@ func (r *agentResult) check(ref string) error {
 // point prepares the element for pointer input and returns its centre in
 // top-level viewport coordinates.
 func (t *Tab) point(ctx context.Context, tg *resolved, hit, enabled bool) (x, y float64, err error) {
+	if t.navigating(tg.frame) {
+		return 0, 0, navigatingErr(tg.ref)
+	}
 	r, err := t.prepare(ctx, tg, hit, enabled)
 	if err != nil {
 		return 0, 0, err
 	}
-	return t.toTop(ctx, tg.ref, tg.frame, r.X, r.Y, hit)
+	if x, y, err = t.toTop(ctx, tg.ref, tg.frame, r.X, r.Y, hit); err != nil {
+		return 0, 0, err
+	}
+	// Checked last, right before the caller sends input: a document on its
+	// way out must not take input meant for it (nor may the next one).
+	// This also keeps a second click from going out while the first one's
+	// navigation (a form submit, a payment) is in flight.
+	if t.navigating(tg.frame) {
+		return 0, 0, navigatingErr(tg.ref)
+	}
+	return x, y, nil
+}
+
+// navigatingErr refuses input to a document that is being replaced.
+func navigatingErr(ref string) error {
+	return staleErr(ref, "its page is navigating to a new document; wait for it (`loupe wait --load`) and take a new snapshot")
 }
 
 // prepare runs the agent's actionability checks; in a subframe the

@@ -101,6 +101,7 @@ type eventLog struct {
 	network []*NetworkRecord
 	byReq   map[string]*NetworkRecord
 	dialogs []DialogRecord
+	nDialog int64 // dialogs ever seen (the list is bounded)
 	policy  DialogPolicy
 }
 
@@ -120,6 +121,7 @@ func (l *eventLog) addDialog(r DialogRecord) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.seq++
+	l.nDialog++
 	r.Seq = l.seq
 	l.dialogs = appendBounded(l.dialogs, r, maxDialogs)
 }

@@ -36,6 +36,10 @@ type frame struct {
 	id, parent, loader, url string
 	origin                  string // security origin of its document; "null" when opaque
 	sess                    *cdp.Session
+	// navigating is set from when a navigation of the frame to a new
+	// document is requested until it commits or stops (a 204, a
+	// download): the document that has refs now is about to go.
+	navigating bool
 }
 
 // world is the agent's isolated world in one document of a frame.
@@ -58,6 +62,7 @@ func (t *Tab) setup(ctx context.Context, waiting bool) {
 func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) error {
 	s.Tap(func(ev cdp.Event) { t.onFrameEvent(s, ev) },
 		"Page.frameNavigated", "Page.frameAttached", "Page.frameDetached", "Page.navigatedWithinDocument",
+		"Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameStoppedLoading",
 		"Target.attachedToTarget", "Target.detachedFromTarget")
 	s.Tap(func(ev cdp.Event) { t.recordEvents(s, ev) }, recordedMethods...)
 	events, cancel := s.Listen("Page.javascriptDialogOpening", "Target.attachedToTarget")
@@ -210,6 +215,28 @@ func (t *Tab) onFrameEvent(s *cdp.Session, ev cdp.Event) {
 		}
 		t.dropDescendants(e.FrameID)
 		t.forget(e.FrameID)
+	case "Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameStoppedLoading":
+		var e struct {
+			FrameID        string `json:"frameId"`
+			Disposition    string `json:"disposition"`
+			NavigationType string `json:"navigationType"`
+		}
+		if jsonv2.Unmarshal(ev.Params, &e) != nil {
+			return
+		}
+		f := t.frames[e.FrameID]
+		if f == nil {
+			return
+		}
+		switch {
+		case ev.Method == "Page.frameStoppedLoading":
+			f.navigating = false
+		case e.Disposition != "" && e.Disposition != "currentTab":
+			// Opens elsewhere (a new tab or window): this frame stays.
+		case strings.HasPrefix(e.NavigationType, "sameDocument"):
+		default:
+			f.navigating = true
+		}
 	case "Page.navigatedWithinDocument":
 		var e struct {
 			FrameID string `json:"frameId"`
@@ -217,6 +244,7 @@ func (t *Tab) onFrameEvent(s *cdp.Session, ev cdp.Event) {
 		}
 		if jsonv2.Unmarshal(ev.Params, &e) == nil {
 			if f := t.frames[e.FrameID]; f != nil {
+				f.navigating = false
 				f.url = e.URL
 				if f.id == t.TargetID {
 					t.url = e.URL
@@ -414,4 +442,17 @@ func mapWorldErr(err error) error {
 		return fmt.Errorf("%w: %v", ErrDocumentGone, err)
 	}
 	return err
+}
+
+// navigating reports whether the frame, or a frame above it, is navigating
+// to a new document: input sent now could land in the next document.
+func (t *Tab) navigating(frameID string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for f, d := t.frames[frameID], 0; f != nil && d < 64; f, d = t.frames[f.parent], d+1 {
+		if f.navigating {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 
@@ -302,4 +303,36 @@ func (b *Browser) Features() map[string]bool {
 		"dialogHandling":         true,
 		"electronClassification": classified,
 	}
+}
+
+// Status is a cheap summary of the session, for telling what an operation
+// changed: compare one taken before with one taken after. It makes no
+// protocol call.
+type Status struct {
+	Active    string   `json:"active_surface_id"`
+	URL       string   `json:"url,omitempty"` // the active surface's
+	Pages     []string `json:"pages"`         // live page roots, in order
+	Dialogs   int64    `json:"dialogs"`       // dialogs seen so far
+	Downloads int64    `json:"downloads"`     // downloads begun so far
+}
+
+// Status reports the session's status now.
+func (b *Browser) Status() Status {
+	b.mu.Lock()
+	s := Status{Active: b.active, Pages: slices.Clone(b.order)}
+	t, _ := b.lookup(b.active)
+	d := b.dl
+	b.mu.Unlock()
+	if t != nil {
+		s.URL = t.URL()
+	}
+	b.events.mu.Lock()
+	s.Dialogs = b.events.nDialog
+	b.events.mu.Unlock()
+	if d != nil {
+		d.mu.Lock()
+		s.Downloads = d.seq
+		d.mu.Unlock()
+	}
+	return s
 }

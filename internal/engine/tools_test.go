@@ -1,9 +1,13 @@
 package engine
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
@@ -138,5 +142,42 @@ func TestDownloads(t *testing.T) {
 	list, _ := b.Downloads()
 	if len(list) != 2 || list[0].Seq >= list[1].Seq {
 		t.Fatalf("downloads list: %+v", list)
+	}
+}
+
+// TestNoSecondClickWhileNavigating: a form posts to a slow server; a second
+// click on Pay while the first submit's navigation is in flight is refused
+// (STALE_REF, not executed), and the server sees one payment.
+func TestNoSecondClickWhileNavigating(t *testing.T) {
+	release := make(chan struct{})
+	var posts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.Method == http.MethodPost {
+			posts.Add(1)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			fmt.Fprint(w, `<p>paid</p>`)
+			return
+		}
+		fmt.Fprint(w, `<form method="post" action="/pay"><button>Pay</button></form>`)
+	}))
+	defer srv.Close()
+	defer close(release)
+	tab := openTab(t, srv.URL+"/")
+	pay := ref(t, snap(t, tab), "button", "Pay")
+	if _, err := tab.Click(ctxT(t), pay, ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The POST has reached the server, so the navigation has started.
+	eventually(t, "the first POST", func() bool { return posts.Load() == 1 })
+	_, err := tab.Click(ctxT(t), pay, ClickOptions{})
+	if e, ok := apitype.As(err); !ok || e.Code != apitype.StaleRef || !e.NotExecuted || !strings.Contains(e.Message, "navigating") {
+		t.Fatalf("second click during the navigation: %v", err)
+	}
+	if n := posts.Load(); n != 1 {
+		t.Fatalf("server saw %d payments", n)
 	}
 }

@@ -1,95 +1,230 @@
 // Package mcpserver serves loupe's operations as Model Context Protocol
-// tools, through the same executor as every other front end.
+// tools. Every tool runs one or more registry operations through a Backend
+// (the executor in this process, or the daemon), so MCP, the CLI and the
+// local API share one path, one set of errors and one ledger.
 //
-// This is the first cut: the tools an agent needs to navigate, read a
-// snapshot and click (browser_navigate, browser_snapshot, browser_click).
-// The full tool set, diffs after writes and the HTTP transport follow in
-// their own issue.
+// What an agent gets:
+//   - inputs checked against each tool's schema before anything runs; a
+//     malformed call is a BAD_INPUT tool error, never a Go error string;
+//   - errors as tool results (isError) carrying the registry's code,
+//     message, hint and not_executed, as text and as structured content;
+//   - writes that report what changed: whether they executed, a
+//     navigation, pages opened or closed, dialogs answered, and the lines
+//     of the agent's last snapshot of that surface that changed (capped),
+//     so it rarely needs a new snapshot (snapshot: true returns one);
+//   - each result's _meta with its estimated token count and the time the
+//     call took.
 package mcpserver
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/client"
 	"github.com/loupe-dev/loupe/internal/executor"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
-// Server is an MCP server bound to one executor session.
-type Server struct {
-	x       *executor.Executor
-	session string
-	srv     *mcp.Server
+// Backend runs one registry operation for the server's session and returns
+// its typed output (a pointer from ops.Op.NewOut) or a registry error.
+type Backend interface {
+	Do(ctx context.Context, op string, in any) (any, error)
 }
 
-// New builds the server and its tools.
-func New(x *executor.Executor, session, version string) *Server {
-	s := &Server{x: x, session: session, srv: mcp.NewServer(&mcp.Implementation{Name: "loupe", Version: version}, nil)}
-	mcp.AddTool(s.srv, &mcp.Tool{
-		Name:        "browser_navigate",
-		Description: "Open a URL in the current tab and wait for it to load.",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in NavigateIn) (*mcp.CallToolResult, any, error) {
-		return s.call(ctx, "open", &ops.OpenIn{URL: in.URL})
-	})
-	mcp.AddTool(s.srv, &mcp.Tool{
-		Name:        "browser_snapshot",
-		Description: "The page as a tree of roles and names; act on nodes by their [ref=eN].",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in SnapshotIn) (*mcp.CallToolResult, any, error) {
-		return s.call(ctx, "snapshot", &ops.SnapshotIn{})
-	})
-	mcp.AddTool(s.srv, &mcp.Tool{
-		Name:        "browser_click",
-		Description: "Click an element by its ref from the latest snapshot.",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in ClickIn) (*mcp.CallToolResult, any, error) {
-		return s.call(ctx, "click", &ops.ClickIn{Target: in.Ref})
-	})
-	return s
+// Local runs operations on an executor in this process.
+type Local struct {
+	X       *executor.Executor
+	Session string
 }
 
-// NavigateIn is the input of browser_navigate.
-type NavigateIn struct {
-	URL string `json:"url" jsonschema:"the address to open"`
+// Do runs the operation.
+func (l Local) Do(ctx context.Context, op string, in any) (any, error) {
+	return l.X.Do(ctx, executor.Request{Op: op, Session: l.Session, Decoded: in})
 }
 
-// SnapshotIn is the input of browser_snapshot.
-type SnapshotIn struct{}
-
-// ClickIn is the input of browser_click.
-type ClickIn struct {
-	Ref string `json:"ref" jsonschema:"element ref from the snapshot, e.g. e12"`
+// Remote runs operations through the daemon, sharing its sessions.
+type Remote struct {
+	C        *client.Client
+	Session  string
+	Registry *ops.Registry
 }
 
-// call runs an operation through the executor and turns its result (or
-// registry error) into a tool result.
-func (s *Server) call(ctx context.Context, op string, in any) (*mcp.CallToolResult, any, error) {
-	out, err := s.x.Do(ctx, executor.Request{Op: op, Session: s.session, Decoded: in})
+// Do runs the operation and decodes its output.
+func (r Remote) Do(ctx context.Context, op string, in any) (any, error) {
+	o, ok := r.Registry.Lookup(op)
+	if !ok {
+		return nil, fmt.Errorf("mcpserver: no operation %q", op)
+	}
+	timeout := o.Timeout
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl)
+	}
+	raw, err := r.C.Call(ctx, op, r.Session, in, timeout)
 	if err != nil {
-		e, ok := apitype.As(err)
-		if !ok {
-			e = apitype.Wrap(apitype.Internal, err, "%v", err)
+		return nil, err
+	}
+	out := o.NewOut()
+	if err := json.Unmarshal(raw, out); err != nil {
+		return nil, fmt.Errorf("mcpserver: decoding %s: %w", op, err)
+	}
+	return out, nil
+}
+
+// Options configure a server.
+type Options struct {
+	Backend Backend
+	Version string
+	// Tools is "core" (the tools most pages need) or "full" (default).
+	Tools string
+	// AllowEval adds browser_eval.
+	AllowEval bool
+}
+
+// Server is an MCP server over one browser session.
+type Server struct {
+	b    Backend
+	srv  *mcp.Server
+	opts Options
+
+	mu   sync.Mutex
+	last map[string]lastSnapshot // by surface id
+}
+
+// New builds the server and registers its tools.
+func New(o Options) (*Server, error) {
+	if o.Tools == "" {
+		o.Tools = "full"
+	}
+	if o.Tools != "core" && o.Tools != "full" {
+		return nil, fmt.Errorf("--tools %q: want core or full", o.Tools)
+	}
+	s := &Server{
+		b: o.Backend, opts: o, last: map[string]lastSnapshot{},
+		srv: mcp.NewServer(&mcp.Implementation{Name: "loupe", Version: o.Version}, &mcp.ServerOptions{
+			Instructions: "loupe drives a browser. Call browser_snapshot to see the page as a tree with [ref=eN] on every " +
+				"actionable node, then act on refs (or locators such as role=button[name=\"Save\"]). Writes report what " +
+				"changed since your last snapshot of that surface. Frames and popups are surfaces: see browser_surfaces.",
+		}),
+	}
+	for _, t := range s.tools() {
+		if o.Tools == "core" && !t.core {
+			continue
 		}
-		b, _ := json.Marshal(map[string]*apitype.Error{"error": e})
-		return &mcp.CallToolResult{
-			IsError: true,
-			Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s: %s (%s)\n%s", e.Code, e.Message, e.Hint, b)}},
-		}, nil, nil
+		s.srv.AddTool(t.tool, t.handler)
 	}
-	text := ""
-	if t, ok := out.(ops.Texter); ok {
-		text = t.Text()
-	} else {
-		b, _ := json.Marshal(out)
-		text = string(b)
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+	return s, nil
 }
 
 // Run serves MCP on the transport until the client disconnects or ctx
 // ends.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return s.srv.Run(ctx, t)
+}
+
+// HTTPHandler serves MCP as streamable HTTP. It refuses requests whose Host
+// is not a loopback name or address, and requests whose Origin (when a
+// browser sends one) is not loopback: a web page must not reach a local
+// browser runtime through DNS rebinding or a cross-site request.
+func (s *Server) HTTPHandler() http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, nil)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !loopbackHost(r.Host) {
+			http.Error(w, "loupe mcp: Host must be a loopback address", http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" {
+			u, err := url.Parse(o)
+			if err != nil || !loopbackHost(u.Host) {
+				http.Error(w, "loupe mcp: cross-origin requests are refused", http.StatusForbidden)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// loopbackHost reports whether a Host header (host or host:port) names
+// this machine's loopback: localhost, 127.0.0.0/8 or ::1.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// errorResult turns an error into a tool error with the registry's code,
+// message, hint and not_executed.
+func errorResult(err error) *mcp.CallToolResult {
+	e, ok := apitype.As(err)
+	if !ok {
+		e = apitype.Wrap(apitype.Internal, err, "%v", err)
+	}
+	text := fmt.Sprintf("%s: %s", e.Code, e.Message)
+	if e.Hint != "" {
+		text += "\nhint: " + e.Hint
+	}
+	if len(e.Candidates) > 0 {
+		text += "\ncandidates: " + strings.Join(e.Candidates, ", ")
+	}
+	if len(e.SimilarRefs) > 0 {
+		text += "\nsimilar refs: " + strings.Join(e.SimilarRefs, ", ")
+	}
+	if e.NotExecuted {
+		text += "\nnot executed: safe to retry after fixing the cause"
+	} else {
+		text += "\nnot_executed: false (the action may have run)"
+	}
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: map[string]*apitype.Error{"error": e},
+	}
+}
+
+// textResult is a result with one text block and, when given, structured
+// content.
+func textResult(text string, structured any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}
+}
+
+// withMeta records the result's estimated tokens (characters of its text
+// over four) and the call's elapsed time in its _meta.
+func withMeta(r *mcp.CallToolResult, start time.Time) *mcp.CallToolResult {
+	n := 0
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			n += len(t.Text)
+		}
+	}
+	if r.Meta == nil {
+		r.Meta = mcp.Meta{}
+	}
+	r.Meta["loupe/estimatedTokens"] = (n + 3) / 4
+	r.Meta["loupe/elapsedMs"] = float64(time.Since(start).Microseconds()) / 1000
+	return r
+}
+
+// text is an output's terse form.
+func text(out any) string {
+	if t, ok := out.(ops.Texter); ok {
+		return t.Text()
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
 }

@@ -148,8 +148,11 @@ type ScreenshotIn struct {
 	Target string `json:"target,omitempty" arg:"[TARGET]" help:"element to capture; without it, the viewport"`
 	Full   bool   `json:"full,omitempty" flag:"full" help:"capture the whole page, not only the viewport"`
 	Out    string `json:"-" flag:"o" help:"write the PNG to this file (default: the session's directory)"`
-	// Data asks for the PNG bytes in the reply.
+	// Data asks for the PNG bytes in the reply instead of a file.
 	Data bool `json:"data,omitempty"`
+	// Inline asks for the bytes as well as the file (MCP shows the image
+	// and names the file).
+	Inline bool `json:"inline,omitempty"`
 }
 
 // Validate checks the optional ref and that ref and --full don't mix.
@@ -264,6 +267,9 @@ func readOps() []*Op {
 					return nil, err
 				}
 				out := &ScreenshotOut{Bytes: len(png)}
+				if in.Inline {
+					out.PNG = png
+				}
 				if in.Data {
 					out.PNG = png
 					return out, nil

@@ -110,9 +110,34 @@ func (o *WindowsOut) Text() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// StatusOut is the session's status.
+type StatusOut engine.Status
+
+// Text is one line.
+func (o *StatusOut) Text() string {
+	return fmt.Sprintf("active %s %s; pages %s; %d dialogs, %d downloads so far",
+		orNone(o.Active), o.URL, strings.Join(o.Pages, " "), o.Dialogs, o.Downloads)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
 func surfaceOps() []*Op {
 	browser := func(ctx context.Context, env Env) (*engine.Browser, error) { return env.Browser(ctx) }
 	return []*Op{
+		define("status", "print the active surface, its URL, the page roots and the dialog and download counts", Read, actTimeout,
+			func(ctx context.Context, env Env, _ *NoIn) (*StatusOut, error) {
+				b, err := browser(ctx, env)
+				if err != nil {
+					return nil, err
+				}
+				s := StatusOut(b.Status())
+				return &s, nil
+			}),
 		define("surfaces", "list every surface: tabs, windows, webviews and frames, parent-first", Read, actTimeout,
 			func(ctx context.Context, env Env, _ *NoIn) (*SurfacesOut, error) {
 				b, err := browser(ctx, env)
