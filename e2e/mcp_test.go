@@ -290,3 +290,66 @@ func TestMCPHTTP(t *testing.T) {
 		t.Errorf("loopback Origin: %d", c)
 	}
 }
+
+// TestMCPDaemonFilesAndCancel: with --daemon the MCP server shares the
+// daemon's session with the CLI; a download lands in the session's files
+// and can be uploaded by name (paths stay inside that directory); a
+// cancelled wait returns at once and leaves the server responsive.
+func TestMCPDaemonFilesAndCancel(t *testing.T) {
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	e.ok("open", srv.Page("download.html"))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.Command(loupeBin, "mcp", "--daemon")
+	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "loupe-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	m := mcpCaller{t, ctx, cs}
+	snap := m.ok("browser_snapshot", nil)
+	if !strings.Contains(snap, "download fixture") {
+		t.Fatalf("--daemon should see the page the CLI opened:\n%s", snap)
+	}
+	link := refAfter(t, snap, "Downloads", "link", "Download report")
+	out := m.ok("browser_click", map[string]any{"ref": link})
+	if !strings.Contains(out, "download started") {
+		t.Errorf("click on a download link should say so:\n%s", out)
+	}
+	dl := m.ok("browser_download", map[string]any{"wait": true})
+	if !strings.Contains(dl, "completed report.txt") {
+		t.Fatalf("download: %s", dl)
+	}
+	if got := e.ok("downloads"); !strings.Contains(got, "report.txt") {
+		t.Errorf("the CLI sees the same session's downloads: %q", got)
+	}
+	nav := m.ok("browser_navigate", map[string]any{"url": srv.Page("frames/child.html?label=up")})
+	file := refAfter(t, nav, "up idle", "button", "Attachment")
+	m.ok("browser_upload", map[string]any{"ref": file, "files": []string{"downloads/report.txt"}})
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_wait", Arguments: map[string]any{"text": "file:up:report.txt:quarterly report"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"../../../etc/passwd", "/etc/passwd"} {
+		code, notExec := errorOf(t, m.call("browser_upload", map[string]any{"ref": file, "files": []string{bad}}))
+		if code != "BAD_INPUT" || !notExec {
+			t.Errorf("upload of %s: %s", bad, code)
+		}
+	}
+
+	// Cancel an 8-second wait after 200 ms: the call ends, and the next
+	// one is served at once.
+	wctx, wcancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	start := time.Now()
+	_, err = cs.CallTool(wctx, &mcp.CallToolParams{Name: "browser_wait", Arguments: map[string]any{"text": "never", "timeout_ms": 8000}})
+	wcancel()
+	if err == nil || time.Since(start) > 2*time.Second {
+		t.Errorf("cancelled wait: err=%v after %s", err, time.Since(start))
+	}
+	start = time.Now()
+	m.ok("browser_tabs", nil)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("the server was held by the cancelled wait: next call took %s", d)
+	}
+}

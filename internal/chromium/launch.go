@@ -75,6 +75,8 @@ type Browser struct {
 	Conn    *cdp.Conn
 	PID     int
 	Profile string
+	// Version is Browser.getVersion's reply, asked once at launch.
+	Version Version
 
 	cmd    *exec.Cmd
 	exited chan struct{} // closed when the process has been waited for
@@ -147,14 +149,17 @@ func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
 
 	// The first reply proves the browser is up; an early exit closes the
 	// pipe, which fails the call at once.
-	var v struct {
-		Product string `json:"product"`
-	}
-	if err := b.Conn.Browser().Call(ctx, "Browser.getVersion", nil, &v); err != nil {
+	if err := b.Conn.Browser().Call(ctx, "Browser.getVersion", nil, &b.Version); err != nil {
 		_ = b.Kill()
 		return nil, fmt.Errorf("chromium: did not start: %w%s", err, b.tail.suffix())
 	}
 	return b, nil
+}
+
+// Version is what Browser.getVersion says of the browser.
+type Version struct {
+	Product   string `json:"product"`
+	UserAgent string `json:"userAgent"`
 }
 
 // Exited is closed once the browser process has exited.

@@ -42,8 +42,9 @@ type Browser struct {
 	counter  snapshot.Counter
 	events   *eventLog
 
-	stop context.CancelFunc // ends the browser's background goroutines
-	wg   sync.WaitGroup
+	stop  context.CancelFunc // ends the browser's background goroutines
+	untap func()             // removes the target tap
+	wg    sync.WaitGroup
 
 	// mu guards the fields below.
 	mu         sync.Mutex
@@ -57,6 +58,7 @@ type Browser struct {
 	classes    map[string]Classification
 	classifier Classifier
 	dl         *downloads             // nil until EnableDownloads
+	closing    bool                   // shutdown has begun: no new goroutines
 	waiters    map[string][]chan *Tab // target id → callers waiting for its tab
 }
 
@@ -67,7 +69,7 @@ func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
 	if err != nil {
 		return nil, apitype.Wrap(apitype.BrowserStart, err, "starting Chromium: %v", err)
 	}
-	b, err := start(ctx, proc.Conn)
+	b, err := start(ctx, proc.Conn, &proc.Version)
 	if err != nil {
 		_ = proc.Kill()
 		return nil, err
@@ -84,7 +86,7 @@ func Attach(ctx context.Context, endpoint string) (*Browser, error) {
 	if err != nil {
 		return nil, apitype.Wrap(apitype.BrowserStart, err, "attaching to %s: %v", endpoint, err)
 	}
-	b, err := start(ctx, conn)
+	b, err := start(ctx, conn, nil)
 	if err != nil {
 		_ = conn.Close()
 		return nil, err
@@ -93,7 +95,7 @@ func Attach(ctx context.Context, endpoint string) (*Browser, error) {
 	return b, nil
 }
 
-func start(ctx context.Context, conn *cdp.Conn) (*Browser, error) {
+func start(ctx context.Context, conn *cdp.Conn, version *chromium.Version) (*Browser, error) {
 	bg, stop := context.WithCancel(context.Background())
 	b := &Browser{
 		conn: conn, stop: stop, events: newEventLog(),
@@ -101,51 +103,53 @@ func start(ctx context.Context, conn *cdp.Conn) (*Browser, error) {
 		waiters: map[string][]chan *Tab{},
 	}
 	bs := conn.Browser()
-	events, cancel := bs.Listen("Target.attachedToTarget", "Target.detachedFromTarget",
+	// Targets are tracked by a tap: a page is in the table before any
+	// reply that follows its attach, so the auto-attach reply below finds
+	// every existing page there.
+	untap := bs.Tap(func(ev cdp.Event) { b.onTargetEvent(bg, ev) }, "Target.attachedToTarget", "Target.detachedFromTarget",
 		"Target.targetInfoChanged", "Target.targetDestroyed")
-	b.wg.Add(1)
-	go func() {
-		defer b.wg.Done()
-		defer cancel()
-		b.targetLoop(bg, events)
-	}()
-
-	var v struct {
-		Product   string `json:"product"`
-		UserAgent string `json:"userAgent"`
+	b.untap = untap
+	// Startup is the browser's busiest time: every call waits, so the
+	// independent ones go out together.
+	pages := target.Filter{{Type: "page"}}
+	var v chromium.Version
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	if version != nil {
+		v = *version // asked by the launcher already
+	} else {
+		wg.Go(func() { errs[0] = bs.Call(ctx, "Browser.getVersion", nil, &v) })
 	}
-	if err := bs.Call(ctx, "Browser.getVersion", nil, &v); err != nil {
+	wg.Go(func() {
+		_, errs[1] = cdpproto.Call(ctx, bs, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true, Filter: pages})
+	})
+	// Auto-attach pauses new pages until loupe has subscribed to them, so
+	// no early event is lost; existing pages attach before the reply.
+	wg.Go(func() {
+		_, errs[2] = cdpproto.Call(ctx, bs, target.SetAutoAttach, target.SetAutoAttachParams{
+			AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: ptr(true), Filter: pages,
+		})
+	})
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		b.shutdown()
 		return nil, err
 	}
 	b.product = v.Product
 	b.electron = strings.Contains(v.UserAgent, "Electron/")
-	pages := target.Filter{{Type: "page"}}
-	if _, err := cdpproto.Call(ctx, bs, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true, Filter: pages}); err != nil {
-		b.shutdown()
-		return nil, err
-	}
-	// Auto-attach pauses new pages until loupe has subscribed to them, so
-	// no early event is lost; existing pages attach before the reply.
-	if _, err := cdpproto.Call(ctx, bs, target.SetAutoAttach, target.SetAutoAttachParams{
-		AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: ptr(true), Filter: pages,
-	}); err != nil {
-		b.shutdown()
-		return nil, err
-	}
-	// Wait for the pages that exist now to be attached and set up (their
-	// attach events precede the reply, but are handled on another
-	// goroutine), and make the first one active.
-	list, err := cdpproto.Call(ctx, bs, target.GetTargets, target.GetTargetsParams{Filter: pages})
-	if err != nil {
-		b.shutdown()
-		return nil, err
-	}
-	for _, ti := range list.TargetInfos {
-		if ti.Type != "page" {
+	// Wait for the pages that exist now to be set up, and make the first
+	// one active.
+	b.mu.Lock()
+	existing := slices.Clone(b.order)
+	b.mu.Unlock()
+	for _, id := range existing {
+		b.mu.Lock()
+		t := b.bySurface[id]
+		b.mu.Unlock()
+		if t == nil {
 			continue
 		}
-		if _, err := b.tabForTarget(ctx, string(ti.TargetID)); err != nil && !errors.Is(err, ErrTabClosed) {
+		if err := t.wait(ctx); err != nil && !errors.Is(err, ErrTabClosed) {
 			b.shutdown()
 			return nil, err
 		}
@@ -194,6 +198,12 @@ func (b *Browser) Close(ctx context.Context) error {
 
 func (b *Browser) shutdown() {
 	b.stop()
+	if b.untap != nil {
+		b.untap()
+	}
+	b.mu.Lock()
+	b.closing = true
+	b.mu.Unlock()
 	_ = b.conn.Close()
 	b.wg.Wait()
 }
@@ -214,48 +224,53 @@ type targetInfo struct {
 	ParentFrameID string `json:"parentFrameId"`
 }
 
-func (b *Browser) targetLoop(ctx context.Context, events <-chan cdp.Event) {
-	for ev := range events {
-		var e targetEvent
-		if err := jsonv2.Unmarshal(ev.Params, &e); err != nil {
-			continue
+// onTargetEvent keeps the page table. It is a tap on the browser session
+// (the reader goroutine): it only records, and page setup runs on its own
+// goroutine.
+func (b *Browser) onTargetEvent(ctx context.Context, ev cdp.Event) {
+	var e targetEvent
+	if err := jsonv2.Unmarshal(ev.Params, &e); err != nil {
+		return
+	}
+	switch ev.Method {
+	case "Target.attachedToTarget":
+		if e.TargetInfo.Type != "page" {
+			return
 		}
-		switch ev.Method {
-		case "Target.attachedToTarget":
-			if e.TargetInfo.Type != "page" {
-				continue
-			}
-			sess := b.conn.Session(e.SessionID)
-			if sess == nil {
-				continue
-			}
-			t := b.addTab(sess, e.TargetInfo)
-			b.wg.Add(1)
-			go func() {
-				defer b.wg.Done()
-				t.setup(ctx, e.Waiting)
-			}()
-		case "Target.detachedFromTarget":
-			b.removeTab(e.TargetID)
-		case "Target.targetDestroyed":
-			b.removeTab(e.TargetID)
-		case "Target.targetInfoChanged":
-			b.mu.Lock()
-			t := b.byTarget[e.TargetInfo.TargetID]
-			b.mu.Unlock()
-			if t != nil {
-				t.setInfo(e.TargetInfo.Title, e.TargetInfo.URL)
-			}
+		sess := b.conn.Session(e.SessionID)
+		if sess == nil {
+			return
+		}
+		t, isNew := b.addTab(sess, e.TargetInfo)
+		if !isNew {
+			return
+		}
+		go func() {
+			defer b.wg.Done()
+			t.setup(ctx, e.Waiting)
+		}()
+	case "Target.detachedFromTarget", "Target.targetDestroyed":
+		b.removeTab(e.TargetID)
+	case "Target.targetInfoChanged":
+		b.mu.Lock()
+		t := b.byTarget[e.TargetInfo.TargetID]
+		b.mu.Unlock()
+		if t != nil {
+			t.setInfo(e.TargetInfo.Title, e.TargetInfo.URL)
 		}
 	}
 }
 
-func (b *Browser) addTab(sess *cdp.Session, info targetInfo) *Tab {
+// addTab records a page that attached. When it is new, the caller must
+// start its setup: addTab has counted that goroutine in b.wg (under b.mu,
+// so shutdown never waits while one is being added).
+func (b *Browser) addTab(sess *cdp.Session, info targetInfo) (*Tab, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if t, ok := b.byTarget[info.TargetID]; ok {
-		return t
+	if t, ok := b.byTarget[info.TargetID]; ok || b.closing {
+		return t, false
 	}
+	b.wg.Add(1)
 	t := newTab(b, b.newSurfaceID(), info, sess)
 	b.byTarget[info.TargetID] = t
 	b.bySurface[t.ID] = t
@@ -264,7 +279,7 @@ func (b *Browser) addTab(sess *cdp.Session, info targetInfo) *Tab {
 		ch <- t
 	}
 	delete(b.waiters, info.TargetID)
-	return t
+	return t, true
 }
 
 // newSurfaceID returns a surface id never used before in this browser

@@ -227,58 +227,10 @@ func (b *Browser) SetDialogPolicy(p DialogPolicy) {
 	b.events.mu.Unlock()
 }
 
-// recordEvents is the tap that feeds the event log and tracks each
-// frame's main-world execution context (for eval on a surface). It runs on
-// the reader goroutine, so a context is known before any reply that
-// follows its creation.
+// recordEvents is the tap that feeds the event log. It runs on the reader
+// goroutine, after onContextEvent has seen every context created before.
 func (t *Tab) recordEvents(s *cdp.Session, ev cdp.Event) {
 	switch ev.Method {
-	case "Runtime.executionContextCreated":
-		var e struct {
-			Context struct {
-				ID      int64 `json:"id"`
-				AuxData struct {
-					FrameID   string `json:"frameId"`
-					IsDefault bool   `json:"isDefault"`
-				} `json:"auxData"`
-			} `json:"context"`
-		}
-		if jsonv2.Unmarshal(ev.Params, &e) != nil || e.Context.AuxData.FrameID == "" {
-			return
-		}
-		t.mu.Lock()
-		t.contexts[ctxKey{s, e.Context.ID}] = e.Context.AuxData.FrameID
-		if e.Context.AuxData.IsDefault {
-			t.mainCtx[e.Context.AuxData.FrameID] = mainContext{sess: s, id: e.Context.ID}
-		}
-		t.mu.Unlock()
-	case "Runtime.executionContextDestroyed":
-		var e struct {
-			ID int64 `json:"executionContextId"`
-		}
-		if jsonv2.Unmarshal(ev.Params, &e) != nil {
-			return
-		}
-		t.mu.Lock()
-		k := ctxKey{s, e.ID}
-		if f, ok := t.contexts[k]; ok {
-			delete(t.contexts, k)
-			if m := t.mainCtx[f]; m.sess == s && m.id == e.ID {
-				delete(t.mainCtx, f)
-			}
-		}
-		t.mu.Unlock()
-	case "Runtime.executionContextsCleared":
-		t.mu.Lock()
-		for k, f := range t.contexts {
-			if k.sess == s {
-				delete(t.contexts, k)
-				if t.mainCtx[f].sess == s {
-					delete(t.mainCtx, f)
-				}
-			}
-		}
-		t.mu.Unlock()
 	case "Runtime.consoleAPICalled":
 		var e runtime.EventConsoleAPICalled
 		if jsonv2.Unmarshal(ev.Params, &e) != nil {
@@ -356,19 +308,8 @@ func (t *Tab) recordEvents(s *cdp.Session, ev cdp.Event) {
 
 // recordedMethods are the events recordEvents handles.
 var recordedMethods = []string{
-	"Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared",
 	"Runtime.consoleAPICalled",
 	"Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed",
-}
-
-type ctxKey struct {
-	sess *cdp.Session
-	id   int64
-}
-
-type mainContext struct {
-	sess *cdp.Session
-	id   int64
 }
 
 // surfaceOf is the id of the surface a frame belongs to, also after the

@@ -64,6 +64,7 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 		"Page.frameNavigated", "Page.frameAttached", "Page.frameDetached", "Page.navigatedWithinDocument",
 		"Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameStoppedLoading",
 		"Target.attachedToTarget", "Target.detachedFromTarget")
+	s.Tap(func(ev cdp.Event) { t.onContextEvent(s, ev) }, contextMethods...)
 	s.Tap(func(ev cdp.Event) { t.recordEvents(s, ev) }, recordedMethods...)
 	events, cancel := s.Listen("Page.javascriptDialogOpening", "Target.attachedToTarget")
 	t.b.wg.Add(1)
@@ -82,6 +83,9 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 		// main-world context (for eval on a frame surface).
 		{"Runtime.enable", nil},
 		{"Network.enable", nil},
+		// The agent's world in every new document, made as the document
+		// is (see contexts.go).
+		{"Page.addScriptToEvaluateOnNewDocument", map[string]string{"source": snapshot.AgentScript(), "worldName": snapshot.WorldName}},
 		{"Target.setAutoAttach", target.SetAutoAttachParams{
 			AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: ptr(true), Filter: target.Filter{{Type: "iframe"}},
 		}},
@@ -408,6 +412,9 @@ func (t *Tab) world(ctx context.Context, frameID string) (*world, error) {
 	if !ok {
 		return nil, ErrDocumentGone
 	}
+	if w, err := t.agentWorld(ctx, f); w != nil || err != nil {
+		return w, err
+	}
 	res, err := cdpproto.Call(ctx, f.sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
 		FrameID: cdpproto.FrameID(frameID), WorldName: snapshot.WorldName, GrantUniveralAccess: ptr(false),
 	})
@@ -455,4 +462,39 @@ func (t *Tab) navigating(frameID string) bool {
 		}
 	}
 	return false
+}
+
+// agentWorld returns the agent's world that was made with the frame's
+// current document, if there is one (nil, nil when not: a document that
+// existed before loupe attached). Its context is alive, so it belongs to
+// the current document: contexts of a document that went away are dropped
+// as Runtime reports them destroyed.
+func (t *Tab) agentWorld(ctx context.Context, f frame) (*world, error) {
+	t.mu.Lock()
+	a, ok := t.agentCtx[f.id]
+	t.mu.Unlock()
+	if !ok || a.sess != f.sess {
+		return nil, nil
+	}
+	w := &world{frame: f.id, ctxID: a.id, loader: f.loader, sess: f.sess}
+	// The agent was installed as the document was created; confirm it
+	// (one short call), and install it if that somehow did not happen.
+	var installed bool
+	err := t.evalIn(ctx, w, "!!globalThis.__loupe", &installed)
+	if err == nil && !installed {
+		err = t.evalIn(ctx, w, snapshot.AgentScript(), &installed)
+	}
+	if err != nil {
+		if errors.Is(err, ErrDocumentGone) {
+			return nil, nil // raced with its document going: make one below
+		}
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if a2, ok := t.agentCtx[f.id]; !ok || a2 != a {
+		return nil, nil // destroyed meanwhile
+	}
+	t.worlds[f.id] = w
+	return w, nil
 }

@@ -68,6 +68,7 @@ type pageState struct {
 	// each frame's main-world context (see recordEvents).
 	contexts map[ctxKey]string
 	mainCtx  map[string]mainContext
+	agentCtx map[string]mainContext // the agent's world made at document creation
 	isClosed bool
 }
 
@@ -78,7 +79,7 @@ func newTab(b *Browser, id string, info targetInfo, sess *cdp.Session) *Tab {
 		title: info.Title, url: info.URL, openerID: info.OpenerID,
 		frames: map[string]*frame{}, worlds: map[string]*world{}, owners: map[ownerKey]int64{},
 		worldLocks: map[string]*sync.Mutex{}, frameSurf: map[string]*Tab{}, frameTombs: map[string]bool{},
-		pastSurf: map[string]string{}, contexts: map[ctxKey]string{}, mainCtx: map[string]mainContext{},
+		pastSurf: map[string]string{}, contexts: map[ctxKey]string{}, mainCtx: map[string]mainContext{}, agentCtx: map[string]mainContext{},
 	}
 	p.tab = &Tab{pageState: p, ID: id, root: info.TargetID, refs: snapshot.NewTable(&b.counter, id)}
 	return p.tab
