@@ -314,10 +314,8 @@ func TestMCPDaemonFilesAndCancel(t *testing.T) {
 		t.Fatalf("--daemon should see the page the CLI opened:\n%s", snap)
 	}
 	link := refAfter(t, snap, "Downloads", "link", "Download report")
-	out := m.ok("browser_click", map[string]any{"ref": link})
-	if !strings.Contains(out, "download started") {
-		t.Errorf("click on a download link should say so:\n%s", out)
-	}
+	m.ok("browser_click", map[string]any{"ref": link})
+	// The download may finish before the wait: it is returned all the same.
 	dl := m.ok("browser_download", map[string]any{"wait": true})
 	if !strings.Contains(dl, "completed report.txt") {
 		t.Fatalf("download: %s", dl)

@@ -28,6 +28,8 @@ type Download struct {
 	Total     int64     `json:"total,omitempty"`
 	Started   time.Time `json:"started"`
 	Finished  time.Time `json:"finished,omitzero"`
+
+	waited bool // returned by WaitDownload already
 }
 
 // downloads tracks the session's downloads. Chromium saves each under its
@@ -184,27 +186,21 @@ func (b *Browser) Downloads() ([]Download, error) {
 	return out, nil
 }
 
-// WaitDownload waits until a download that is in progress now, or that
-// begins after the call, has finished (completed or canceled), and returns
-// it; bounded by ctx (TIMEOUT).
+// WaitDownload returns the oldest finished download (completed or
+// canceled) that no earlier WaitDownload returned, waiting for one to
+// finish if there is none yet; bounded by ctx (TIMEOUT). So a download that
+// finished between the click that started it and the wait is not missed,
+// and each download is returned once.
 func (b *Browser) WaitDownload(ctx context.Context) (*Download, error) {
 	d, err := b.downloads()
 	if err != nil {
 		return nil, err
 	}
-	d.mu.Lock()
-	after := d.seq // downloads begun after this count…
-	pending := map[string]bool{}
-	for _, r := range d.list {
-		if r.State == "in_progress" {
-			pending[r.ID] = true // …and those still running now
-		}
-	}
-	d.mu.Unlock()
 	for {
 		d.mu.Lock()
 		for _, r := range d.list {
-			if (r.Seq > after || pending[r.ID]) && r.State != "in_progress" {
+			if r.State != "in_progress" && !r.waited {
+				r.waited = true
 				out := *r
 				d.mu.Unlock()
 				return &out, nil

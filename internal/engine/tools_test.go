@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/testpages"
@@ -142,6 +144,13 @@ func TestDownloads(t *testing.T) {
 	list, _ := b.Downloads()
 	if len(list) != 2 || list[0].Seq >= list[1].Seq {
 		t.Fatalf("downloads list: %+v", list)
+	}
+	// Each finished download is returned once: with none left, a wait
+	// times out.
+	short, cancel := context.WithTimeout(ctxT(t), 300*time.Millisecond)
+	defer cancel()
+	if _, err := b.WaitDownload(short); codeOf(err) != apitype.Timeout {
+		t.Fatalf("wait with every download returned: %v", err)
 	}
 }
 

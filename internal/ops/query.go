@@ -70,7 +70,7 @@ func (o *QueryOut) Text() string {
 
 // DownloadsIn is the input of downloads.
 type DownloadsIn struct {
-	Wait bool `json:"wait,omitempty" flag:"wait" help:"wait (bounded by --timeout, default 30s) for a download in progress or the next one to finish"`
+	Wait bool `json:"wait,omitempty" flag:"wait" help:"return the next finished download not returned before, waiting (--timeout, default 30s) if none has finished"`
 }
 
 // DownloadsOut lists downloads, and the one waited for.
