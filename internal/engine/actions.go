@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/cdproto/dom"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/input"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
@@ -249,6 +250,14 @@ func (t *Tab) Click(ctx context.Context, ref string, o ClickOptions) (*ActionRes
 		o.Button = "left"
 	}
 	if err := input.Click(ctx, t.sess, x, y, o.Button, o.Count, o.Modifiers); err != nil {
+		var ap *input.AfterPressError
+		if errors.As(err, &ap) && errors.Is(err, cdp.ErrSessionGone) {
+			// The click closed its page (window.close() in a handler):
+			// the page went before it could answer the release.
+			r := t.result(tg)
+			r.Note = "clicked; the page closed"
+			return r, nil
+		}
 		return nil, executedErr(err)
 	}
 	r := t.result(tg)

@@ -471,20 +471,7 @@ func (b *Browser) NewTab(ctx context.Context) (*Tab, error) {
 // Activate brings a tab to the front and makes it the target of later
 // operations.
 func (b *Browser) Activate(ctx context.Context, id string) (*Tab, error) {
-	t, err := b.Tab(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if err := t.pageOnly("activate as a tab"); err != nil {
-		return nil, err
-	}
-	if _, err := cdpproto.Call(ctx, b.conn.Browser(), target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(t.TargetID)}); err != nil {
-		return nil, err
-	}
-	b.mu.Lock()
-	b.active = t.ID
-	b.mu.Unlock()
-	return t, nil
+	return b.selectSurface(ctx, id, func(t *Tab) error { return t.pageOnly("activate as a tab") })
 }
 
 // CloseTab closes a tab and waits until it is gone. Closing the active tab

@@ -203,12 +203,23 @@ func (b *Browser) refreshTitles(ctx context.Context) {
 // Switch makes a live surface the target of every later implicit
 // operation and brings its page to the front.
 func (b *Browser) Switch(ctx context.Context, id string) (*Tab, error) {
+	return b.selectSurface(ctx, id, nil)
+}
+
+// selectSurface makes a live surface active, if check (when given) allows
+// it, and brings its page to the front.
+func (b *Browser) selectSurface(ctx context.Context, id string, check func(*Tab) error) (*Tab, error) {
 	if id == "" {
 		return nil, apitype.Errorf(apitype.BadInput, "missing surface id (see `loupe surfaces`)")
 	}
 	t, err := b.Tab(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	if check != nil {
+		if err := check(t); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := cdpproto.Call(ctx, b.conn.Browser(), target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(t.TargetID)}); err != nil {
 		return nil, err
@@ -259,16 +270,14 @@ func (b *Browser) Windows(ctx context.Context) []Window {
 
 // SwitchWindow is Switch restricted to page roots.
 func (b *Browser) SwitchWindow(ctx context.Context, id string) (*Tab, error) {
-	t, err := b.Tab(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if t.IsFrame() {
+	return b.selectSurface(ctx, id, func(t *Tab) error {
+		if !t.IsFrame() {
+			return nil
+		}
 		e := apitype.Errorf(apitype.SurfaceUnsupported, "surface %s is a frame, not a window", id)
 		e.Hint = "select frames with `loupe switch " + id + "`"
-		return nil, e
-	}
-	return b.Switch(ctx, id)
+		return e
+	})
 }
 
 // Transport is how loupe talks to the browser: "pipe" when it launched it,

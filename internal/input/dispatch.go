@@ -32,13 +32,22 @@ func buttonsMask(b Button) int64 {
 	return 1
 }
 
+// AfterPressError is a click that failed after a button press reached the
+// page: the page has seen input.
+type AfterPressError struct{ Err error }
+
+func (e *AfterPressError) Error() string { return "after the press: " + e.Err.Error() }
+func (e *AfterPressError) Unwrap() error { return e.Err }
+
 // Click moves the mouse to (x, y) in the top-level viewport and clicks
 // count times (count 2 is a double click: two press/release pairs, the
-// second with clickCount 2, as Chromium needs for dblclick).
+// second with clickCount 2, as Chromium needs for dblclick). A failure
+// after the first press is an *AfterPressError.
 func Click(ctx context.Context, s cdpproto.Session, x, y float64, b Button, count int, mods int64) error {
 	if err := Move(ctx, s, x, y, mods); err != nil {
 		return err
 	}
+	pressed := false
 	for i := 1; i <= count; i++ {
 		for _, t := range []cdpinput.DispatchMouseEventType{cdpinput.DispatchMouseEventTypeMousePressed, cdpinput.DispatchMouseEventTypeMouseReleased} {
 			p := cdpinput.DispatchMouseEventParams{
@@ -49,8 +58,12 @@ func Click(ctx context.Context, s cdpproto.Session, x, y float64, b Button, coun
 				p.Buttons = buttonsMask(b)
 			}
 			if _, err := cdpproto.Call(ctx, s, cdpinput.DispatchMouseEvent, p); err != nil {
+				if pressed {
+					return &AfterPressError{err}
+				}
 				return err
 			}
+			pressed = true
 		}
 	}
 	return nil
