@@ -351,3 +351,29 @@ func TestMCPDaemonFilesAndCancel(t *testing.T) {
 		t.Errorf("the server was held by the cancelled wait: next call took %s", d)
 	}
 }
+
+// TestMCPAttachCDP: `loupe mcp --cdp URL` drives a browser loupe did not
+// start, and leaves it running when the server stops.
+func TestMCPAttachCDP(t *testing.T) {
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	other, endpoint := externalChromium(t)
+	httpEndpoint := "http://" + strings.SplitN(strings.TrimPrefix(endpoint, "ws://"), "/", 2)[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.Command(loupeBin, "mcp", "--cdp", httpEndpoint)
+	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "loupe-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mcpCaller{t, ctx, cs}
+	if nav := m.ok("browser_navigate", map[string]any{"url": srv.Page("dupes.html")}); !strings.Contains(nav, "dupes fixture") {
+		t.Fatalf("navigate in the attached browser:\n%s", nav)
+	}
+	cs.Close()
+	cmd.Wait()
+	if err := other.Process.Signal(syscall.Signal(0)); err != nil || other.ProcessState != nil {
+		t.Fatalf("the attached browser did not survive the MCP server: %v", err)
+	}
+}

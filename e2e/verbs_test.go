@@ -2,13 +2,11 @@ package e2e
 
 import (
 	"bufio"
-	"context"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/loupe-dev/loupe/internal/chromium"
 	"github.com/loupe-dev/loupe/internal/testpages"
@@ -82,50 +80,7 @@ func TestMoreVerbs(t *testing.T) {
 func TestAttach(t *testing.T) {
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
-	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Not t.TempDir: the browser's helpers may still write to the profile
-	// for a moment after it is killed, which fails TempDir's cleanup.
-	profile, err := os.MkdirTemp("", "lp-attach-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"--headless", "--no-sandbox", "--no-first-run", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--remote-debugging-port=0", "--user-data-dir=" + profile, "about:blank"}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	other := exec.CommandContext(ctx, bin, args...)
-	stderr, err := other.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	other.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := other.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		syscall.Kill(-other.Process.Pid, syscall.SIGKILL) // the whole browser tree
-		other.Wait()
-		os.RemoveAll(profile)
-	}()
-	// Chromium announces its endpoint on stderr once it listens.
-	endpoint := ""
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		if _, after, ok := strings.Cut(sc.Text(), "DevTools listening on "); ok {
-			endpoint = strings.TrimSpace(after)
-			break
-		}
-	}
-	if endpoint == "" {
-		t.Fatal("no DevTools endpoint announced")
-	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
+	other, endpoint := externalChromium(t)
 	httpEndpoint := "http://" + strings.SplitN(strings.TrimPrefix(endpoint, "ws://"), "/", 2)[0]
 	// An Electron main-process endpoint that does not answer: the attach
 	// fails clearly and changes nothing (the next attach is the first).
@@ -166,4 +121,54 @@ func TestAttach(t *testing.T) {
 	if got := e.ok("tabs"); !strings.Contains(got, "dupes fixture") {
 		t.Errorf("tabs of the re-attached browser: %q", got)
 	}
+}
+
+// externalChromium starts a Chromium that loupe did not launch, with a
+// DevTools port, and returns it with its websocket endpoint. The test's
+// cleanup kills its whole process tree.
+func externalChromium(t *testing.T) (*exec.Cmd, string) {
+	t.Helper()
+	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not t.TempDir: the browser's helpers may still write to the profile
+	// for a moment after it is killed, which fails TempDir's cleanup.
+	profile, err := os.MkdirTemp("", "lp-attach-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--headless", "--no-sandbox", "--no-first-run", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--remote-debugging-port=0", "--user-data-dir=" + profile, "about:blank"}
+	other := exec.Command(bin, args...)
+	stderr, err := other.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-other.Process.Pid, syscall.SIGKILL) // the whole browser tree
+		other.Wait()
+		os.RemoveAll(profile)
+	})
+	// Chromium announces its endpoint on stderr once it listens.
+	endpoint := ""
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if _, after, ok := strings.Cut(sc.Text(), "DevTools listening on "); ok {
+			endpoint = strings.TrimSpace(after)
+			break
+		}
+	}
+	if endpoint == "" {
+		t.Fatal("no DevTools endpoint announced")
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	return other, endpoint
 }
