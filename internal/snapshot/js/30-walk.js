@@ -270,21 +270,15 @@ function visit(el, st) {
   st.out.push(node);
 }
 
-// snapshot walks the document (or the element with the given id) and
-// returns the tree as a JSON string: one string crosses the protocol much
-// faster than a structured value.
-function snapshot(opts) {
-  opts = opts || {};
+// withWalkState runs fn with what a walk needs set up (style and name
+// caches, aria-owns, the open modal), and clears it all afterwards so
+// nothing of the page is held between calls.
+function withWalkState(fn) {
   styleCache = new Map();
   textMemo = new Map();
   pseudoRoots = new Map();
   pseudoAny = rootHasPseudo(document);
   tableMemo = new Map();
-  walkActive = deepActiveElement();
-  walkAll = !!opts.all;
-  walkCursor = !!opts.cursor;
-  walkViewport = !!opts.viewport;
-  walkCount = 0;
   svgMemo = new Map();
   try {
     collectOwns();
@@ -294,22 +288,7 @@ function snapshot(opts) {
       modalPath = new Set();
       for (let p = flatParent(walkModal); p; p = flatParent(p)) modalPath.add(p);
     }
-    let root = document.body || document.documentElement;
-    if (opts.root) {
-      root = byId(opts.root);
-      if (!root || !root.isConnected) return JSON.stringify({ error: 'stale' });
-    }
-    const nodes = [];
-    if (root) {
-      if (opts.root) {
-        const st = { out: nodes, buf: '' };
-        visit(root, st);
-        flush(st);
-      } else {
-        walkInto(root, nodes);
-      }
-    }
-    return JSON.stringify({ url: location.href, title: document.title, nodes, count: walkCount });
+    return fn();
   } finally {
     styleCache = null;
     textMemo = null;
@@ -322,6 +301,39 @@ function snapshot(opts) {
     walkModal = null;
     modalPath = null;
     walkInModal = false;
+  }
+}
+
+// snapshot walks the document (or the element with the given id) and
+// returns the tree as a JSON string: one string crosses the protocol much
+// faster than a structured value.
+function snapshot(opts) {
+  opts = opts || {};
+  walkActive = deepActiveElement();
+  walkAll = !!opts.all;
+  walkCursor = !!opts.cursor;
+  walkViewport = !!opts.viewport;
+  walkCount = 0;
+  try {
+    return withWalkState(() => {
+      let root = document.body || document.documentElement;
+      if (opts.root) {
+        root = byId(opts.root);
+        if (!root || !root.isConnected) return JSON.stringify({ error: 'stale' });
+      }
+      const nodes = [];
+      if (root) {
+        if (opts.root) {
+          const st = { out: nodes, buf: '' };
+          visit(root, st);
+          flush(st);
+        } else {
+          walkInto(root, nodes);
+        }
+      }
+      return JSON.stringify({ url: location.href, title: document.title, nodes, count: walkCount });
+    });
+  } finally {
     walkActive = null;
     walkAll = false;
     walkCursor = false;

@@ -136,7 +136,7 @@ function query(spec) {
   }
   if (spec.k !== 'role') return fail('bad', 'unknown step kind ' + spec.k);
   const m = [];
-  locWalkState(() => locRoleQuery(spec, m));
+  withWalkState(() => locRoleQuery(spec, m));
   return { ok: true, m };
 }
 
@@ -146,39 +146,6 @@ function locRoleName(el) {
   let role = roleOf(el);
   if (role === 'generic' && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) role = 'textbox';
   return [role, accName(el, role, false)[0] || ''];
-}
-
-// locWalkState sets up what snapshot() sets up for a walk (style and name
-// caches, aria-owns, the open modal) around fn.
-function locWalkState(fn) {
-  styleCache = new Map();
-  textMemo = new Map();
-  pseudoRoots = new Map();
-  pseudoAny = rootHasPseudo(document);
-  tableMemo = new Map();
-  svgMemo = new Map();
-  try {
-    collectOwns();
-    const modals = document.querySelectorAll('dialog:modal');
-    if (modals.length) {
-      walkModal = modals[modals.length - 1];
-      modalPath = new Set();
-      for (let p = flatParent(walkModal); p; p = flatParent(p)) modalPath.add(p);
-    }
-    fn();
-  } finally {
-    styleCache = null;
-    textMemo = null;
-    pseudoRoots = null;
-    pseudoAny = true;
-    tableMemo = null;
-    svgMemo = null;
-    ownsMap = null;
-    ownedSet = null;
-    walkModal = null;
-    modalPath = null;
-    walkInModal = false;
-  }
 }
 
 // locRoleQuery finds the elements a snapshot would show with the step's
