@@ -205,18 +205,6 @@ func (b *Browser) Kill() error {
 	return err
 }
 
-// waitGroupGone waits (bounded, 2 s) until no process of the group runs.
-// Its members die of the group kill, but were orphaned when the browser
-// exited, so no event tells loupe when they are gone: this is a bounded
-// poll. Zombies count as gone: they run no code, and init reaps them in its
-// own time (here about a second later).
-func waitGroupGone(ctx context.Context, pgid int) {
-	deadline := time.Now().Add(2 * time.Second)
-	for GroupRunning(pgid) && time.Now().Before(deadline) && ctx.Err() == nil {
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func (b *Browser) killGroup() error {
 	err := syscall.Kill(-b.PID, syscall.SIGKILL)
 	if errors.Is(err, syscall.ESRCH) {
