@@ -102,30 +102,30 @@ type agentResult struct {
 	Values   []string `json:"values"`
 }
 
+// notActionable words the agent's refusals: the ref, then the agent's
+// detail, go into the format.
+var notActionable = map[string]string{
+	"hidden":      "%s is not visible (%s)",
+	"disabled":    "%s is disabled (%s)",
+	"covered":     "%s is covered: %s",
+	"unstable":    "%s keeps moving (animating): %s",
+	"noteditable": "%s is not an editable field (%s)",
+	"unfocusable": "%s cannot take focus (%s)",
+	"notselect":   "%s is not a <select> (%s); click the option instead",
+	"notfile":     "%s is not a file input (%s)",
+}
+
 // check turns an agent failure into a registry error.
 func (r *agentResult) check(ref string) error {
 	if r.OK {
 		return nil
 	}
+	if f, ok := notActionable[r.Err]; ok {
+		return apitype.Errorf(apitype.NotActionable, f, ref, r.Detail)
+	}
 	switch r.Err {
 	case "gone":
 		return staleErr(ref, "the element was removed from the page")
-	case "hidden":
-		return apitype.Errorf(apitype.NotActionable, "%s is not visible (%s)", ref, r.Detail)
-	case "disabled":
-		return apitype.Errorf(apitype.NotActionable, "%s is disabled (%s)", ref, r.Detail)
-	case "covered":
-		return apitype.Errorf(apitype.NotActionable, "%s is covered: %s", ref, r.Detail)
-	case "unstable":
-		return apitype.Errorf(apitype.NotActionable, "%s keeps moving (animating): %s", ref, r.Detail)
-	case "noteditable":
-		return apitype.Errorf(apitype.NotActionable, "%s is not an editable field (%s)", ref, r.Detail)
-	case "unfocusable":
-		return apitype.Errorf(apitype.NotActionable, "%s cannot take focus (%s)", ref, r.Detail)
-	case "notselect":
-		return apitype.Errorf(apitype.NotActionable, "%s is not a <select> (%s); click the option instead", ref, r.Detail)
-	case "notfile":
-		return apitype.Errorf(apitype.NotActionable, "%s is not a file input (%s)", ref, r.Detail)
 	case "nooption":
 		return apitype.Errorf(apitype.BadInput, "%s: %s", ref, r.Detail)
 	}
@@ -135,9 +135,6 @@ func (r *agentResult) check(ref string) error {
 // point prepares the element for pointer input and returns its centre in
 // top-level viewport coordinates.
 func (t *Tab) point(ctx context.Context, tg *resolved, hit, enabled bool) (x, y float64, err error) {
-	if t.navigating(tg.frame) {
-		return 0, 0, navigatingErr(tg.ref)
-	}
 	r, err := t.prepare(ctx, tg, hit, enabled)
 	if err != nil {
 		return 0, 0, err

@@ -409,15 +409,7 @@ func orNone(s string) string {
 // for afresh (one call for all tabs): targetInfoChanged events can trail a
 // page's title by a while.
 func (b *Browser) Tabs(ctx context.Context) []TabInfo {
-	if list, err := cdpproto.Call(ctx, b.conn.Browser(), target.GetTargets, target.GetTargetsParams{Filter: target.Filter{{Type: "page"}}}); err == nil {
-		b.mu.Lock()
-		for _, ti := range list.TargetInfos {
-			if t := b.byTarget[string(ti.TargetID)]; t != nil {
-				t.setTitle(ti.Title)
-			}
-		}
-		b.mu.Unlock()
-	}
+	b.refreshTitles(ctx)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := make([]TabInfo, 0, len(b.order))

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"time"
 
-	cdpproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-	cdpinput "github.com/chromedp/cdproto/input"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/cdp"
+	"github.com/loupe-dev/loupe/internal/input"
 )
 
 // dragSteps is how many mouse moves carry a drag from its source to its
@@ -52,22 +51,14 @@ func (t *Tab) Drag(ctx context.Context, from, to string) (*ActionResult, error) 
 		defer done()
 		_ = t.sess.Call(c, "Input.setInterceptDrags", map[string]bool{"enabled": false}, nil)
 	}()
-	mouse := func(typ cdpinput.DispatchMouseEventType, x, y float64) error {
-		p := cdpinput.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: cdpinput.MouseButton("left"), Buttons: 1, ClickCount: 1}
-		if typ == cdpinput.DispatchMouseEventTypeMouseReleased {
-			p.Buttons = 0
-		}
-		_, err := cdpproto.Call(ctx, t.sess, cdpinput.DispatchMouseEvent, p)
-		return err
-	}
-	if err := mouse(cdpinput.DispatchMouseEventTypeMouseMoved, x0, y0); err != nil {
+	if err := input.Move(ctx, t.sess, x0, y0, 0); err != nil {
 		return nil, err
 	}
-	if err := mouse(cdpinput.DispatchMouseEventTypeMousePressed, x0, y0); err != nil {
+	if err := input.LeftDown(ctx, t.sess, x0, y0); err != nil {
 		return nil, executedErr(err)
 	}
 	// A first small move starts a drag (past the platform's threshold).
-	if err := mouse(cdpinput.DispatchMouseEventTypeMouseMoved, x0+6, y0+6); err != nil {
+	if err := input.DragMove(ctx, t.sess, x0+6, y0+6); err != nil {
 		return nil, t.releaseAfter(ctx, x0, y0, err)
 	}
 	x1, y1, err := t.point(ctx, dst, false, false)
@@ -98,12 +89,12 @@ func (t *Tab) Drag(ctx context.Context, from, to string) (*ActionResult, error) 
 	} else {
 		for i := 1; i <= dragSteps; i++ {
 			f := float64(i) / dragSteps
-			if err := mouse(cdpinput.DispatchMouseEventTypeMouseMoved, x0+6+(x1-x0-6)*f, y0+6+(y1-y0-6)*f); err != nil {
+			if err := input.DragMove(ctx, t.sess, x0+6+(x1-x0-6)*f, y0+6+(y1-y0-6)*f); err != nil {
 				return nil, t.releaseAfter(ctx, x0, y0, err)
 			}
 		}
 	}
-	if err := mouse(cdpinput.DispatchMouseEventTypeMouseReleased, x1, y1); err != nil {
+	if err := input.LeftUp(ctx, t.sess, x1, y1); err != nil {
 		return nil, executedErr(err)
 	}
 	r := t.result(src)
@@ -135,9 +126,7 @@ func (t *Tab) dropHTML5(ctx context.Context, data jsonv2.Value, x, y float64) er
 func (t *Tab) releaseAfter(ctx context.Context, x, y float64, cause error) error {
 	c, done := context.WithTimeout(context.WithoutCancel(ctx), actionCleanup)
 	defer done()
-	_, _ = cdpproto.Call(c, t.sess, cdpinput.DispatchMouseEvent, cdpinput.DispatchMouseEventParams{
-		Type: cdpinput.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: cdpinput.MouseButton("left"), ClickCount: 1,
-	})
+	_ = input.LeftUp(c, t.sess, x, y)
 	var ae *apitype.Error
 	if errors.As(cause, &ae) {
 		return ae.Executed()

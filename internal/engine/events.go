@@ -324,16 +324,11 @@ func (p *pageState) surfaceOf(frameID string) string {
 	return p.pastSurf[frameID]
 }
 
+// consoleLevel is the call's type, with a failed console.assert counted as
+// an error.
 func consoleLevel(typ string) string {
-	switch typ {
-	case "warning":
-		return "warning"
-	case "error", "assert":
+	if typ == "assert" {
 		return "error"
-	case "debug":
-		return "debug"
-	case "info":
-		return "info"
 	}
 	return typ
 }

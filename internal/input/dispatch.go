@@ -177,3 +177,26 @@ func InsertText(ctx context.Context, s cdpproto.Session, text string) error {
 	_, err := cdpproto.Call(ctx, s, cdpinput.InsertText, cdpinput.InsertTextParams{Text: text})
 	return err
 }
+
+// LeftDown presses the left button at (x, y), DragMove moves the mouse with
+// it held, LeftUp releases it: the parts of a drag.
+func LeftDown(ctx context.Context, s cdpproto.Session, x, y float64) error {
+	return left(ctx, s, cdpinput.DispatchMouseEventTypeMousePressed, x, y, 1)
+}
+
+// DragMove moves the mouse to (x, y) with the left button held.
+func DragMove(ctx context.Context, s cdpproto.Session, x, y float64) error {
+	return left(ctx, s, cdpinput.DispatchMouseEventTypeMouseMoved, x, y, 1)
+}
+
+// LeftUp releases the left button at (x, y).
+func LeftUp(ctx context.Context, s cdpproto.Session, x, y float64) error {
+	return left(ctx, s, cdpinput.DispatchMouseEventTypeMouseReleased, x, y, 0)
+}
+
+func left(ctx context.Context, s cdpproto.Session, t cdpinput.DispatchMouseEventType, x, y float64, buttons int64) error {
+	_, err := cdpproto.Call(ctx, s, cdpinput.DispatchMouseEvent, cdpinput.DispatchMouseEventParams{
+		Type: t, X: x, Y: y, Button: "left", Buttons: buttons, ClickCount: 1,
+	})
+	return err
+}

@@ -70,29 +70,24 @@ func (s *Server) write(ctx context.Context, op string, in any, full bool) (strin
 	s.mu.Lock()
 	last, ok := s.last[after.Active]
 	s.mu.Unlock()
+	if !full && !ok {
+		fmt.Fprintf(&b, "\n(take browser_snapshot to see %s)", after.Active)
+		return b.String(), out, nil
+	}
+	snap, err := s.snapshot(ctx, last.in) // the options of the agent's last one
 	switch {
+	case err != nil:
+		fmt.Fprintf(&b, "\n(no new snapshot: %v)", err)
 	case full:
-		snap, err := s.snapshot(ctx, last.in)
-		if err != nil {
-			fmt.Fprintf(&b, "\n(no snapshot: %v)", err)
-			break
-		}
 		b.WriteString("\n\n" + snap.Text())
-	case ok:
-		snap, err := s.snapshot(ctx, last.in)
-		if err != nil {
-			fmt.Fprintf(&b, "\n(could not diff against your last snapshot: %v)", err)
-			break
-		}
+	default:
 		d := textdiff.Lines(last.text, body(snap.Text()))
 		if d.Added+d.Removed == 0 {
 			fmt.Fprintf(&b, "\nno change to your last snapshot of %s", after.Active)
-			break
+		} else {
+			fmt.Fprintf(&b, "\nchanges to your last snapshot of %s (+%d -%d):\n%s", after.Active, d.Added, d.Removed,
+				strings.TrimSuffix(d.Format(diffLines, diffChars), "\n"))
 		}
-		fmt.Fprintf(&b, "\nchanges to your last snapshot of %s (+%d -%d):\n%s", after.Active, d.Added, d.Removed,
-			strings.TrimSuffix(d.Format(diffLines, diffChars), "\n"))
-	default:
-		fmt.Fprintf(&b, "\n(take browser_snapshot to see %s)", after.Active)
 	}
 	return b.String(), out, nil
 }

@@ -174,26 +174,10 @@ const (
 // New returns the registry of every operation.
 func New() *Registry {
 	r := &Registry{ops: map[string]*Op{}}
-	for _, o := range navOps() {
-		r.add(o)
-	}
-	for _, o := range actOps() {
-		r.add(o)
-	}
-	for _, o := range readOps() {
-		r.add(o)
-	}
-	for _, o := range sessionOps() {
-		r.add(o)
-	}
-	for _, o := range surfaceOps() {
-		r.add(o)
-	}
-	for _, o := range eventOps() {
-		r.add(o)
-	}
-	for _, o := range findOps() {
-		r.add(o)
+	for _, group := range [][]*Op{navOps(), actOps(), readOps(), sessionOps(), surfaceOps(), eventOps(), findOps()} {
+		for _, o := range group {
+			r.add(o)
+		}
 	}
 	return r
 }
