@@ -2,14 +2,14 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: demo test build chromium bench clean
+.PHONY: demo test build chromium corpus bench clean
 
 ## demo: install Chromium if missing, build, and drive a local page end to end
 demo: chromium build
 	$(GO) run ./cmd/demo -loupe bin/loupe
 
 ## test: install Chromium if missing, then vet and run every test (race detector on)
-test: chromium
+test: chromium corpus
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
 
@@ -18,6 +18,10 @@ build:
 
 chromium:
 	@scripts/ensure-chromium.sh
+
+## corpus: the real-app corpus of e2e/realapps (widget libraries at the versions its lock pins)
+corpus:
+	cd e2e/realapps && npm ci --no-audit --no-fund
 
 ## bench: Go benchmarks on this machine (see BENCHMARKS.md for the peer bench)
 bench: chromium

@@ -1,0 +1,355 @@
+package e2e
+
+// The real-app corpus: popular widget libraries, installed from npm at
+// pinned versions (e2e/realapps/package.json and its lock; `make corpus`),
+// served on loopback and driven through `loupe mcp` the way a model drives
+// them. The scripted agent reads browser_snapshot text, picks the line
+// whose role, name or text a person would look for, and acts on that
+// line's [ref=eN] with verbs only (click, type, press, hover, scroll,
+// drag, select). browser_eval is used for checks only: each page keeps its
+// outcome in window.__result (and shows it in a status line).
+//
+// Tasks are written as a person would do them, not bent around loupe's
+// current limits: a task that fails names the general cause in its error
+// (the snapshot lines near what was looked for, or the tool's error).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const realappsDir = "realapps"
+
+// realSites serves e2e/realapps on 127.0.0.1 (A) and 127.0.0.2 (B): pages
+// under /pages/ (with {{A}} and {{B}} replaced by the two origins), the
+// libraries under /node_modules/, and the small pet API of the swagger
+// page under /api/.
+type realSites struct {
+	a, b string // origins
+
+	mu   sync.Mutex
+	hits []string // API requests seen, "GET /api/pets/42"
+}
+
+func (s *realSites) page(name string) string { return s.a + "/pages/" + name }
+
+func (s *realSites) apiHits() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.hits...)
+}
+
+func startRealSites(t *testing.T) *realSites {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(realappsDir, "node_modules", ".package-lock.json")); err != nil {
+		t.Fatalf("the real-app corpus is not installed (%v): run `make corpus` (npm ci in e2e/realapps)", err)
+	}
+	s := &realSites{}
+	var lns [2]net.Listener
+	for i, host := range []string{"127.0.0.1", "127.0.0.2"} {
+		ln, err := net.Listen("tcp", host+":0")
+		if err != nil {
+			t.Fatalf("listen on %s: %v", host, err)
+		}
+		lns[i] = ln
+	}
+	s.a, s.b = "http://"+lns[0].Addr().String(), "http://"+lns[1].Addr().String()
+	for _, ln := range lns {
+		srv := httptest.NewUnstartedServer(s.handler())
+		srv.Listener = ln
+		srv.Start()
+		t.Cleanup(srv.Close)
+	}
+	return s
+}
+
+func (s *realSites) handler() http.Handler {
+	files := http.FileServer(http.Dir(realappsDir))
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/openapi.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, petSpec, "http://"+r.Host+"/api")
+	})
+	mux.HandleFunc("/api/pets/{petId}", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.hits = append(s.hits, r.Method+" "+r.URL.Path)
+		s.mu.Unlock()
+		id := r.PathValue("petId")
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": id, "name": "Pet number " + id, "status": "available"})
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		clean := path.Clean(r.URL.Path)
+		if !strings.HasPrefix(clean, "/pages/") && !strings.HasPrefix(clean, "/node_modules/") {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		if !strings.HasSuffix(clean, ".html") {
+			files.ServeHTTP(w, r)
+			return
+		}
+		b, err := os.ReadFile(filepath.Join(realappsDir, filepath.FromSlash(clean)))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		b = bytes.ReplaceAll(b, []byte("{{A}}"), []byte(s.a))
+		b = bytes.ReplaceAll(b, []byte("{{B}}"), []byte(s.b))
+		w.Header().Set("Content-Type", mime.TypeByExtension(".html"))
+		w.Write(b)
+	})
+	return mux
+}
+
+// petSpec is the OpenAPI document of the swagger page; %s is the API's base.
+const petSpec = `{
+  "openapi": "3.0.3",
+  "info": {"title": "Pet Store", "version": "1.0.0", "description": "A small pet API served on loopback."},
+  "servers": [{"url": "%s"}],
+  "paths": {
+    "/pets/{petId}": {
+      "get": {
+        "summary": "Find a pet by its id",
+        "operationId": "getPet",
+        "parameters": [{"name": "petId", "in": "path", "required": true, "description": "id of the pet", "schema": {"type": "integer"}}],
+        "responses": {"200": {"description": "the pet", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Pet"}}}}}
+      }
+    }
+  },
+  "components": {"schemas": {"Pet": {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "status": {"type": "string"}}}}}
+}`
+
+// realAgent is the scripted agent of one library: one `loupe mcp
+// --allow-eval` and the sites. Each task runs as a subtest with its own t.
+type realAgent struct {
+	t     *testing.T
+	ctx   context.Context
+	cs    *mcp.ClientSession
+	sites *realSites
+}
+
+// startRealAgent starts one MCP server (its own LOUPE_HOME, so its own
+// browser) for one library's tasks.
+func startRealAgent(t *testing.T, sites *realSites) *realAgent {
+	t.Helper()
+	e := newEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	cmd := exec.Command(loupeBin, "mcp", "--allow-eval")
+	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
+	if raceBuild {
+		cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0")
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "loupe-realapps", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return &realAgent{t: t, ctx: ctx, cs: cs, sites: sites}
+}
+
+// task runs one task as a subtest with the agent bound to its t.
+func (a *realAgent) task(name string, f func(a *realAgent)) {
+	a.t.Run(name, func(t *testing.T) {
+		f(&realAgent{t: t, ctx: a.ctx, cs: a.cs, sites: a.sites})
+	})
+}
+
+func (a *realAgent) call(name string, args map[string]any) toolResult {
+	a.t.Helper()
+	r, err := a.cs.CallTool(a.ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		a.t.Fatalf("%s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return toolResult{text: b.String(), isErr: r.IsError, res: r}
+}
+
+// do calls a tool that must succeed; a tool error ends the task with the
+// error's text (code, message, hint).
+func (a *realAgent) do(name string, args map[string]any) string {
+	a.t.Helper()
+	r := a.call(name, args)
+	if r.isErr {
+		a.t.Fatalf("%s %v failed:\n%s", name, args, r.text)
+	}
+	return r.text
+}
+
+// open navigates to a corpus page and returns its first snapshot that
+// shows ready, text the page shows once its widget is up. It polls the
+// snapshot (every 100 ms, for up to 10 s), as an agent reading the page
+// would, because browser_wait does not see text inside out-of-process
+// frames (the quill task waitSeesFrameText covers that on its own).
+func (a *realAgent) open(page, ready string) string {
+	a.t.Helper()
+	a.do("browser_navigate", map[string]any{"url": a.sites.page(page), "snapshot": false})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		snap := a.snapshot()
+		if strings.Contains(snap, ready) {
+			return snap
+		}
+		if time.Now().After(deadline) {
+			a.t.Fatalf("%s did not show %q within 10s; snapshot:\n%s", page, ready, clip(snap))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (a *realAgent) snapshot() string {
+	a.t.Helper()
+	return a.do("browser_snapshot", nil)
+}
+
+// logSize logs the size of one unbounded snapshot of the current page.
+func (a *realAgent) logSize(page string) {
+	a.t.Helper()
+	full := a.do("browser_snapshot", map[string]any{"max_chars": 50000000})
+	a.t.Logf("corpus snapshot size: %s: %d characters", page, len(full))
+}
+
+var refRE = regexp.MustCompile(`\[ref=(e\d+)\]`)
+
+// find returns the ref of the first snapshot line that matches pattern (a
+// regexp) and has a ref, as a model would pick it. When no such line has
+// a ref, the task fails with the lines that matched without one, or with
+// the snapshot when nothing matched at all.
+func (a *realAgent) find(snap, pattern string) string {
+	a.t.Helper()
+	re := regexp.MustCompile(pattern)
+	lines := strings.Split(snap, "\n")
+	var refless []string
+	for i, l := range lines {
+		if !re.MatchString(l) {
+			continue
+		}
+		if m := refRE.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
+		refless = append(refless, fmt.Sprintf("%d: %s", i+1, l))
+	}
+	if len(refless) > 0 {
+		a.t.Fatalf("lines match %q but have no ref:\n%s\n\nsnapshot (%d chars):\n%s", pattern, strings.Join(refless, "\n"), len(snap), clip(snap))
+	}
+	a.t.Fatalf("no snapshot line matches %q; snapshot (%d chars):\n%s", pattern, len(snap), clip(snap))
+	return ""
+}
+
+// clip keeps a failure message readable: a snapshot's first 150 lines.
+func clip(snap string) string {
+	lines := strings.Split(snap, "\n")
+	if len(lines) > 150 {
+		return strings.Join(lines[:150], "\n") + fmt.Sprintf("\n… (%d more lines)", len(lines)-150)
+	}
+	return snap
+}
+
+func (a *realAgent) click(ref string) string {
+	a.t.Helper()
+	return a.do("browser_click", map[string]any{"ref": ref})
+}
+
+// typeText types into ref, or into the focused element when ref is "".
+func (a *realAgent) typeText(ref, text string) string {
+	a.t.Helper()
+	args := map[string]any{"text": text}
+	if ref != "" {
+		args["ref"] = ref
+	}
+	return a.do("browser_type", args)
+}
+
+func (a *realAgent) press(keys ...string) string {
+	a.t.Helper()
+	return a.do("browser_press", map[string]any{"keys": keys})
+}
+
+// eval reads page state for a check (never to act); the value is JSON.
+func (a *realAgent) eval(expr string) string {
+	a.t.Helper()
+	r := a.call("browser_eval", map[string]any{"expression": expr})
+	if r.isErr {
+		a.t.Fatalf("eval %s: %s", expr, r.text)
+	}
+	b, _ := json.Marshal(r.res.StructuredContent)
+	var out struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		a.t.Fatalf("eval %s: no value in %s", expr, b)
+	}
+	return string(out.Value)
+}
+
+// expect checks a value the page computed from the agent's input. Widgets
+// update after their own animation frames and timers, which send no event
+// the test can wait on, so this polls every 100 ms for up to 3 s before
+// failing with the last value seen.
+func (a *realAgent) expect(what, expr string, want any) {
+	a.t.Helper()
+	wb, _ := json.Marshal(want)
+	var wantV any
+	json.Unmarshal(wb, &wantV)
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		var got string // the page's JSON.stringify of expr
+		json.Unmarshal([]byte(a.eval("JSON.stringify("+expr+")")), &got)
+		var gotV any
+		if json.Unmarshal([]byte(got), &gotV) == nil && reflect.DeepEqual(gotV, wantV) {
+			return
+		}
+		if time.Now().After(deadline) {
+			a.t.Fatalf("%s: %s is %s, want %s", what, expr, got, jsonText(want))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// jsonText is v as JSON without HTML escaping, for messages.
+func jsonText(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return strings.TrimSpace(b.String())
+}
+
+// TestRealApps runs the corpus: one MCP server per library, one subtest
+// per task.
+func TestRealApps(t *testing.T) {
+	sites := startRealSites(t)
+	for _, lib := range []struct {
+		name string
+		run  func(*realAgent)
+	}{
+		{"quill", quillTasks},
+		{"codemirror", codemirrorTasks},
+	} {
+		t.Run(lib.name, func(t *testing.T) { lib.run(startRealAgent(t, sites)) })
+	}
+}
