@@ -2,6 +2,12 @@ package e2e
 
 // Editors of the real-app corpus: Quill in a cross-site iframe, CodeMirror 6.
 
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
 // quillTasks: the Quill editor is on 127.0.0.2, framed by a 127.0.0.1 page.
 func quillTasks(a *realAgent) {
 	a.task("typeInParagraph", func(a *realAgent) {
@@ -30,4 +36,36 @@ func quillTasks(a *realAgent) {
 	})
 }
 
-func codemirrorTasks(a *realAgent) {}
+// codemirrorTasks: a CodeMirror 6 editor (ESM through an import map) with
+// a short JavaScript file.
+func codemirrorTasks(a *realAgent) {
+	a.task("readCode", func(a *realAgent) {
+		snap := a.open("codemirror.html", "editor ready")
+		a.logSize("codemirror.html")
+		// An agent reads the code from the snapshot: every line of the
+		// file should be there as text, one line of code per line.
+		var lines []string
+		if err := json.Unmarshal([]byte(a.eval("window.__result.lines")), &lines); err != nil || len(lines) != 6 {
+			a.t.Fatalf("the page's lines: %v %v", lines, err)
+		}
+		for _, l := range lines {
+			if l = strings.TrimSpace(l); l == "" {
+				continue
+			}
+			if !regexp.MustCompile(`(: |")` + regexp.QuoteMeta(l) + `("|$)`).MatchString(strings.ReplaceAll(snap, "\r", "")) {
+				a.t.Errorf("the code line %q is not a line of the snapshot", l)
+			}
+		}
+		if a.t.Failed() {
+			a.t.Logf("snapshot:\n%s", clip(snap))
+		}
+	})
+	a.task("typeAtLine", func(a *realAgent) {
+		snap := a.open("codemirror.html", "editor ready")
+		// Click the line that computes the total, go to its end, type.
+		a.click(a.find(snap, `(: |")const total = add\(15, 27\);("|$)`))
+		a.press("End")
+		a.typeText("", " // 42")
+		a.expect("the comment is at the end of that line", "window.__result.lines[4]", "const total = add(15, 27); // 42")
+	})
+}
