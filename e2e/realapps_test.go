@@ -260,6 +260,40 @@ func (a *realAgent) find(snap, pattern string) string {
 	return ""
 }
 
+// findIn is find within a container: the nearest ancestor line matching
+// container of the first line matching anchor, with the lines indented
+// under it; as a model picks the checkbox in the row that shows
+// "Product 3".
+func (a *realAgent) findIn(snap, container, anchor, pattern string) string {
+	a.t.Helper()
+	anchorRE, containerRE := regexp.MustCompile(anchor), regexp.MustCompile(container)
+	lines := strings.Split(snap, "\n")
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+	for i, l := range lines {
+		if !anchorRE.MatchString(l) {
+			continue
+		}
+		depth := indent(l)
+		for c := i; c >= 0; c-- {
+			if indent(lines[c]) > depth || (c < i && indent(lines[c]) == depth) {
+				continue
+			}
+			depth = indent(lines[c])
+			if !containerRE.MatchString(lines[c]) {
+				continue
+			}
+			j := c + 1
+			for j < len(lines) && indent(lines[j]) > depth {
+				j++
+			}
+			return a.find(strings.Join(lines[c:j], "\n"), pattern)
+		}
+		a.t.Fatalf("line %d matches %q but has no ancestor matching %q; snapshot:\n%s", i+1, anchor, container, clip(snap))
+	}
+	a.t.Fatalf("no snapshot line matches %q; snapshot (%d chars):\n%s", anchor, len(snap), clip(snap))
+	return ""
+}
+
 // clip keeps a failure message readable: a snapshot's first 150 lines.
 func clip(snap string) string {
 	lines := strings.Split(snap, "\n")
@@ -349,6 +383,7 @@ func TestRealApps(t *testing.T) {
 	}{
 		{"quill", quillTasks},
 		{"codemirror", codemirrorTasks},
+		{"agGrid", agGridTasks},
 	} {
 		t.Run(lib.name, func(t *testing.T) { lib.run(startRealAgent(t, sites)) })
 	}

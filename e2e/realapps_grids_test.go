@@ -1,0 +1,64 @@
+package e2e
+
+// Grids, lists and maps of the real-app corpus: AG Grid, SortableJS,
+// Leaflet.
+
+import "strings"
+
+// agGridTasks: an AG Grid of 1,000 rows (virtualised: only the rows in
+// view are in the DOM).
+func agGridTasks(a *realAgent) {
+	a.task("sortByPrice", func(a *realAgent) {
+		snap := a.open("ag-grid.html", "grid ready")
+		a.logSize("ag-grid.html")
+		a.click(a.find(snap, `columnheader "Price"`))
+		a.expect("the grid is sorted by price, cheapest first", "[window.__result.sort, window.__result.first]",
+			[]any{[]string{"price:asc"}, []float64{1, 1.1, 1.2}})
+	})
+	a.task("selectRowCheckbox", func(a *realAgent) {
+		snap := a.open("ag-grid.html", "grid ready")
+		// Tick the checkbox of the row of Product 3.
+		a.click(a.findIn(snap, `- row\b`, `gridcell "Product 3"`, `checkbox`))
+		a.expect("Product 3 is selected", "window.__result.selected", []string{"Product 3"})
+	})
+	a.task("editQty", func(a *realAgent) {
+		snap := a.open("ag-grid.html", "grid ready")
+		// Double-click the Qty cell of Product 2 (23), type the new
+		// quantity into the cell editor, Enter.
+		a.do("browser_click", map[string]any{"ref": a.findIn(snap, `- row\b`, `gridcell "Product 2"`, `gridcell "23"`), "double": true})
+		a.do("browser_type", map[string]any{"ref": a.find(a.snapshot(), `(spinbutton|textbox)`), "text": "77", "clear": true, "submit": true})
+		a.expect("the quantity changed", "window.__result.edits", []string{"Product 2 qty 77"})
+	})
+	a.task("scrollToRow500", func(a *realAgent) {
+		snap := a.open("ag-grid.html", "grid ready")
+		// Product 500 is far below the rows in the DOM: turn the wheel
+		// over the grid until its row shows, then tick its checkbox.
+		grid := a.find(snap, `- grid\b`)
+		for i := 0; !strings.Contains(snap, `gridcell "Product 500"`); i++ {
+			if i == 80 {
+				a.t.Fatalf("Product 500 never showed after %d wheel turns; snapshot:\n%s", i, clip(snap))
+			}
+			a.do("browser_scroll", map[string]any{"ref": grid, "dy": 400})
+			snap = a.snapshot()
+		}
+		// The grid may still be redrawing its rows after the wheel: a
+		// STALE_REF says so, and its hint (take a new snapshot) is what an
+		// agent does next.
+		for try := 0; ; try++ {
+			r := a.call("browser_click", map[string]any{"ref": a.findIn(snap, `- row\b`, `gridcell "Product 500"`, `checkbox`)})
+			if !r.isErr {
+				break
+			}
+			if code, _ := errorOf(a.t, r); code != "STALE_REF" || try == 2 {
+				a.t.Fatalf("click the checkbox of Product 500:\n%s", r.text)
+			}
+			a.t.Logf("retrying after %s", r.text)
+			snap = a.snapshot()
+		}
+		a.expect("Product 500 is selected", "window.__result.selected", []string{"Product 500"})
+	})
+}
+
+func sortableTasks(a *realAgent) {}
+
+func leafletTasks(a *realAgent) {}
