@@ -384,6 +384,8 @@ func TestRealApps(t *testing.T) {
 		{"quill", quillTasks},
 		{"codemirror", codemirrorTasks},
 		{"agGrid", agGridTasks},
+		{"flatpickr", flatpickrTasks},
+		{"tomSelect", tomSelectTasks},
 	} {
 		t.Run(lib.name, func(t *testing.T) { lib.run(startRealAgent(t, sites)) })
 	}

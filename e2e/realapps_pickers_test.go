@@ -1,0 +1,57 @@
+package e2e
+
+// Pickers of the real-app corpus: flatpickr, Tom Select.
+
+import (
+	"regexp"
+	"strings"
+)
+
+// flatpickrTasks: a date input with a flatpickr calendar, set to
+// 10 March 2026.
+func flatpickrTasks(a *realAgent) {
+	a.task("pickDay", func(a *realAgent) {
+		snap := a.open("flatpickr.html", "picker ready")
+		a.logSize("flatpickr.html")
+		// Open the calendar, click the 15th.
+		a.click(a.find(snap, `textbox "Departure date"`))
+		snap = a.snapshot()
+		a.logSize("flatpickr.html (calendar open)")
+		a.click(a.find(snap, `March 15, 2026|(: |")15("|$)`))
+		a.expect("the 15th is picked", "window.__result.value", "2026-03-15")
+	})
+	a.task("nextMonthPickDay", func(a *realAgent) {
+		snap := a.open("flatpickr.html", "picker ready")
+		// Open the calendar, go to the next month, click the 20th.
+		a.click(a.find(snap, `textbox "Departure date"`))
+		a.click(nextArrow(a, a.snapshot()))
+		a.click(a.find(a.snapshot(), `April 20, 2026|(: |")20("|$)`))
+		a.expect("20 April is picked", "window.__result.value", "2026-04-20")
+	})
+}
+
+// nextArrow finds flatpickr's next-month arrow as a model reading the
+// snapshot would: a button named "Next month" if there is one, else the
+// arrow (a clickable node holding only an image) that follows the month
+// and year of the calendar's header.
+func nextArrow(a *realAgent, snap string) string {
+	a.t.Helper()
+	if m := regexp.MustCompile(`(?i)"next( month)?"[^\n]*\[ref=(e\d+)\]`).FindStringSubmatch(snap); m != nil {
+		return m[2]
+	}
+	lines := strings.Split(snap, "\n")
+	for i, l := range lines {
+		if !strings.Contains(l, `spinbutton "Year"`) {
+			continue
+		}
+		for j := i + 1; j+1 < len(lines); j++ {
+			if m := refRE.FindStringSubmatch(lines[j]); m != nil && strings.HasPrefix(strings.TrimSpace(lines[j+1]), "- image") {
+				return m[1]
+			}
+		}
+	}
+	a.t.Fatalf("no next-month control in:\n%s", clip(snap))
+	return ""
+}
+
+func tomSelectTasks(a *realAgent) {}
