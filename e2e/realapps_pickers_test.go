@@ -54,4 +54,24 @@ func nextArrow(a *realAgent, snap string) string {
 	return ""
 }
 
-func tomSelectTasks(a *realAgent) {}
+// tomSelectTasks: two selects replaced by Tom Select: a fruit list and
+// a list of 40 countries filtered as you type.
+func tomSelectTasks(a *realAgent) {
+	a.task("pickOption", func(a *realAgent) {
+		snap := a.open("tom-select.html", "form ready")
+		a.logSize("tom-select.html")
+		a.click(a.find(snap, `combobox "Fruit"`))
+		banana := a.await(`option "Banana"`)
+		a.logSize("tom-select.html (fruit list open)")
+		a.click(banana)
+		a.expect("Banana is chosen", "window.__result.fruit", "banana")
+	})
+	a.task("typeToFilter", func(a *realAgent) {
+		snap := a.open("tom-select.html", "form ready")
+		// Type the start of the country, then click it in the filtered list.
+		a.click(a.find(snap, `combobox "Ship to"`))
+		a.typeText("", "nor")
+		a.click(a.await(`option "Norway"`))
+		a.expect("Norway is chosen", "window.__result.country", "NO")
+	})
+}

@@ -260,6 +260,31 @@ func (a *realAgent) find(snap, pattern string) string {
 	return ""
 }
 
+// await is find on fresh snapshots: widgets that open a list or a dialog
+// after the click (a timer, a transition) show it a little later, and an
+// agent that does not see it yet looks again. It polls every 100 ms for
+// up to 3 s, and logs when the first snapshot did not have it yet.
+func (a *realAgent) await(pattern string) string {
+	a.t.Helper()
+	re := regexp.MustCompile(pattern)
+	deadline := time.Now().Add(3 * time.Second)
+	for n := 1; ; n++ {
+		snap := a.snapshot()
+		for _, l := range strings.Split(snap, "\n") {
+			if m := refRE.FindStringSubmatch(l); m != nil && re.MatchString(l) {
+				if n > 1 {
+					a.t.Logf("note: %q had a ref only in snapshot %d after the action", pattern, n)
+				}
+				return m[1]
+			}
+		}
+		if time.Now().After(deadline) {
+			return a.find(snap, pattern) // fails with the snapshot
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // findIn is find within a container: the nearest ancestor line matching
 // container of the first line matching anchor, with the lines indented
 // under it; as a model picks the checkbox in the row that shows
