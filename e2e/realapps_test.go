@@ -411,6 +411,11 @@ func TestRealApps(t *testing.T) {
 		{"agGrid", agGridTasks},
 		{"flatpickr", flatpickrTasks},
 		{"tomSelect", tomSelectTasks},
+		{"shoelace", shoelaceTasks},
+		{"elementPlus", elementPlusTasks},
+		{"swagger", swaggerTasks},
+		{"sortable", sortableTasks},
+		{"leaflet", leafletTasks},
 	} {
 		t.Run(lib.name, func(t *testing.T) { lib.run(startRealAgent(t, sites)) })
 	}
