@@ -47,6 +47,37 @@ func shoelaceTasks(a *realAgent) {
 	})
 }
 
-func elementPlusTasks(a *realAgent) {}
+// elementPlusTasks: a Vue 3 app of Element Plus components (full UMD
+// build, templates compiled in the page).
+func elementPlusTasks(a *realAgent) {
+	a.task("toggleSwitch", func(a *realAgent) {
+		snap := a.open("element-plus.html", "kit ready")
+		a.logSize("element-plus.html")
+		// The switch beside the text "Dark mode".
+		a.click(a.findIn(snap, `.`, `Dark mode`, `- switch\b`))
+		a.expect("dark mode is on", "window.__result.dark", true)
+	})
+	a.task("pickFromSelect", func(a *realAgent) {
+		snap := a.open("element-plus.html", "kit ready")
+		a.click(a.find(snap, `combobox "Office city"`))
+		oslo := a.await(`option "Oslo"`)
+		a.logSize("element-plus.html (city list open)")
+		a.click(oslo)
+		a.expect("Oslo is chosen", "window.__result.city", "oslo")
+	})
+	a.task("confirmMessageBox", func(a *realAgent) {
+		snap := a.open("element-plus.html", "kit ready")
+		a.click(a.find(snap, `button "Remove member"`))
+		a.click(a.await(`button "Remove"`))
+		a.expect("the member is removed", "window.__result.removed", true)
+	})
+	a.task("inviteViaDialog", func(a *realAgent) {
+		snap := a.open("element-plus.html", "kit ready")
+		a.click(a.find(snap, `button "Invite"`))
+		a.typeText(a.await(`textbox "Email address"`), "ada@example.com")
+		a.click(a.find(a.snapshot(), `button "Send invite"`))
+		a.expect("the invite is sent", "window.__result.invited", "ada@example.com")
+	})
+}
 
 func swaggerTasks(a *realAgent) {}

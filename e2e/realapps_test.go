@@ -285,35 +285,36 @@ func (a *realAgent) await(pattern string) string {
 	}
 }
 
-// findIn is find within a container: the nearest ancestor line matching
-// container of the first line matching anchor, with the lines indented
-// under it; as a model picks the checkbox in the row that shows
-// "Product 3".
+// findIn is find within a container: of the ancestors of the first line
+// matching anchor that match container, the nearest whose subtree (that
+// line and the lines indented under it) has a line matching pattern with
+// a ref; as a model picks the checkbox in the row that shows "Product 3",
+// or the switch beside the text "Dark mode".
 func (a *realAgent) findIn(snap, container, anchor, pattern string) string {
 	a.t.Helper()
-	anchorRE, containerRE := regexp.MustCompile(anchor), regexp.MustCompile(container)
+	anchorRE, containerRE, re := regexp.MustCompile(anchor), regexp.MustCompile(container), regexp.MustCompile(pattern)
 	lines := strings.Split(snap, "\n")
 	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
 	for i, l := range lines {
 		if !anchorRE.MatchString(l) {
 			continue
 		}
-		depth := indent(l)
+		depth := indent(l) + 1
 		for c := i; c >= 0; c-- {
-			if indent(lines[c]) > depth || (c < i && indent(lines[c]) == depth) {
+			if indent(lines[c]) >= depth {
 				continue
 			}
 			depth = indent(lines[c])
 			if !containerRE.MatchString(lines[c]) {
 				continue
 			}
-			j := c + 1
-			for j < len(lines) && indent(lines[j]) > depth {
-				j++
+			for j := c; j < len(lines) && (j == c || indent(lines[j]) > depth); j++ {
+				if m := refRE.FindStringSubmatch(lines[j]); m != nil && re.MatchString(lines[j]) {
+					return m[1]
+				}
 			}
-			return a.find(strings.Join(lines[c:j], "\n"), pattern)
 		}
-		a.t.Fatalf("line %d matches %q but has no ancestor matching %q; snapshot:\n%s", i+1, anchor, container, clip(snap))
+		a.t.Fatalf("no line matching %q with a ref around line %d (%s); snapshot:\n%s", pattern, i+1, strings.TrimSpace(l), clip(snap))
 	}
 	a.t.Fatalf("no snapshot line matches %q; snapshot (%d chars):\n%s", anchor, len(snap), clip(snap))
 	return ""
@@ -328,10 +329,25 @@ func clip(snap string) string {
 	return snap
 }
 
+// click clicks ref. An element still opening (a list or dialog in its
+// enter transition) is NOT_ACTIONABLE "not visible", whose hint says to
+// wait: the agent then waits for it to be visible and clicks once more,
+// and the test logs that it had to.
 func (a *realAgent) click(ref string) string {
 	a.t.Helper()
-	return a.do("browser_click", map[string]any{"ref": ref})
+	r := a.call("browser_click", map[string]any{"ref": ref})
+	if r.isErr && strings.HasPrefix(r.text, "NOT_ACTIONABLE") && strings.Contains(r.text, "not visible") {
+		a.t.Logf("note: click %s: %s\n(waiting for it to be visible, as the hint says)", ref, firstLine(r.text))
+		a.do("browser_wait", map[string]any{"ref": ref})
+		r = a.call("browser_click", map[string]any{"ref": ref})
+	}
+	if r.isErr {
+		a.t.Fatalf("browser_click %s failed:\n%s", ref, r.text)
+	}
+	return r.text
 }
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 // typeText types into ref, or into the focused element when ref is "".
 func (a *realAgent) typeText(ref, text string) string {
