@@ -80,4 +80,28 @@ func elementPlusTasks(a *realAgent) {
 	})
 }
 
-func swaggerTasks(a *realAgent) {}
+// swaggerTasks: Swagger UI on a small OpenAPI document whose API (GET
+// /pets/{petId}) the test server answers.
+func swaggerTasks(a *realAgent) {
+	a.task("expandOperation", func(a *realAgent) {
+		snap := a.open("swagger.html", "explorer ready")
+		a.logSize("swagger.html")
+		a.click(a.find(snap, `button "GET /pets/\{petId\}`))
+		a.await(`button "Try it out"`)
+		a.logSize("swagger.html (operation open)")
+		a.expect("the operation is open", "[...document.querySelectorAll('.opblock.is-open')].length", 1)
+	})
+	a.task("tryItOutExecute", func(a *realAgent) {
+		snap := a.open("swagger.html", "explorer ready")
+		a.click(a.find(snap, `button "GET /pets/\{petId\}`))
+		a.click(a.await(`button "Try it out"`))
+		a.typeText(a.await(`textbox "petId"(?: \[required\])?(?: \[focused\])? \[ref=`), "42")
+		a.click(a.find(a.snapshot(), `button "Execute"`))
+		a.expect("the request went out and was answered", "window.__result.responses", []any{map[string]any{"path": "/api/pets/42", "status": 200}})
+		// The response body is shown on the page.
+		a.do("browser_wait", map[string]any{"text": "Pet number 42"})
+		if hits := a.sites.apiHits(); len(hits) != 1 || hits[0] != "GET /api/pets/42" {
+			a.t.Errorf("the API saw %v, want one GET /api/pets/42", hits)
+		}
+	})
+}
