@@ -59,6 +59,24 @@ func agGridTasks(a *realAgent) {
 	})
 }
 
-func sortableTasks(a *realAgent) {}
+// sortableTasks: two SortableJS lists, one on native HTML5 drag and drop,
+// one on Sortable's pointer-event fallback.
+func sortableTasks(a *realAgent) {
+	a.task("dragToTopNative", func(a *realAgent) {
+		snap := a.open("sortable.html", "lists ready")
+		a.logSize("sortable.html")
+		// Drag "Echo offsite" onto "Alpha release": it becomes the first.
+		a.do("browser_drag", map[string]any{"from": a.find(snap, `Echo offsite`), "to": a.find(snap, `Alpha release`)})
+		a.expect("Echo is first this week", "window.__result.week",
+			[]string{"Echo offsite", "Alpha release", "Bravo review", "Charlie hiring", "Delta budget"})
+	})
+	a.task("dragDownFallback", func(a *realAgent) {
+		snap := a.open("sortable.html", "lists ready")
+		// Drag "Fix login bug" onto "Update deps": it moves to third.
+		a.do("browser_drag", map[string]any{"from": a.find(snap, `Fix login bug`), "to": a.find(snap, `Update deps`)})
+		a.expect("the bug fix is third in the backlog", "window.__result.backlog",
+			[]string{"Write docs", "Update deps", "Fix login bug", "Plan roadmap"})
+	})
+}
 
 func leafletTasks(a *realAgent) {}
