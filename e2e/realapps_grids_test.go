@@ -79,4 +79,18 @@ func sortableTasks(a *realAgent) {
 	})
 }
 
-func leafletTasks(a *realAgent) {}
+// leafletTasks: a Leaflet map of a local image (no tiles) with a marker.
+func leafletTasks(a *realAgent) {
+	a.task("zoomIn", func(a *realAgent) {
+		snap := a.open("leaflet.html", "map ready")
+		a.logSize("leaflet.html")
+		a.click(a.find(snap, `(button|link) "Zoom in"`))
+		a.expect("the map zoomed in one level", "window.__result.zoom - window.__result.startZoom", 1)
+	})
+	a.task("openMarkerPopup", func(a *realAgent) {
+		snap := a.open("leaflet.html", "map ready")
+		a.click(a.find(snap, `"Harbour office"`))
+		a.expect("the marker's popup is open", "window.__result.popup", "<b>Harbour office</b><br>Open 9 to 17")
+		a.do("browser_wait", map[string]any{"text": "Open 9 to 17"})
+	})
+}
