@@ -34,6 +34,9 @@ type resolved struct {
 	w     *world
 	elem  int64
 	frame string
+	// via is set by point when the input goes to the element's own
+	// label, wrapper or widget part (agentResult.Via).
+	via string
 }
 
 // inSubframe reports whether the element is below the top frame.
@@ -100,6 +103,10 @@ type agentResult struct {
 	Empty    bool     `json:"empty"`
 	Multiple bool     `json:"multiple"`
 	Values   []string `json:"values"`
+	// Via says where the input went in the element's stead: through the
+	// label or drawn wrapper of a hidden native toggle, or at a part of
+	// its own widget lying on top of it.
+	Via string `json:"via"`
 }
 
 // notActionable words the agent's refusals: the ref, then the agent's
@@ -139,6 +146,7 @@ func (t *Tab) point(ctx context.Context, tg *resolved, hit, enabled bool) (x, y 
 	if err != nil {
 		return 0, 0, err
 	}
+	tg.via = r.Via
 	if x, y, err = t.toTop(ctx, tg.ref, tg.frame, r.X, r.Y, hit); err != nil {
 		return 0, 0, err
 	}
@@ -216,6 +224,9 @@ func (t *Tab) result(tg *resolved) *ActionResult {
 	r := &ActionResult{Surface: t.ID, Executed: true, URL: t.URL()}
 	if tg != nil {
 		r.Ref = tg.ref
+		if tg.via != "" {
+			r.Note = "ok " + tg.via
+		}
 	}
 	return r
 }

@@ -49,6 +49,11 @@ var chromeRoles = map[string]string{
 	"Audio":                     "audio",
 	"SvgRoot":                   "svg", // an <svg> with parts of its own (an <svg> without is an image)
 	"none":                      "presentation",
+	// Layout tables: Chromium keeps their rows and cells under roles of
+	// their own; loupe shows every table as a table (docs/fidelity.md).
+	"LayoutTable":     "table",
+	"LayoutTableRow":  "row",
+	"LayoutTableCell": "cell",
 }
 
 // knownDiff is a difference between the agent and Chromium that the test
@@ -90,7 +95,9 @@ var knownDiffs = []knownDiff{
 var folded = map[string]bool{
 	"generic": true, "none": true, "LabelText": true, "strong": true, "emphasis": true, "code": true, "mark": true,
 	"deletion": true, "insertion": true, "subscript": true, "superscript": true, "time": true, "term": true,
-	"definition": true, "Abbr": true, "Ruby": true, "LayoutTable": true, "LayoutTableRow": true, "LayoutTableCell": true,
+	"definition": true, "Abbr": true, "Ruby": true,
+	// CSS tables (display: table on a div): loupe shows plain containers.
+	"LayoutTable": true, "LayoutTableRow": true, "LayoutTableCell": true,
 }
 
 // leafRoles are the agent's roles whose children it does not show (their
@@ -180,6 +187,11 @@ func compareAX(ctx context.Context, tab *Tab) (*axResult, error) {
 	}
 	var elems []agentElem
 	snapshot.Walk(p.Nodes, func(n *snapshot.Node, _ int) bool {
+		if n.HasState("aria-hidden") {
+			// What an aria-hidden subtree shows is printed for a sighted
+			// reader; Chromium's tree leaves it out by definition.
+			return false
+		}
 		if n.Elem != 0 {
 			elems = append(elems, agentElem{id: n.Elem, role: n.Role, name: n.Name, states: n.States})
 		}
@@ -233,6 +245,11 @@ func compareAX(ctx context.Context, tab *Tab) (*axResult, error) {
 			if !noRole(e.role) {
 				add(desc, "role", e.role, "<ignored>")
 			}
+			continue
+		}
+		if strings.HasPrefix(f.role, "LayoutTable") && noRole(e.role) {
+			// A CSS table's parts (display: table on divs): plain
+			// containers to loupe, named or not.
 			continue
 		}
 		role := normRole(f.role)

@@ -431,7 +431,9 @@ func (t *Tab) assignLocators(ctx context.Context, caps []*frameCapture) {
 				fl.counts[k]++
 				surface[k]++
 			}
-			if n.Elem != 0 && n.Ref != "" {
+			// Controls get locators; a line of text or structure has its
+			// ref only (locators cost a lookup per element on big pages).
+			if n.Elem != 0 && n.Ref != "" && n.Control {
 				if _, ok := fl.nodes[n.Elem]; !ok {
 					fl.nodes[n.Elem] = n
 					fl.ids = append(fl.ids, n.Elem)

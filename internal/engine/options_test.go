@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,8 +31,17 @@ func TestSnapshotInteractive(t *testing.T) {
 			t.Fatalf("interactive lost the context %q:\n%s", row, s.Text)
 		}
 	}
-	if strings.Count(s.Text, "[ref=") != strings.Count(full.Text, "[ref=") {
-		t.Fatalf("interactive lost refs:\n%s\nfull:\n%s", s.Text, full.Text)
+	controls := 0
+	for _, r := range full.Refs {
+		if r.Control {
+			controls++
+			if !strings.Contains(s.Text, "[ref="+r.Ref+"]") {
+				t.Fatalf("interactive lost %s (%s %q):\n%s\nfull:\n%s", r.Ref, r.Role, r.Name, s.Text, full.Text)
+			}
+		}
+	}
+	if n := strings.Count(s.Text, "[ref="); n != controls {
+		t.Fatalf("interactive shows %d refs, want the %d controls:\n%s", n, controls, s.Text)
 	}
 	if s.Chars >= full.Chars {
 		t.Fatalf("interactive (%d chars) is not smaller than full (%d)", s.Chars, full.Chars)
@@ -54,30 +64,35 @@ func TestSnapshotDepthPerFrame(t *testing.T) {
 	}
 }
 
+// TestSnapshotCursor: an element made clickable by script (a pointer
+// cursor of its own, an onclick handler) is a control, marked as such, in
+// the default snapshot and in a frame; a child that only inherits the
+// cursor is not, nor is plain text (which still gets a ref for its line).
 func TestSnapshotCursor(t *testing.T) {
 	a, _ := testpages.StartPair(t)
 	tab := openTab(t, a.Page("cursor.html"))
-	plain := snap(t, tab)
-	if strings.Contains(plain.Text, "[cursor=pointer]") {
-		t.Fatalf("cursor refs without --cursor:\n%s", plain.Text)
-	}
-	s := snapWith(t, tab, SnapshotOptions{Cursor: true})
+	s := snap(t, tab)
 	var card1, card2, framed string
-	for _, r := range s.Refs {
+	for _, l := range strings.Split(s.Text, "\n") {
+		ref := refOfLine(l)
 		switch {
-		case r.Role == "generic" && r.FrameID == "" && card1 == "":
-			card1 = r.Ref
-		case r.Role == "generic" && r.FrameID == "":
-			card2 = r.Ref
-		case r.Role == "generic":
-			framed = r.Ref
+		case strings.Contains(l, "[cursor=pointer]") && strings.Contains(l, "Card one"):
+			card1 = ref
+		case strings.Contains(l, "[clickable]") && strings.Contains(l, "Card two"):
+			card2 = ref
+		case strings.Contains(l, "[cursor=pointer]"):
+			framed = ref
 		}
 	}
-	if card1 == "" || card2 == "" || framed == "" || strings.Count(s.Text, "[cursor=pointer]") != 3 {
-		t.Fatalf("want three cursor refs (two cards, one in the frame):\n%s", s.Text)
+	if card1 == "" || card2 == "" || framed == "" || strings.Count(s.Text, "[cursor=pointer]") != 2 {
+		t.Fatalf("want two cursor controls (a card, one in the frame) and a handler:\n%s", s.Text)
 	}
-	if strings.Contains(s.Text, "Plain text, not clickable\" [") || strings.Contains(s.Text, "details [cursor") {
-		t.Fatalf("a child inheriting the cursor or plain text got a ref:\n%s", s.Text)
+	if !regexp.MustCompile(`- generic \[ref=e\d+\]: Plain text, not clickable`).MatchString(s.Text) || strings.Contains(s.Text, "details [cursor") {
+		t.Fatalf("plain text must be a plain line with a ref, an inheriting child nothing:\n%s", s.Text)
+	}
+	i := snapWith(t, tab, SnapshotOptions{Interactive: true})
+	if strings.Contains(i.Text, "Plain text") || !strings.Contains(i.Text, "Card two") {
+		t.Fatalf("interactive view keeps controls only:\n%s", i.Text)
 	}
 	for _, r := range []string{card1, card2, framed} {
 		if _, err := tab.Click(ctxT(t), r, ClickOptions{}); err != nil {
@@ -85,9 +100,18 @@ func TestSnapshotCursor(t *testing.T) {
 		}
 	}
 	after := snap(t, tab)
-	if !strings.Contains(after.Text, "paragraph: card2") || !strings.Contains(after.Text, "framed card clicked") {
+	if !strings.Contains(after.Text, "paragraph [ref=e1]: card2") || !strings.Contains(after.Text, "framed card clicked") {
 		t.Fatalf("cursor clicks:\n%s", after.Text)
 	}
+}
+
+// refOfLine returns the ref printed on a snapshot line, or "".
+func refOfLine(l string) string {
+	m := regexp.MustCompile(`\[ref=(e\d+)\]`).FindStringSubmatch(l)
+	if m == nil {
+		return ""
+	}
+	return m[1]
 }
 
 func TestSnapshotViewport(t *testing.T) {

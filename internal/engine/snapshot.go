@@ -23,9 +23,6 @@ type SnapshotOptions struct {
 	Interactive bool
 	// Depth cuts each frame's tree below this many levels (0: no limit).
 	Depth int
-	// Cursor gives refs to elements made clickable by a pointer cursor or
-	// an onclick handler that have no role saying so.
-	Cursor bool
 	// Viewport keeps only what intersects the viewport.
 	Viewport bool
 	// Locators prints each ref's locator.
@@ -54,6 +51,9 @@ type RefInfo struct {
 	BackendNodeID int64  `json:"backendNodeId,omitempty"`
 	Role          string `json:"role"`
 	Name          string `json:"name"`
+	// Control: something to operate (the interactive view keeps these),
+	// not only a line of text or structure.
+	Control bool `json:"control,omitempty"`
 }
 
 // Snapshot is a rendered snapshot of one surface.
@@ -153,9 +153,6 @@ func (t *Tab) captureFor(ctx context.Context, o SnapshotOptions) ([]*frameCaptur
 	plan := capturePlan{maxDepth: o.MaxFrameDepth, rootFrame: t.rootFrame(), agent: map[string]any{}}
 	if plan.maxDepth <= 0 {
 		plan.maxDepth = DefaultFrameDepth
-	}
-	if o.Cursor {
-		plan.agent["cursor"] = true
 	}
 	if o.Viewport {
 		plan.agent["viewport"] = true
@@ -371,7 +368,7 @@ func (t *Tab) bindRefs(caps []*frameCapture, out *Snapshot) {
 			if n.Elem != 0 {
 				b := t.refs.Bind(doc, n.Elem, n.Role, n.Name)
 				n.Ref = b.Ref
-				out.Refs = append(out.Refs, RefInfo{Ref: b.Ref, FrameID: frameID, BackendNodeID: b.BackendNodeID, Role: n.Role, Name: n.Name})
+				out.Refs = append(out.Refs, RefInfo{Ref: b.Ref, FrameID: frameID, BackendNodeID: b.BackendNodeID, Role: n.Role, Name: n.Name, Control: n.Control})
 			}
 			return true
 		})

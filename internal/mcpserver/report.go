@@ -27,7 +27,7 @@ const (
 func (s *Server) remember(out *ops.SnapshotOut, in ops.SnapshotIn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.last[out.Surface] = lastSnapshot{in: in, text: body(out.Text())}
+	s.last[out.Surface] = lastSnapshot{in: in, text: body(snapText(out))}
 }
 
 // body drops a snapshot's size footer, which changes with any change.
@@ -79,9 +79,9 @@ func (s *Server) write(ctx context.Context, op string, in any, full bool) (strin
 	case err != nil:
 		fmt.Fprintf(&b, "\n(no new snapshot: %v)", err)
 	case full:
-		b.WriteString("\n\n" + snap.Text())
+		b.WriteString("\n\n" + snapText(snap))
 	default:
-		d := textdiff.Lines(last.text, body(snap.Text()))
+		d := textdiff.Lines(last.text, body(snapText(snap)))
 		if d.Added+d.Removed == 0 {
 			fmt.Fprintf(&b, "\nno change to your last snapshot of %s", after.Active)
 		} else {
@@ -93,6 +93,16 @@ func (s *Server) write(ctx context.Context, op string, in any, full bool) (strin
 }
 
 // snapshot takes a snapshot and remembers it.
+// snapText is a snapshot's text for an MCP agent: a cut one says, in tool
+// calls, how to see the rest.
+func snapText(o *ops.SnapshotOut) string {
+	t := strings.TrimSuffix(o.Snapshot.Text, "\n")
+	if o.Truncated {
+		t += fmt.Sprintf("\n(the rest: browser_snapshot with scope set to a ref from above, viewport: true, interactive: true or depth: N; or max_chars above %d)", o.Chars)
+	}
+	return t
+}
+
 func (s *Server) snapshot(ctx context.Context, in ops.SnapshotIn) (*ops.SnapshotOut, error) {
 	c := in
 	out, err := s.b.Do(ctx, "snapshot", &c)

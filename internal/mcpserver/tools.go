@@ -81,10 +81,9 @@ type snapshotIn struct {
 	Interactive bool   `json:"interactive,omitempty" jsonschema:"only actionable nodes and their context"`
 	Depth       int    `json:"depth,omitempty" jsonschema:"cut each frame's tree below this many levels"`
 	Scope       string `json:"scope,omitempty" jsonschema:"only the subtree of this ref or locator (also inside frames)"`
-	Cursor      bool   `json:"cursor,omitempty" jsonschema:"also give refs to elements clickable only by pointer cursor or onclick"`
 	Viewport    bool   `json:"viewport,omitempty" jsonschema:"only what is in the viewport"`
 	Locators    bool   `json:"locators,omitempty" jsonschema:"print a stable locator for each ref"`
-	MaxChars    int    `json:"max_chars,omitempty" jsonschema:"truncate after this many characters (at a line)"`
+	MaxChars    int    `json:"max_chars,omitempty" jsonschema:"truncate after this many characters, at a line (default 40000; the cut is stated)"`
 }
 
 type screenshotIn struct {

@@ -16,6 +16,11 @@ import (
 // scoped or interactive snapshot.
 const navSnapshotChars = 20000
 
+// snapshotChars is browser_snapshot's default budget (about 10k tokens):
+// a whole large page would flood the agent's context. The cut is stated in
+// the text with the ways to get the rest; max_chars raises it.
+const snapshotChars = 40000
+
 // Wait bounds of browser_wait.
 const (
 	waitDefault = 3 * time.Second
@@ -44,12 +49,16 @@ func (s *Server) tools() []toolDef {
 			}),
 		def("browser_snapshot", "The page as a tree of roles and names, frames included, with [ref=eN] on every actionable node.", true, nil,
 			func(ctx context.Context, in *snapshotIn) (*mcp.CallToolResult, error) {
+				limit := in.MaxChars
+				if limit == 0 {
+					limit = snapshotChars
+				}
 				snap, err := s.snapshot(ctx, ops.SnapshotIn{Interactive: in.Interactive, Depth: in.Depth, Scope: in.Scope,
-					Cursor: in.Cursor, Viewport: in.Viewport, Locators: in.Locators, MaxChars: in.MaxChars})
+					Viewport: in.Viewport, Locators: in.Locators, MaxChars: limit})
 				if err != nil {
 					return nil, err
 				}
-				return textResult(snap.Text(), nil), nil
+				return textResult(snapText(snap), nil), nil
 			}),
 		def("browser_click", "Click an element (trusted mouse input) by ref or locator; reports what changed.", true,
 			map[string][]any{"button": {"left", "right", "middle"}},
@@ -222,7 +231,7 @@ func (s *Server) navigate(ctx context.Context, op string, in any, withSnapshot *
 		if err != nil {
 			t += fmt.Sprintf("\n(no snapshot: %v)", err)
 		} else {
-			t += "\n\n" + snap.Text()
+			t += "\n\n" + snapText(snap)
 		}
 	}
 	return textResult(t, out), nil

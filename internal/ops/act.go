@@ -15,7 +15,6 @@ import (
 type SnapshotIn struct {
 	Interactive bool   `json:"interactive,omitempty" flag:"interactive" short:"i" help:"only actionable nodes (with their frame and place)"`
 	Depth       int    `json:"depth,omitempty" flag:"depth" help:"cut each frame's tree below N levels"`
-	Cursor      bool   `json:"cursor,omitempty" flag:"cursor" help:"also give refs to elements clickable by pointer cursor or onclick"`
 	Viewport    bool   `json:"viewport,omitempty" flag:"viewport" help:"only what intersects the viewport (default: full page)"`
 	Locators    bool   `json:"locators,omitempty" flag:"locators" help:"print each ref's stable locator"`
 	Scope       string `json:"scope,omitempty" flag:"scope" help:"only the subtree of TARGET (a ref or locator), also inside frames"`
@@ -29,8 +28,14 @@ type SnapshotIn struct {
 // SnapshotOut is a snapshot.
 type SnapshotOut struct{ engine.Snapshot }
 
-// Text is the snapshot text.
-func (o *SnapshotOut) Text() string { return strings.TrimSuffix(o.Snapshot.Text, "\n") }
+// Text is the snapshot text; a cut one says how to see the rest.
+func (o *SnapshotOut) Text() string {
+	t := strings.TrimSuffix(o.Snapshot.Text, "\n")
+	if o.Truncated {
+		t += "\n(the rest: narrow with --scope TARGET, --viewport, -i or --depth N, or raise --max-chars)"
+	}
+	return t
+}
 
 // Validate checks the numbers and the scope.
 func (in *SnapshotIn) Validate() error {
@@ -269,7 +274,7 @@ func actOps() []*Op {
 				}
 				s, err := tab.Snapshot(ctx, engine.SnapshotOptions{
 					NoCompact: in.NoCompact, BackendIDs: in.BackendIDs, Interactive: in.Interactive, Depth: in.Depth,
-					Cursor: in.Cursor, Viewport: in.Viewport, Locators: in.Locators, Scope: in.Scope, MaxChars: in.MaxChars,
+					Viewport: in.Viewport, Locators: in.Locators, Scope: in.Scope, MaxChars: in.MaxChars,
 				})
 				if err != nil {
 					return nil, err

@@ -12,8 +12,8 @@ import (
 //   - an unnamed container (role generic) left with no children, and an
 //     empty paragraph with nothing of its own;
 //
-// and it replaces an unnamed container that has exactly one child by that
-// child. Unnamed containers with several children stay, since they carry
+// and it replaces an unnamed container that has exactly one element child
+// by that child (one whose only child is its own text keeps its line). Unnamed containers with several children stay, since they carry
 // grouping. Named or ref-bearing containers and every semantic node (image,
 // svg, canvas, iframe, list item, table cell, …) stay even when empty. Order,
 // refs, values, URLs and frame boundaries are untouched, and non-empty text
@@ -39,10 +39,12 @@ func compactNode(n *Node) []*Node {
 	}
 	n.Children = Compact(n.Children)
 	if isContainer(n) {
-		switch len(n.Children) {
-		case 0:
+		switch {
+		case len(n.Children) == 0:
 			return nil
-		case 1:
+		case len(n.Children) == 1 && (n.Elem == 0 && n.Ref == "" || !n.Children[0].IsText()):
+			// A block whose only content is its text keeps its line: the
+			// ref on it is the way to click that text.
 			return n.Children
 		}
 	}
@@ -54,14 +56,16 @@ func compactNode(n *Node) []*Node {
 	return []*Node{n}
 }
 
-// isBare reports a node with nothing of its own: no name, ref, state,
-// value or frame.
+// isBare reports a node with nothing of its own: no name, state, value,
+// cells or frame, and nothing to operate. (Every printed node has a ref;
+// a ref alone is not something of its own.)
 func isBare(n *Node) bool {
-	return n.Name == "" && n.Elem == 0 && n.Ref == "" && n.States == "" && n.Value == "" && !n.Frame
+	return n.Name == "" && !n.Control && n.States == "" && n.Value == "" && !n.Frame && len(n.Cells) == 0
 }
 
 // isContainer reports whether a node is a container the transform may drop
-// or replace: generic, without a name, ref, state, value or frame.
+// or replace: generic, without a name, state, value or frame, and not a
+// control.
 func isContainer(n *Node) bool {
 	return n.Role == "generic" && isBare(n)
 }

@@ -137,8 +137,10 @@ func TestCompact(t *testing.T) {
 		// Containers that carry something stay, even empty or with one child.
 		{"named container", []*Node{named("generic", "box")}, `generic"box"`},
 		{"named container with one child", []*Node{named("generic", "box", txt("x"))}, `generic"box"("x")`},
-		{"ref-bearing container (elem)", []*Node{with(el("generic"), func(n *Node) { n.Elem = 7 })}, `generic#7`},
-		{"ref-bearing container (ref)", []*Node{with(el("generic", txt("x")), func(n *Node) { n.Ref = "e3" })}, `generic@e3("x")`},
+		{"empty container with a ref goes", []*Node{with(el("generic"), func(n *Node) { n.Elem = 7 })}, ``},
+		{"control container stays", []*Node{with(el("generic"), func(n *Node) { n.Elem = 7; n.Control = true })}, `generic#7`},
+		{"container of its own text keeps its ref line", []*Node{with(el("generic", txt("x")), func(n *Node) { n.Ref = "e3" })}, `generic@e3("x")`},
+		{"container with a ref and one element child is replaced", []*Node{with(el("generic", el("button")), func(n *Node) { n.Elem = 4 })}, `button`},
 		{"container with a state", []*Node{with(el("generic", txt("x")), func(n *Node) { n.States = "expanded" })}, `generic[expanded]("x")`},
 		{"container with a value", []*Node{with(el("generic"), func(n *Node) { n.Value = "v" })}, `generic="v"`},
 		{"frame container", []*Node{with(el("generic"), func(n *Node) { n.Frame = true })}, `generic{frame}`},
@@ -151,7 +153,8 @@ func TestCompact(t *testing.T) {
 		{"empty listitem", []*Node{el("listitem")}, `listitem`},
 		{"empty cell", []*Node{el("cell")}, `cell`},
 		{"empty paragraph is dropped", []*Node{el("paragraph"), el("paragraph", txt("\u00a0"))}, ``},
-		{"paragraph with a ref or state is kept", []*Node{with(el("paragraph"), func(n *Node) { n.Ref = "e1" }), with(el("paragraph"), func(n *Node) { n.States = "focused" })}, `paragraph@e1 paragraph[focused]`},
+		{"empty paragraph with only a ref goes; with a state or as a control it stays", []*Node{with(el("paragraph"), func(n *Node) { n.Ref = "e1" }),
+			with(el("paragraph"), func(n *Node) { n.States = "focused" }), with(el("paragraph"), func(n *Node) { n.Ref = "e2"; n.Control = true })}, `paragraph[focused] paragraph@e2`},
 		{"semantic nodes wrapped in containers", []*Node{
 			el("generic", el("generic", el("image"))),
 			el("generic", el("svg")),

@@ -1,8 +1,8 @@
 package snapshot
 
-// Interactive keeps only what an agent can act on: every node with a ref,
-// and the nodes on the way to one, so that each keeps its frame (iframe
-// nodes have refs) and its place. Text is dropped, except that an unnamed
+// Interactive keeps only what an agent can act on: every control (Control)
+// with its ref, and the nodes on the way to one, without theirs, so that
+// each keeps its frame (iframe nodes are controls) and its place. Text is dropped, except that an unnamed
 // node kept for its place keeps its first text, so that five "Delete"
 // buttons in five list items can be told apart (the list item's "Row
 // three" stays above its button).
@@ -27,17 +27,27 @@ func interactiveNode(n *Node) *Node {
 			kids = append(kids, k)
 		}
 	}
-	if n.Ref == "" && len(kids) == 0 {
+	keep := n.Ref != "" && n.Control
+	if !keep && len(kids) == 0 {
 		return nil
 	}
 	cp := *n
 	cp.Children = kids
-	if n.Ref == "" && cp.Name == "" {
+	if keep && len(kids) == 0 && allText(n.Children) {
+		// A control's own text (a calendar day, a "Next") says what it is.
+		cp.Children = n.Children
+	}
+	cp.Cells = nil
+	if !keep {
+		// Kept for its place only: no ref to offer.
+		cp.Ref = ""
+	}
+	if !keep && cp.Name == "" {
 		if t := firstText(n.Children); t != "" {
 			cp.Children = append([]*Node{{Role: "text", Text: t}}, kids...)
 		}
 	}
-	if n.Ref != "" && n.NameFromContent && cp.Name == "" {
+	if keep && n.NameFromContent && cp.Name == "" {
 		// Its content named it and is gone now: keep the name.
 		cp.NameFromContent = false
 	}

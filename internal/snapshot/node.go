@@ -18,7 +18,14 @@ type Node struct {
 	URL             string  `json:"url,omitzero"`
 	Frame           bool    `json:"frame,omitzero"` // an iframe whose document loads separately
 	Text            string  `json:"text,omitzero"`  // for Role "text"
-	Children        []*Node `json:"children,omitzero"`
+	// Control marks something to operate (a role an agent acts on, a
+	// container to scope to, an editor, or an element with a pointer
+	// cursor, handler or tabindex); the interactive view keeps these.
+	Control bool `json:"control,omitzero"`
+	// Cells are the texts of a table row whose cells are only text: the
+	// row prints them on its own line, and they take no refs.
+	Cells    []string `json:"cells,omitzero"`
+	Children []*Node  `json:"children,omitzero"`
 
 	// Set by the engine.
 	Ref string `json:"ref,omitzero"`
@@ -47,8 +54,10 @@ type agentNode struct {
 	S  string  `json:"s,omitzero"`
 	V  string  `json:"v,omitzero"`
 	U  string  `json:"u,omitzero"`
-	FR int     `json:"fr,omitzero"`
-	C  []*Node `json:"c,omitzero"`
+	FR int      `json:"fr,omitzero"`
+	K  int      `json:"k,omitzero"`
+	CS []string `json:"cs,omitzero"`
+	C  []*Node  `json:"c,omitzero"`
 }
 
 // UnmarshalJSONFrom decodes the agent's compact form: a JSON string is a
@@ -68,7 +77,7 @@ func (n *Node) UnmarshalJSONFrom(dec *jsonv2.Decoder) error {
 	}
 	*n = Node{
 		Role: a.R, Name: a.N, NameFromContent: a.NF != 0, Elem: a.I, States: a.S,
-		Value: a.V, URL: a.U, Frame: a.FR != 0, Children: a.C,
+		Value: a.V, URL: a.U, Frame: a.FR != 0, Control: a.K != 0, Cells: a.CS, Children: a.C,
 	}
 	return nil
 }

@@ -37,7 +37,9 @@ type Rendered struct {
 //
 //   - role "name" [state]… [ref=eN]: value
 //
-// A node whose only child is text prints it after a colon on its own line.
+// A node whose only child is text prints it after a colon on its own line,
+// and a table row whose cells are only text prints them there, quoted
+// (- row [ref=e9]: "1" "Item 1" "").
 // A name computed from the node's content is not repeated by text children
 // (a link "Home" does not print "Home" again below it); when the content
 // holds more than text, the children are printed and the name is left out,
@@ -68,10 +70,11 @@ func Render(h Header, nodes []*Node, o RenderOptions) Rendered {
 }
 
 // truncate cuts the text at the last line that fits in limit characters,
-// keeping room for the note that says what was left out.
+// keeping room for the note that says what was left out. How to get the
+// rest is each front end's to say, in its own terms.
 func truncate(r Rendered, limit int) Rendered {
 	note := func(shown int) string {
-		return fmt.Sprintf("[truncated: %d of %d lines shown; narrow with --scope, --depth or --interactive]\n", shown, r.Total)
+		return fmt.Sprintf("[truncated: %d of %d lines shown]\n", shown, r.Total)
 	}
 	budget := limit - len(note(r.Total))
 	cut := strings.LastIndexByte(r.Text[:max(0, min(budget, len(r.Text)))], '\n') + 1
@@ -100,6 +103,9 @@ func estimateSize(nodes []*Node) int {
 	size := 64
 	Walk(nodes, func(n *Node, d int) bool {
 		size += 2*d + 16 + len(n.Role) + len(n.Name) + len(n.Text) + len(n.Value)
+		for _, c := range n.Cells {
+			size += len(c) + 3
+		}
 		return true
 	})
 	return size
@@ -179,6 +185,12 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 	case n.Value != "":
 		b.WriteString(": ")
 		b.WriteString(oneLine(n.Value))
+	case len(n.Cells) > 0:
+		b.WriteByte(':')
+		for _, c := range n.Cells {
+			b.WriteByte(' ')
+			b.WriteString(quote(c))
+		}
 	case len(kids) == 1 && kids[0].IsText():
 		b.WriteString(": ")
 		b.WriteString(oneLine(kids[0].Text))

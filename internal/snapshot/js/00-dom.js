@@ -136,11 +136,12 @@ const SVG_SKIP = new Set(['desc', 'metadata', 'defs', 'symbol', 'clipPath', 'mas
   'radialGradient', 'filter']);
 
 // excluded reports whether an element and its whole subtree are absent from
-// the accessibility tree: not rendered, or aria-hidden.
+// the accessibility tree: not rendered, or aria-hidden (except while the
+// walk prints a visible aria-hidden subtree, see visitAriaHidden).
 function excluded(el) {
   if (SKIP_TAGS.has(el.localName)) return true;
   if (SVG_SKIP.has(el.localName) && el.namespaceURI === 'http://www.w3.org/2000/svg') return true;
-  if (el.getAttribute('aria-hidden') === 'true') return true;
+  if (!inAriaHidden && el.getAttribute('aria-hidden') === 'true') return true;
   if (el.localName === 'input' && el.type === 'hidden') return true;
   return styleRec(el).display === 'none';
 }

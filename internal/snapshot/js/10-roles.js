@@ -197,24 +197,18 @@ function implicitRole(el) {
 }
 
 // ---- tables ----------------------------------------------------------------
-// A <table> is a data table or, by Chromium's heuristic, a layout table
-// whose table, rows and cells are plain containers. Sections, rows and cells
-// take their roles from the nearest table.
-
-// Per-walk memo of table roles (the heuristic reads cell styles).
-let tableMemo = null;
+// Sections, rows and cells take their roles from the nearest table.
 
 function tableOf(el) {
   return el.closest('table');
 }
 
+// tableRole: every rendered <table> is a table. Chromium tells data
+// tables from layout tables (its LayoutTable roles), but keeps both in its
+// tree with their rows and cells; a reader sees a grid of cells either way,
+// and an empty cell keeps its place (docs/fidelity.md).
 function tableRole(t) {
-  if (tableMemo) {
-    let r = tableMemo.get(t);
-    if (r === undefined) { r = isDataTable(t) ? 'table' : 'generic'; tableMemo.set(t, r); }
-    return r;
-  }
-  return isDataTable(t) ? 'table' : 'generic';
+  return 'table';
 }
 
 // roleOfTable is the role a table's parts take their own from: table,
@@ -271,74 +265,6 @@ function headerRole(el) {
   if (isNonEmptyTd(first) || isNonEmptyTd(last)) return 'rowheader';
   if ((first && isNonEmptyTd(first.nextElementSibling)) || (last && isNonEmptyTd(last.previousElementSibling))) return 'rowheader';
   return 'columnheader';
-}
-
-function cssPx(v) {
-  const n = parseFloat(v);
-  return isNaN(n) ? 0 : n;
-}
-
-function transparent(c) {
-  return c === 'transparent' || /^rgba\(.*,\s*0\)$/.test(c);
-}
-
-// isDataTable is Chromium's guess whether a rendered <table> holds data
-// (AXNodeObject::IsDataTable): structure, header cells and attributes
-// first, then cell borders, backgrounds and zebra stripes. It reads the
-// style of at most the table's cells (styles the walk reads anyway).
-function isDataTable(t) {
-  if (t.hasAttribute('role')) return true;
-  if (t.isContentEditable) return true;
-  if (t.getAttribute('summary') || t.tHead || t.tFoot || t.caption) return true;
-  if (t.getAttribute('rules')) return true;
-  for (const c of t.children) if (c.localName === 'col' || c.localName === 'colgroup') return true;
-  const rows = t.rows;
-  const n = rows.length;
-  if (n >= 20) return true;
-  if (n <= 0) return false;
-  if (n === 1 && rows[0].cells.length === 1) return false;
-  const ts = styleOf(t);
-  const tableBg = ts.backgroundColor;
-  const spacing = ts.borderSpacing.split(' ');
-  const hasSpacing = cssPx(spacing[0]) > 0 && cssPx(spacing[spacing.length - 1]) > 0;
-  let valid = 0, bordered = 0, bgDiff = 0, top = 0, bottom = 0, left = 0, right = 0;
-  const rowColors = [];
-  for (let ri = 0; ri < n; ri++) {
-    const cells = rows[ri].cells;
-    for (let ci = 0; ci < cells.length; ci++) {
-      const cell = cells[ci];
-      if (cell.localName === 'th') return true;
-      if (cell.getAttribute('headers') || cell.getAttribute('abbr') || cell.getAttribute('axis') || cell.getAttribute('scope')) return true;
-      const s = styleOf(cell);
-      if (s.display === 'none') continue;
-      const box = cell.getBoundingClientRect();
-      if (box.width < 1 || box.height < 1) continue;
-      valid++;
-      if (s.emptyCells === 'hide') return true;
-      const bt = cssPx(s.borderTopWidth) > 0, bb = cssPx(s.borderBottomWidth) > 0;
-      const bl = cssPx(s.borderLeftWidth) > 0, br = cssPx(s.borderRightWidth) > 0;
-      if ((bt && bb) || (bl && br)) bordered++;
-      if (bt) top++;
-      if (bb) bottom++;
-      if (bl) left++;
-      if (br) right++;
-      if (hasSpacing && s.backgroundColor !== tableBg && !transparent(s.backgroundColor)) bgDiff++;
-      if (bordered >= 10 || bgDiff >= 10) return true;
-      if (ri < 5 && ri === rowColors.length) rowColors.push(styleOf(rows[ri]).backgroundColor);
-    }
-  }
-  if (valid <= 1) return false;
-  const need = Math.floor(valid / 2);
-  if (bordered >= need || top >= need || bottom >= need || left >= need || right >= need) return true;
-  if (bgDiff >= need) return true;
-  if (rowColors.length > 2) {
-    for (let k = 1; k < rowColors.length; k++) {
-      if (k % 2 === 1 && rowColors[k] === rowColors[0]) return false;
-      if (k % 2 === 0 && rowColors[k] !== rowColors[0]) return false;
-    }
-    return true;
-  }
-  return false;
 }
 
 // interesting reports whether Chromium keeps an otherwise uninteresting

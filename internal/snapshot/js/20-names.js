@@ -372,6 +372,8 @@ function contentText(el, ctx) {
       s += transformText(c.data, tt);
     } else if (c.nodeType === 1) {
       if (c === ctx.skip) { s += ' '; continue; }
+      // A line-break opportunity, not a space.
+      if (c.localName === 'wbr') continue;
       const t = textAlt(c, ctx);
       // Owned elements sit elsewhere on the page: set them off too.
       s += !nameFromAttr && isInline(c) && !(ownedSet && ownedSet.has(c)) ? t : ' ' + t + ' ';
@@ -379,7 +381,7 @@ function contentText(el, ctx) {
     }
   }
   s += transformText(pseudoText(el, '::after'), tt);
-  s = collapse(s);
+  s = collapse(s.replace(INVISIBLE_CHARS, ''));
   if (memo) textMemo.set(el, s);
   return s;
 }

@@ -76,11 +76,10 @@ function valueOf(el, role) {
 let walkActive = null;
 let walkAll = false;
 let walkCount = 0;
-// Options of one walk: walkCursor gives refs to elements made clickable by
-// a pointer cursor or an onclick handler; walkViewport keeps only what
-// intersects the viewport.
-let walkCursor = false;
+// walkViewport keeps only what intersects the viewport.
 let walkViewport = false;
+// Inside a visible aria-hidden subtree: what it shows is printed, marked.
+let inAriaHidden = 0;
 
 function cursorOf(el) {
   const r = styleRec(el);
@@ -88,16 +87,39 @@ function cursorOf(el) {
   return r.cursor;
 }
 
-// clickable reports an element an agent may click though it has no role
-// that says so: an onclick handler, or a pointer cursor it does not just
-// inherit. Listeners added with addEventListener cannot be seen from the
-// page, so a pointer cursor is the usual evidence.
-function clickable(el) {
-  if (el.hasAttribute('onclick') || typeof el.onclick === 'function') return true;
+// ownPointer reports a pointer cursor the element sets itself rather than
+// inherits: the usual sign of something made clickable by script.
+function ownPointer(el) {
   if (cursorOf(el) !== 'pointer') return false;
   const p = flatParent(el);
   return !(p && p.nodeType === 1 && cursorOf(p) === 'pointer');
 }
+
+// hasHandler reports an onclick handler the page can see (attribute or
+// property). Listeners added with addEventListener cannot be seen from a
+// page script, and are usually delegated to a container anyway; that is
+// why every printed element takes a ref, not only these.
+function hasHandler(el) {
+  return el.hasAttribute('onclick') || typeof el.onclick === 'function';
+}
+
+// signal names what makes an element without an interactive role a
+// control a person may operate, or '' for none: a pointer cursor of its
+// own, a click handler, a tabindex, dragging. An <a> without href (a
+// widget's "Next") is a control by its tag alone.
+function signal(el) {
+  if (ownPointer(el)) return 'cursor=pointer';
+  if (hasHandler(el)) return 'clickable';
+  if (el.getAttribute('draggable') === 'true') return 'draggable';
+  if (el.hasAttribute('tabindex')) return 'focusable';
+  if (el.localName === 'a') return 'clickable';
+  return '';
+}
+
+// Roles that make an element a control in their own right, for the
+// interactive-only view and the mark an agent reads. Structural roles a
+// person clicks (column headers sort, rows of grids select) count.
+const CONTROL_ROLES = new Set(['columnheader', 'rowheader']);
 
 // inViewport reports whether the element's box meets the viewport. Boxes
 // of zero size (display:contents, empty wrappers) do not count as out.
@@ -122,30 +144,53 @@ function labelIsName(el) {
   return own !== '' && accName(c, roleOf(c))[0] === own;
 }
 
-// wantsRef reports whether an element takes a ref. walkAll (snapshot option
-// all) gives every emitted element an id as well, without changing which
-// elements are emitted.
-function wantsRef(el, role) {
-  if (ACTION_ROLES.has(role) || SCOPE_ROLES.has(role)) return true;
-  if (el.isContentEditable) return true;
-  // An element made draggable is something to act on (drag), whatever
-  // its role.
-  if (el.getAttribute('draggable') === 'true') return true;
-  return el.tabIndex >= 0 && el.hasAttribute('tabindex');
+// isControl reports whether an element is something to operate (the
+// interactive-only view keeps these): a role an agent acts on, a container
+// to scope to, an editor, or an element with a signal.
+function isControl(el, role) {
+  if (ACTION_ROLES.has(role) || SCOPE_ROLES.has(role) || CONTROL_ROLES.has(role)) return true;
+  if (role === 'row' && rowInGrid(el)) return true;
+  if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return true;
+  return signal(el) !== '';
+}
+
+// Zero-width and invisible formatting characters, and the private use
+// area of icon fonts: nothing a reader sees as text.
+const INVISIBLE_CHARS = /[\u00ad\u200b-\u200d\u2060\ufeff\ue000-\uf8ff]/g;
+
+// A text buffer collects the running text of a block and the element
+// that carries all of it (carrier): the nearest element holding every
+// piece, so that a line's ref points at the text itself.
+function addText(st, text, at) {
+  st.buf += text;
+  if (!st.carrier) { st.carrier = at; return; }
+  let c = st.carrier;
+  while (c && c !== at && !flatContains(c, at)) c = flatParent(c);
+  st.carrier = c || st.carrier;
 }
 
 function flush(st) {
   if (st.buf) {
-    const t = collapse(st.buf);
-    if (t) st.out.push(t);
+    const t = collapse(st.buf.replace(INVISIBLE_CHARS, ''));
+    if (t) {
+      st.out.push(t);
+      if (st.texts === undefined) st.texts = 0;
+      st.texts++;
+      st.lastCarrier = st.texts === 1 ? st.carrier : null;
+    }
     st.buf = '';
+    st.carrier = null;
   }
 }
 
+// walkInto walks an element's children into out and returns the element
+// that carries its text when all of it is one run from one element (null
+// otherwise), and whether any of it is text.
 function walkInto(el, out) {
-  const st = { out, buf: '' };
+  const st = { out, buf: '', carrier: null };
   walkInline(el, st, !invisible(el));
   flush(st);
+  return st;
 }
 
 function walkInline(parent, st, visible) {
@@ -153,7 +198,10 @@ function walkInline(parent, st, visible) {
   for (let i = 0, n = list.length; i < n; i++) {
     const c = list[i];
     if (c.nodeType === 3) {
-      if (visible && !st.mute && !(walkModal && !walkInModal)) st.buf += c.data;
+      if (visible && !st.mute && !(walkModal && !walkInModal)) {
+        const d = c.data;
+        if (st.buf || !/^[ \t\n\r\f]*$/.test(d)) addText(st, d, parent);
+      }
     } else if (c.nodeType === 1) {
       visit(c, st);
     }
@@ -167,10 +215,101 @@ let walkModal = null;
 let modalPath = null;
 let walkInModal = false;
 
+// hiddenButShown reports an aria-hidden element a sighted person still
+// sees: rendered, not transparent, with a box on the page. Code editors
+// draw their text this way.
+function hiddenButShown(el) {
+  if (el.getAttribute('aria-hidden') !== 'true' || inAriaHidden) return false;
+  if (SKIP_TAGS.has(el.localName) || styleRec(el).display === 'none') return false;
+  if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return false;
+  const r = el.getBoundingClientRect();
+  if (r.width < 1 || r.height < 1) return false;
+  return r.right + scrollX > 0 && r.bottom + scrollY > 0;
+}
+
+// READABLE: text a person reads, not decoration (separators, bullets and
+// icon glyphs are left out of aria-hidden content).
+const READABLE = /[\p{L}\p{N}]/u;
+
+function hasReadable(nodes) {
+  for (const n of nodes) {
+    if (typeof n === 'string') { if (READABLE.test(n)) return true; }
+    else if (n.c && hasReadable(n.c)) return true;
+  }
+  return false;
+}
+
+// visitAriaHidden prints what a visible aria-hidden subtree shows, under a
+// node marked aria-hidden, when any of it is readable text.
+function visitAriaHidden(el, st) {
+  flush(st);
+  const kids = [];
+  const s2 = { out: kids, buf: '', carrier: null };
+  inAriaHidden++;
+  try {
+    visit(el, s2);
+    flush(s2);
+  } finally {
+    inAriaHidden--;
+  }
+  if (!hasReadable(kids)) return;
+  if (kids.length === 1 && typeof kids[0] !== 'string') {
+    const k = kids[0];
+    k.s = k.s ? 'aria-hidden ' + k.s : 'aria-hidden';
+    st.out.push(k);
+    return;
+  }
+  st.out.push({ r: 'generic', s: 'aria-hidden', c: kids, i: typeof kids[0] === 'string' && kids.length === 1 ? idOf(el) : undefined });
+}
+
+// Cells whose ids wait for their row's decision: [node, element].
+let pendingCells = [];
+
+function settleCells() {
+  for (const [n, el] of pendingCells) if (!n.x) n.i = idOf(el);
+  pendingCells = [];
+}
+
+// plainCells returns the texts of a table row's cells when every cell is
+// only text (or empty): such a row prints its cells on its own line.
+function plainCells(kids) {
+  const out = [];
+  for (const k of kids) {
+    if (typeof k === 'string' || k.r !== 'cell' || k.s || k.v || k.k) return null;
+    if (k.c) {
+      if (k.c.length !== 1 || typeof k.c[0] !== 'string') return null;
+      out.push(k.c[0]);
+    } else {
+      out.push(k.n || '');
+    }
+  }
+  return out;
+}
+
+// onlyText reports nodes that are text, or plain wrappers of text only.
+function onlyText(nodes) {
+  for (const n of nodes) {
+    if (typeof n === 'string') continue;
+    if (n.r !== 'generic' || n.k || n.s || n.n || n.v || n.fr || !n.c || !onlyText(n.c)) return false;
+  }
+  return true;
+}
+
+// offPage reports an element placed outside the page (left or above it),
+// the usual way to hide text from sight but not from assistive technology.
+function offPage(el) {
+  const r = el.getBoundingClientRect();
+  return (r.width > 0 || r.height > 0) && (r.right + scrollX <= 0 || r.bottom + scrollY <= 0);
+}
+
 function visit(el, st) {
+  if (hiddenButShown(el)) { visitAriaHidden(el, st); return; }
+  // In an aria-hidden subtree only what a sighted person sees is printed.
+  if (inAriaHidden && offPage(el)) return;
   if (excluded(el)) return;
   const tag = el.localName;
   if (tag === 'br') { flush(st); return; }
+  if (tag === 'wbr') return;
   if (el.hidden === 'until-found') return;
   if (styleOf(el).interactivity === 'inert') return;
   if (walkModal && !walkInModal) {
@@ -194,49 +333,58 @@ function visit(el, st) {
   }
   let role = roleOf(el);
   if (role === 'generic' && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) role = 'textbox';
-  let ref = wantsRef(el, role);
-  let cursor = false;
-  if (walkCursor && !ref && (role === 'generic' || role === 'presentation' || INLINE_TEXT_ROLES.has(role)) && clickable(el)) {
-    ref = cursor = true;
-    role = 'generic';
-  }
-  if (INLINE_TEXT_ROLES.has(role) && !ref && !ariaLabel(el)) {
-    if (isInline(el)) {
-      if (tag === 'label' && labelIsName(el)) {
-        st.mute = (st.mute || 0) + 1;
+  const control = isControl(el, role);
+  let mark = '';
+  if (INLINE_TEXT_ROLES.has(role)) {
+    if (control) {
+      mark = signal(el);
+      if (role === 'presentation') role = 'generic';
+    } else if (!ariaLabel(el) && (role === 'generic' || role === 'presentation' || isInline(el))) {
+      if (isInline(el)) {
+        if (tag === 'label' && labelIsName(el)) {
+          st.mute = (st.mute || 0) + 1;
+          walkInline(el, st, true);
+          st.mute--;
+          return;
+        }
         walkInline(el, st, true);
-        st.mute--;
         return;
       }
-      walkInline(el, st, true);
+      flush(st);
+      if (tag === 'tbody' || tag === 'thead' || tag === 'tfoot') {
+        // A row group with nothing of its own groups nothing a reader
+        // needs: its rows belong to the table.
+        const s2 = { out: st.out, buf: '', carrier: null };
+        walkInline(el, s2, true);
+        flush(s2);
+        return;
+      }
+      // A plain block: a line of its own when it holds text of its own,
+      // with the ref of the element that carries that text.
+      const kids = [];
+      const s2 = walkInto(el, kids);
+      if (!kids.length) return;
+      walkCount++;
+      const node = { r: 'generic', c: kids };
+      if (s2.texts) node.i = idOf(s2.texts === 1 && s2.lastCarrier && kids.length === 1 ? s2.lastCarrier : el);
+      st.out.push(node);
       return;
     }
-    flush(st);
-    if (tag === 'tbody' || tag === 'thead' || tag === 'tfoot') {
-      // A row group with nothing of its own groups nothing a reader
-      // needs: its rows belong to the table.
-      const s2 = { out: st.out, buf: '' };
-      walkInline(el, s2, true);
-      flush(s2);
-      return;
-    }
-    const kids = [];
-    walkInto(el, kids);
-    if (kids.length) st.out.push({ r: 'generic', c: kids });
-    return;
   }
   flush(st);
   walkCount++;
   const node = { r: role };
-  // A name from content is computed after the children, and only when it
-  // is used: for refs, and when the children are all text (the name is then
-  // what the text says). A row of cells prints no name of its own.
-  let [name, fromContent] = accName(el, role, !ref && !walkAll);
-  if (ref || walkAll) node.i = idOf(el);
+  let [name, fromContent] = accName(el, role, false);
+  // A cell's id waits for its row: a row of plain cells prints them on its
+  // own line, and they take no ref.
+  if (role === 'cell' && !control) pendingCells.push([node, el]);
+  else node.i = idOf(el);
+  if (control) node.k = 1;
   const states = statesOf(el, role, walkActive);
-  if (cursor) states.push('cursor=pointer');
+  if (mark) states.push(mark);
   if (states.length) node.s = states.join(' ');
-  const v = valueOf(el, role);
+  const editor = role === 'textbox' && el.isContentEditable;
+  const v = editor ? '' : valueOf(el, role);
   if (v) node.v = v;
   if (role === 'link' && el.href) node.u = typeof el.href === 'string' ? el.href : el.href.baseVal;
   if (role === 'iframe') node.fr = 1;
@@ -253,19 +401,30 @@ function visit(el, st) {
     if (kids.length) node.c = kids;
   } else if (tag === 'details' && !el.open) {
     const sum = Array.from(el.children).find((c) => c.localName === 'summary');
-    if (sum) { const kids = []; const s2 = { out: kids, buf: '' }; visit(sum, s2); flush(s2); if (kids.length) node.c = kids; }
-  } else if (!LEAF_ROLES.has(role) && !(role === 'textbox' && el.isContentEditable)) {
+    if (sum) { const kids = []; const s2 = { out: kids, buf: '', carrier: null }; visit(sum, s2); flush(s2); if (kids.length) node.c = kids; }
+  } else if (!LEAF_ROLES.has(role) || editor) {
     const kids = [];
     walkInto(el, kids);
     if (kids.length) node.c = kids;
+    if (role === 'row' && kids.length && !control && !walkAll) {
+      const cells = plainCells(kids);
+      if (cells) {
+        node.cs = cells;
+        for (const k of kids) k.x = 1;
+        delete node.c;
+      }
+    }
   }
-  const kidsText = !node.c || node.c.every((k) => typeof k === 'string');
-  if (name === null) [name, fromContent] = kidsText ? contentName(el, role) : ['', true];
   if (name) node.n = name;
+  if (fromContent && node.c && onlyText(node.c)) {
+    // Wrappers that only hold the text its name already says (a column
+    // header's label inside presentational divs) add nothing.
+    delete node.c;
+  }
   if (fromContent) {
     node.nf = 1;
     // Text children that only repeat the name are left out.
-    if (node.c && kidsText && collapse(node.c.join(' ')) === name) delete node.c;
+    if (node.c && node.c.every((k) => typeof k === 'string') && collapse(node.c.join(' ')) === name) delete node.c;
   }
   st.out.push(node);
 }
@@ -278,7 +437,6 @@ function withWalkState(fn) {
   textMemo = new Map();
   pseudoRoots = new Map();
   pseudoAny = rootHasPseudo(document);
-  tableMemo = new Map();
   svgMemo = new Map();
   try {
     collectOwns();
@@ -294,7 +452,6 @@ function withWalkState(fn) {
     textMemo = null;
     pseudoRoots = null;
     pseudoAny = true;
-    tableMemo = null;
     svgMemo = null;
     ownsMap = null;
     ownedSet = null;
@@ -311,7 +468,6 @@ function snapshot(opts) {
   opts = opts || {};
   walkActive = deepActiveElement();
   walkAll = !!opts.all;
-  walkCursor = !!opts.cursor;
   walkViewport = !!opts.viewport;
   walkCount = 0;
   try {
@@ -324,19 +480,20 @@ function snapshot(opts) {
       const nodes = [];
       if (root) {
         if (opts.root) {
-          const st = { out: nodes, buf: '' };
+          const st = { out: nodes, buf: '', carrier: null };
           visit(root, st);
           flush(st);
         } else {
           walkInto(root, nodes);
         }
       }
+      settleCells();
       return JSON.stringify({ url: location.href, title: document.title, nodes, count: walkCount });
     });
   } finally {
     walkActive = null;
     walkAll = false;
-    walkCursor = false;
     walkViewport = false;
+    pendingCells = [];
   }
 }

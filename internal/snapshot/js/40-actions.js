@@ -31,10 +31,15 @@ function inViewport(r) {
   return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
 }
 
+// deepElementFromPoint finds the element at a point in the composed (flat)
+// tree: it descends open shadow roots. A shadow root's elementFromPoint
+// answers with its host when the point is over light-DOM text slotted
+// inside; elementsFromPoint lists the slot's shadow ancestors first, so it
+// is the one asked.
 function deepElementFromPoint(x, y) {
   let e = document.elementFromPoint(x, y);
   while (e && e.shadowRoot) {
-    const inner = e.shadowRoot.elementFromPoint(x, y);
+    const inner = e.shadowRoot.elementsFromPoint(x, y)[0];
     if (!inner || inner === e) break;
     e = inner;
   }
@@ -43,44 +48,134 @@ function deepElementFromPoint(x, y) {
 
 const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
 
+// Roles of a widget a person operates as one thing: the parts drawn inside
+// it (a placeholder over the input, an icon, a drawn track) are its own.
+const WIDGET_ROLES = new Set(['button', 'checkbox', 'combobox', 'listbox', 'option', 'radio', 'switch', 'slider',
+  'spinbutton', 'textbox', 'searchbox', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'link', 'treeitem', 'gridcell']);
+
+// OTHER_CONTROLS are elements that are controls in their own right: a hit
+// on one of them is never "part of" another control.
+const OTHER_CONTROLS = 'a[href], button, input, select, textarea, [role=button], [role=link], [role=checkbox], [role=switch], [role=option], [role=menuitem], [role=tab]';
+
+function area(el) {
+  const r = el.getBoundingClientRect();
+  return r.width * r.height;
+}
+
+function labelledBy(el, hit) {
+  const ids = el.getAttribute('aria-labelledby');
+  if (!ids) return false;
+  const root = el.getRootNode();
+  for (const id of ids.trim().split(/\s+/)) {
+    const l = root.getElementById ? root.getElementById(id) : null;
+    if (l && flatContains(l, hit)) return true;
+  }
+  return false;
+}
+
+// ownPart reports whether what a point hit belongs to the target's own
+// widget, so that a person clicking there operates the target: content
+// slotted into it or its shadow host, its label, or a part drawn inside the
+// smallest wrapper that holds both (a labelled control, or a wrapper that
+// exists only to draw it: no bigger than a few times the target, holding no
+// other control). Anything else on top covers it.
+function ownPart(el, hit) {
+  if (hit === el || flatContains(el, hit)) return true;
+  // A shadow host never covers its own shadow tree.
+  if (hit.shadowRoot && flatContains(hit, el)) return true;
+  const lbl = hit.closest && hit.closest('label');
+  if (lbl && lbl.control === el) return true;
+  if (labelledBy(el, hit)) return true;
+  const hitCtl = hit.closest && hit.closest(OTHER_CONTROLS);
+  if (hitCtl && hitCtl !== el && !flatContains(hitCtl, el)) return false;
+  const limit = Math.max(area(el) * 4, 1);
+  for (let p = flatParent(el); p && p.nodeType === 1 && p !== document.body && p !== document.documentElement; p = flatParent(p)) {
+    if (!flatContains(p, hit)) {
+      if (area(p) > limit) return false;
+      continue;
+    }
+    const role = roleOf(p);
+    if (WIDGET_ROLES.has(role) || hasLabelAttr(p) || p.localName === 'label') return true;
+    // A wrapper that only draws the control: the part on top is its drawn
+    // text (a placeholder, the current value), not an empty overlay,
+    // which may well be there to block input.
+    return area(p) <= limit && collapse(hit.innerText || '') !== '';
+  }
+  return false;
+}
+
+// toggleProxy finds where a person clicks a native checkbox, radio or
+// switch that is drawn by something else (the input visually hidden): its
+// label, or the wrapper that draws it. null when there is none to click.
+function toggleProxy(el) {
+  if (!(el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio'))) return null;
+  for (const l of el.labels || []) if (visibleBox(l)) return l;
+  let p = flatParent(el);
+  for (let i = 0; i < 3 && p && p.nodeType === 1 && p !== document.body; i++, p = flatParent(p)) {
+    const r = visibleBox(p);
+    if (!r || r.width < 4 || r.height < 4) continue;
+    // The wrapper must draw this input alone.
+    for (const c of p.querySelectorAll(OTHER_CONTROLS)) if (c !== el) return null;
+    return p;
+  }
+  return null;
+}
+
+function tiny(r) {
+  return r.width < 4 || r.height < 4;
+}
+
 // prepare makes an element ready for pointer input: attached, visible,
 // enabled, scrolled into view, not moving between two animation frames, and
-// the topmost element at its centre. It returns the centre in this frame's
-// viewport coordinates.
+// on top at its centre (or under a part of its own widget, see ownPart). A
+// native toggle drawn by something else is operated through its label or
+// wrapper (via). It returns the point in this frame's viewport coordinates.
 async function prepare(id, o) {
   o = o || {};
   const el = target(id);
   if (!el) return fail('gone');
   let r = visibleBox(el);
-  if (!r) return fail('hidden', describe(el));
+  let via = null;
+  if (o.hit !== false && (!r || tiny(r))) via = toggleProxy(el);
+  if (!r && !via) return fail('hidden', describe(el));
   if (o.enabled !== false && isDisabled(el)) return fail('disabled', describe(el));
   if (o.editable && !isEditable(el)) return fail('noteditable', describe(el));
+  const box = via || el;
+  r = rectOf(box);
   if (o.scroll !== false && !inViewport(r)) {
-    el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    box.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   }
   // Stable: the same box in two consecutive frames (bounded: an element
   // that keeps moving for 30 frames is reported, not chased).
-  r = rectOf(el);
+  r = rectOf(box);
   let stable = false;
   for (let i = 0; i < 30 && !stable; i++) {
     await nextFrame();
-    const r2 = rectOf(el);
+    const r2 = rectOf(box);
     stable = r2.x === r.x && r2.y === r.y && r2.width === r.width && r2.height === r.height;
     r = r2;
   }
-  if (!stable) return fail('unstable', describe(el));
+  if (!stable) return fail('unstable', describe(box));
   if (!el.isConnected) return fail('gone');
   const x = r.left + r.width / 2;
   const y = r.top + r.height / 2;
+  let part = '';
   if (o.hit !== false) {
     const hit = deepElementFromPoint(x, y);
-    if (!hit || !(hit === el || flatContains(el, hit))) {
-      // A label that forwards to its control is a fine thing to hit.
-      const lbl = hit && hit.closest && hit.closest('label');
-      if (!(lbl && lbl.control === el)) return fail('covered', describe(hit) + ' covers ' + describe(el));
+    if (!hit) return fail('covered', 'nothing is at its centre (' + describe(el) + ')');
+    if (via) {
+      if (!(hit === via || flatContains(via, hit) || flatContains(hit, el) && hit.shadowRoot)) return fail('covered', describe(hit) + ' covers ' + describe(via) + ', which draws ' + describe(el));
+    } else if (!ownPart(el, hit)) {
+      return fail('covered', describe(hit) + ' covers ' + describe(el));
+    } else if (hit !== el && !flatContains(el, hit) && !(hit.shadowRoot && flatContains(hit, el))) {
+      const lbl = hit.closest && hit.closest('label');
+      if (!(lbl && lbl.control === el)) part = describe(hit);
     }
   }
-  return { ok: true, x, y, w: r.width, h: r.height };
+  const out = { ok: true, x, y, w: r.width, h: r.height };
+  if (via) out.via = 'through ' + describe(via) + ' (it draws the input)';
+  else if (part) out.via = 'at ' + part + ' (its own widget part, on top)';
+  return out;
 }
 
 function isEditable(el) {

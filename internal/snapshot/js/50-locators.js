@@ -207,7 +207,7 @@ function locRoleQuery(spec, m) {
     else if (invisible(el)) s = 'kids';
     else {
       const r = roleAt(el);
-      if (INLINE_TEXT_ROLES.has(r) && !wantsRef(el, r) && !ariaLabel(el)) s = 'kids';
+      if (INLINE_TEXT_ROLES.has(r) && !isControl(el, r) && !ariaLabel(el)) s = 'kids';
     }
     states.set(el, s);
     return s;
@@ -221,7 +221,7 @@ function locRoleQuery(spec, m) {
     if (tag === 'select') return false;
     if (tag === 'details' && !p.open) return Array.from(p.children).find((c) => c.localName === 'summary') === n;
     const r = roleAt(p);
-    return !LEAF_ROLES.has(r) && !(r === 'textbox' && p.isContentEditable);
+    return !LEAF_ROLES.has(r) || (r === 'textbox' && p.isContentEditable);
   };
   const reach = (n) => {
     let v = reached.get(n);
