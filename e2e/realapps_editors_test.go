@@ -52,7 +52,7 @@ func codemirrorTasks(a *realAgent) {
 			if l = strings.TrimSpace(l); l == "" {
 				continue
 			}
-			if !regexp.MustCompile(`(: |")` + regexp.QuoteMeta(l) + `("|$)`).MatchString(strings.ReplaceAll(snap, "\r", "")) {
+			if !regexp.MustCompile(`(?m)(: |")` + regexp.QuoteMeta(l) + `("|$)`).MatchString(strings.ReplaceAll(snap, "\r", "")) {
 				a.t.Errorf("the code line %q is not a line of the snapshot", l)
 			}
 		}

@@ -145,6 +145,7 @@ type realAgent struct {
 	ctx   context.Context
 	cs    *mcp.ClientSession
 	sites *realSites
+	steps *[]string // this task's tool calls, printed when it fails
 }
 
 // startRealAgent starts one MCP server (its own LOUPE_HOME, so its own
@@ -170,7 +171,13 @@ func startRealAgent(t *testing.T, sites *realSites) *realAgent {
 // task runs one task as a subtest with the agent bound to its t.
 func (a *realAgent) task(name string, f func(a *realAgent)) {
 	a.t.Run(name, func(t *testing.T) {
-		f(&realAgent{t: t, ctx: a.ctx, cs: a.cs, sites: a.sites})
+		var steps []string
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("the task's tool calls:\n%s", strings.Join(steps, "\n"))
+			}
+		})
+		f(&realAgent{t: t, ctx: a.ctx, cs: a.cs, sites: a.sites, steps: &steps})
 	})
 }
 
@@ -185,6 +192,14 @@ func (a *realAgent) call(name string, args map[string]any) toolResult {
 		if tc, ok := c.(*mcp.TextContent); ok {
 			b.WriteString(tc.Text)
 		}
+	}
+	if a.steps != nil && name != "browser_snapshot" && name != "browser_eval" {
+		args, _ := json.Marshal(args)
+		out := b.String()
+		if len(out) > 600 {
+			out = out[:600] + "…"
+		}
+		*a.steps = append(*a.steps, fmt.Sprintf("%s %s -> %s", name, args, strings.ReplaceAll(out, "\n", "\n    ")))
 	}
 	return toolResult{text: b.String(), isErr: r.IsError, res: r}
 }
