@@ -9,15 +9,15 @@ import (
 
 // Node is one node of a snapshot tree, as the page agent reports it.
 type Node struct {
-	Role            string  `json:"role"`
-	Name            string  `json:"name,omitzero"`
-	NameFromContent bool    `json:"nameFromContent,omitzero"`
-	Elem            int64   `json:"elem,omitzero"`   // the agent's element id; 0 when the node takes no ref
-	States          string  `json:"states,omitzero"` // space-separated: "checked disabled level=2"
-	Value           string  `json:"value,omitzero"`
-	URL             string  `json:"url,omitzero"`
-	Frame           bool    `json:"frame,omitzero"` // an iframe whose document loads separately
-	Text            string  `json:"text,omitzero"`  // for Role "text"
+	Role            string `json:"role"`
+	Name            string `json:"name,omitzero"`
+	NameFromContent bool   `json:"nameFromContent,omitzero"`
+	Elem            int64  `json:"elem,omitzero"`   // the agent's element id; 0 when the node takes no ref
+	States          string `json:"states,omitzero"` // space-separated: "checked disabled level=2"
+	Value           string `json:"value,omitzero"`
+	URL             string `json:"url,omitzero"`
+	Frame           bool   `json:"frame,omitzero"` // an iframe whose document loads separately
+	Text            string `json:"text,omitzero"`  // for Role "text"
 	// Control marks something to operate (a role an agent acts on, a
 	// container to scope to, an editor, or an element with a pointer
 	// cursor, handler or tabindex); the interactive view keeps these.
@@ -47,13 +47,13 @@ type Page struct {
 
 // agentNode is the wire form of an element node.
 type agentNode struct {
-	R  string  `json:"r"`
-	N  string  `json:"n,omitzero"`
-	NF int     `json:"nf,omitzero"`
-	I  int64   `json:"i,omitzero"`
-	S  string  `json:"s,omitzero"`
-	V  string  `json:"v,omitzero"`
-	U  string  `json:"u,omitzero"`
+	R  string   `json:"r"`
+	N  string   `json:"n,omitzero"`
+	NF int      `json:"nf,omitzero"`
+	I  int64    `json:"i,omitzero"`
+	S  string   `json:"s,omitzero"`
+	V  string   `json:"v,omitzero"`
+	U  string   `json:"u,omitzero"`
 	FR int      `json:"fr,omitzero"`
 	K  int      `json:"k,omitzero"`
 	CS []string `json:"cs,omitzero"`

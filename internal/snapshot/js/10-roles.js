@@ -380,7 +380,7 @@ const SCOPE_ROLES = new Set(['navigation', 'main', 'banner', 'contentinfo', 'com
 // them (Chromium's SupportsNameFromContents; a row only inside a grid).
 const NAME_FROM_CONTENT = new Set(['button', 'cell', 'checkbox', 'columnheader', 'gridcell', 'heading', 'link', 'menuitem',
   'menuitemcheckbox', 'menuitemradio', 'option', 'radio', 'rowheader', 'switch', 'tab', 'tooltip', 'treeitem',
-  'doc-backlink', 'doc-biblioref', 'doc-glossref', 'doc-noteref']);
+  'term', 'doc-backlink', 'doc-biblioref', 'doc-glossref', 'doc-noteref']);
 
 // Text-level roles an agent reads as text: folded into the surrounding text.
 const INLINE_TEXT_ROLES = new Set(['generic', 'presentation', 'strong', 'emphasis', 'code', 'mark', 'deletion', 'insertion',

@@ -14,7 +14,7 @@ const NO_CONTENT_ROLES = new Set(['alert', 'alertdialog', 'application', 'articl
   'combobox', 'comment', 'complementary', 'contentinfo', 'dialog', 'document', 'feed', 'figure', 'form', 'grid', 'group',
   'iframe', 'image', 'listbox', 'log', 'main', 'marquee', 'menu', 'menubar', 'meter', 'navigation', 'note', 'progressbar',
   'radiogroup', 'rowgroup', 'scrollbar', 'search', 'searchbox', 'sectionfooter', 'sectionheader', 'separator', 'slider',
-  'spinbutton', 'status', 'table', 'tablist', 'tabpanel', 'textbox', 'timer', 'toolbar', 'tree', 'treegrid', 'video']);
+  'spinbutton', 'status', 'tablist', 'tabpanel', 'textbox', 'timer', 'toolbar', 'tree', 'treegrid', 'video']);
 
 // Roles on which ARIA prohibits a name: the title attribute does not name
 // them (unless they are focusable).
@@ -24,7 +24,7 @@ const NAME_PROHIBITED = new Set(['caption', 'code', 'deletion', 'insertion', 'de
 // contributesContent reports whether an element's content counts toward a
 // name computed through it (not through aria-labelledby).
 function contributesContent(el, role) {
-  if (role === 'row') return rowInGrid(el);
+  if (role === 'row') return true;
   if (role === 'group') return el.localName === 'details';
   if (role === 'math') return el.localName !== 'math';
   return !NO_CONTENT_ROLES.has(role);

@@ -207,7 +207,7 @@ function locRoleQuery(spec, m) {
     else if (invisible(el)) s = 'kids';
     else {
       const r = roleAt(el);
-      if (INLINE_TEXT_ROLES.has(r) && !isControl(el, r) && !ariaLabel(el)) s = 'kids';
+      if (INLINE_TEXT_ROLES.has(r) && !isControl(el, r) && !ariaLabel(el) && (r === 'generic' || r === 'presentation' || isInline(el))) s = 'kids';
     }
     states.set(el, s);
     return s;

@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+)
+
+// The widget classes real apps are made of (widgets.html), each acted on
+// by a ref from the snapshot and checked in the page: text slotted into a
+// shadow <button>, controls with no interactive role (a tabindex=-1 column
+// header, calendar days and a "Next" link without href under delegated
+// listeners, list items), an editor's paragraphs, names through
+// presentational wrappers and <wbr>, a code editor's aria-hidden lines,
+// and a widget's own parts on top of its input.
+
+// lineRef returns the ref on the only snapshot line matching pattern.
+func lineRef(t *testing.T, s *Snapshot, pattern string) string {
+	t.Helper()
+	re := regexp.MustCompile(pattern)
+	var found []string
+	for _, l := range strings.Split(s.Text, "\n") {
+		if re.MatchString(l) {
+			if r := refOfLine(l); r != "" {
+				found = append(found, r)
+			}
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("want one line with a ref matching %q, found %v:\n%s", pattern, found, s.Text)
+	}
+	return found[0]
+}
+
+func outText(t *testing.T, tab *Tab) string {
+	t.Helper()
+	return evalString(t, tab, `document.getElementById('out').textContent`)
+}
+
+func clickOut(t *testing.T, tab *Tab, ref string) (*ActionResult, string) {
+	t.Helper()
+	r, err := tab.Click(ctxT(t), ref, ClickOptions{})
+	if err != nil {
+		t.Fatalf("click %s: %v", ref, err)
+	}
+	return r, outText(t, tab)
+}
+
+func TestWidgetsShadowSlot(t *testing.T) {
+	tab := openTab(t, "widgets.html")
+	s := snap(t, tab)
+	for _, c := range []struct{ name, want string }{{"Save", "saved"}, {"Send", "sent"}} {
+		r, out := clickOut(t, tab, ref(t, s, "button", c.name))
+		if out != c.want || r.Note != "" {
+			t.Errorf("click %s (slotted into a shadow button): out %q note %q, want %q and no note", c.name, out, r.Note, c.want)
+		}
+	}
+}
+
+func TestWidgetsControlsWithoutRoles(t *testing.T) {
+	tab := openTab(t, "widgets.html")
+	s := snap(t, tab)
+	for _, c := range []struct{ line, want string }{
+		{`- columnheader "Name" \[ref=`, "sorted Name"},
+		{`- generic "February 15, 2030" \[focusable\] \[ref=e\d+\]: 15`, "day 15"},
+		{`- generic \[clickable\] \[ref=e\d+\]: Next$`, "next page"},
+		{`- listitem \[ref=e\d+\]: Beta$`, "picked Beta"},
+	} {
+		if _, out := clickOut(t, tab, lineRef(t, s, c.line)); out != c.want {
+			t.Errorf("click %s: out %q, want %q", c.line, out, c.want)
+		}
+	}
+	// The interactive view keeps the controls, marked, and drops text.
+	i := snapWith(t, tab, SnapshotOptions{Interactive: true})
+	for _, want := range []string{`columnheader "Name" [ref=`, `"February 14, 2030" [focusable] [ref=`, "[clickable]"} {
+		if !strings.Contains(i.Text, want) {
+			t.Errorf("interactive view lacks %q:\n%s", want, i.Text)
+		}
+	}
+	if strings.Contains(i.Text, "Beta") || strings.Contains(i.Text, "Second paragraph") {
+		t.Errorf("interactive view shows text that is no control:\n%s", i.Text)
+	}
+}
+
+// TestWidgetsEditor: a rich-text editor prints its blocks as children, and
+// clicking one places the caret in it.
+func TestWidgetsEditor(t *testing.T) {
+	tab := openTab(t, "widgets.html")
+	s := snap(t, tab)
+	if !strings.Contains(s.Text, "- textbox \"Notes\" [ref=") || !strings.Contains(s.Text, "  - heading \"Title\" [level=2] [ref=") {
+		t.Fatalf("the editor's blocks are not its children:\n%s", s.Text)
+	}
+	if _, err := tab.Click(ctxT(t), lineRef(t, s, `- paragraph \[ref=e\d+\]: Second paragraph`), ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Type(ctxT(t), "", " more"); err != nil {
+		t.Fatal(err)
+	}
+	got := evalString(t, tab, `Array.from(document.querySelectorAll('#ed p')).map(p => p.textContent).join('|')`)
+	if got != "First paragraph|Second paragraph more" {
+		t.Fatalf("typing after a click on the second paragraph: %q", got)
+	}
+}
+
+func TestWidgetsNames(t *testing.T) {
+	tab := openTab(t, "widgets.html")
+	s := snap(t, tab)
+	for _, want := range []string{`columnheader "Name" [ref=`, `columnheader "Age" [ref=`, `heading "GET /pets/{petId}" [level=3]`, ": GET/pets/{petId}\n"} {
+		if !strings.Contains(s.Text, want) {
+			t.Errorf("missing %q:\n%s", want, s.Text)
+		}
+	}
+	if strings.ContainsAny(s.Text, "\u200b\u200c\u200d\ufeff") {
+		t.Errorf("zero-width characters in the text:\n%q", s.Text)
+	}
+}
+
+// TestWidgetsAriaHidden: a code editor's visible aria-hidden lines are
+// printed, marked, each with a ref that places the caret; nothing that is
+// not rendered (display:none, off the page, a decorative dot) is.
+func TestWidgetsAriaHidden(t *testing.T) {
+	tab := openTab(t, "widgets.html")
+	s := snap(t, tab)
+	if !regexp.MustCompile(`- generic \[aria-hidden\]:\n(\s+- generic \[ref=e\d+\]: .*\n){3}`).MatchString(s.Text) {
+		t.Fatalf("the code lines are not printed, marked, with refs:\n%s", s.Text)
+	}
+	for _, gone := range []string{"NOT-RENDERED-CODE", "OFFSCREEN-CODE", "·"} {
+		if strings.Contains(s.Text, gone) {
+			t.Errorf("%q is not seen on the page but printed:\n%s", gone, s.Text)
+		}
+	}
+	if _, out := clickOut(t, tab, lineRef(t, s, `: return 42;$`)); out != "caret line 2" {
+		t.Fatalf("click on the code line: %q", out)
+	}
+	if st, err := tab.State(ctxT(t), ref(t, s, "textbox", "Function body")); err != nil || !st.Focused {
+		t.Fatalf("the editor's input has no focus after the click: %+v %v", st, err)
+	}
+}
+
+// TestWidgetsOwnParts: a part of the target's own widget on top of it (a
+// placeholder, a drawn switch track) does not stop a click, and the result
+// says where the input went; an unrelated overlay still does.
+func TestWidgetsOwnParts(t *testing.T) {
+	tab := openTab(t, "widgets.html")
+	s := snap(t, tab)
+	r, out := clickOut(t, tab, ref(t, s, "combobox", "Plan"))
+	if out != "plan focused" || !strings.Contains(r.Note, `div.ph "Free"`) {
+		t.Errorf("combobox under its placeholder: out %q note %q", out, r.Note)
+	}
+	r, out = clickOut(t, tab, ref(t, s, "switch", "Wi-Fi"))
+	if out != "wifi true" || !strings.Contains(r.Note, "through label#sw-label") {
+		t.Errorf("hidden native switch with a label: out %q note %q", out, r.Note)
+	}
+	if _, err := tab.SetChecked(ctxT(t), ref(t, s, "switch", "Bluetooth"), true); err != nil {
+		t.Fatalf("check a hidden native switch drawn by its track: %v", err)
+	}
+	if out := outText(t, tab); out != "bluetooth true" {
+		t.Errorf("check Bluetooth: out %q", out)
+	}
+	before := outText(t, tab)
+	_, err := tab.Click(ctxT(t), ref(t, s, "button", "Buried"), ClickOptions{})
+	e := wantCode(t, err, apitype.NotActionable)
+	if !e.NotExecuted || !strings.Contains(e.Message, "div#overlay") || outText(t, tab) != before {
+		t.Fatalf("an overlay that is no part of the button must stop the click: %v", e)
+	}
+}
