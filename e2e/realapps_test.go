@@ -88,6 +88,17 @@ func (s *realSites) handler() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, petSpec, "http://"+r.Host+"/api")
 	})
+	mux.HandleFunc("/api/big.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(bigSpec("http://" + r.Host + "/api"))
+	})
+	mux.HandleFunc("/api/{res}/{id}/report", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.hits = append(s.hits, r.Method+" "+r.URL.Path)
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"resource": r.PathValue("res"), "id": r.PathValue("id"), "report": "all good"})
+	})
 	mux.HandleFunc("/api/pets/{petId}", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.hits = append(s.hits, r.Method+" "+r.URL.Path)
@@ -137,6 +148,39 @@ const petSpec = `{
   },
   "components": {"schemas": {"Pet": {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "status": {"type": "string"}}}}}
 }`
+
+// bigResources are the tags of the big API (bigSpec), the last one last.
+var bigResources = []string{"stores", "orders", "users", "carts", "payments", "refunds", "invoices", "shipments",
+	"reviews", "coupons", "suppliers", "products", "categories", "webhooks", "teams", "warehouses"}
+
+// bigSpec is an OpenAPI document the size of a real service's: 16 tags
+// of 8 operations each.
+func bigSpec(base string) []byte {
+	paths := map[string]any{}
+	for _, res := range bigResources {
+		one := strings.TrimSuffix(strings.TrimSuffix(res, "s"), "ie") // stores -> store
+		if res == "categories" {
+			one = "category"
+		}
+		id := one + "Id"
+		param := []any{map[string]any{"name": id, "in": "path", "required": true, "schema": map[string]any{"type": "integer"}}}
+		op := func(summary string, params []any) map[string]any {
+			o := map[string]any{"tags": []string{res}, "summary": summary, "responses": map[string]any{"200": map[string]any{"description": "ok"}}}
+			if params != nil {
+				o["parameters"] = params
+			}
+			return o
+		}
+		paths["/"+res] = map[string]any{"get": op("List "+res, nil), "post": op("Create a "+one, nil)}
+		paths["/"+res+"/{"+id+"}"] = map[string]any{"get": op("Get a "+one, param), "put": op("Replace a "+one, param),
+			"patch": op("Update a "+one, param), "delete": op("Delete a "+one, param)}
+		paths["/"+res+"/{"+id+"}/history"] = map[string]any{"get": op("History of a "+one, param)}
+		paths["/"+res+"/{"+id+"}/report"] = map[string]any{"get": op("Report of a "+one, param)}
+	}
+	b, _ := json.Marshal(map[string]any{"openapi": "3.0.3", "info": map[string]any{"title": "Commerce API", "version": "2.4.0"},
+		"servers": []any{map[string]any{"url": base}}, "paths": paths})
+	return b
+}
 
 // realAgent is the scripted agent of one library: one `loupe mcp
 // --allow-eval` and the sites. Each task runs as a subtest with its own t.
@@ -215,25 +259,15 @@ func (a *realAgent) do(name string, args map[string]any) string {
 	return r.text
 }
 
-// open navigates to a corpus page and returns its first snapshot that
-// shows ready, text the page shows once its widget is up. It polls the
-// snapshot (every 100 ms, for up to 10 s), as an agent reading the page
-// would, because browser_wait does not see text inside out-of-process
-// frames (the quill task waitSeesFrameText covers that on its own).
+// open navigates to a corpus page, waits for ready (text the page shows
+// once its widget is up) and returns a fresh snapshot.
 func (a *realAgent) open(page, ready string) string {
 	a.t.Helper()
 	a.do("browser_navigate", map[string]any{"url": a.sites.page(page), "snapshot": false})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		snap := a.snapshot()
-		if strings.Contains(snap, ready) {
-			return snap
-		}
-		if time.Now().After(deadline) {
-			a.t.Fatalf("%s did not show %q within 10s; snapshot:\n%s", page, ready, clip(snap))
-		}
-		time.Sleep(100 * time.Millisecond)
+	if r := a.call("browser_wait", map[string]any{"text": ready, "timeout_ms": 8000}); r.isErr {
+		a.t.Fatalf("%s did not show %q: %s\nsnapshot:\n%s", page, ready, r.text, clip(a.snapshot()))
 	}
+	return a.snapshot()
 }
 
 func (a *realAgent) snapshot() string {
@@ -335,19 +369,16 @@ func (a *realAgent) findIn(snap, container, anchor, pattern string) string {
 	return ""
 }
 
-// clip keeps a failure message readable: a snapshot's first 150 lines.
+// clip keeps a failure message readable: a snapshot's first 120 lines
+// and its last 5 (where a truncation is stated).
 func clip(snap string) string {
 	lines := strings.Split(snap, "\n")
-	if len(lines) > 150 {
-		return strings.Join(lines[:150], "\n") + fmt.Sprintf("\n… (%d more lines)", len(lines)-150)
+	if len(lines) > 125 {
+		return strings.Join(lines[:120], "\n") + fmt.Sprintf("\n… (%d lines left out)\n", len(lines)-125) + strings.Join(lines[len(lines)-5:], "\n")
 	}
 	return snap
 }
 
-// click clicks ref. An element still opening (a list or dialog in its
-// enter transition) is NOT_ACTIONABLE "not visible", whose hint says to
-// wait: the agent then waits for it to be visible and clicks once more,
-// and the test logs that it had to.
 func (a *realAgent) click(ref string) string {
 	a.t.Helper()
 	r := a.call("browser_click", map[string]any{"ref": ref})
