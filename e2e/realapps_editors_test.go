@@ -68,4 +68,11 @@ func codemirrorTasks(a *realAgent) {
 		a.typeText("", " // 42")
 		a.expect("the comment is at the end of that line", "window.__result.lines[4]", "const total = add(15, 27); // 42")
 	})
+	a.task("foldFunction", func(a *realAgent) {
+		snap := a.open("codemirror.html", "editor ready")
+		// The fold marker (⌄) beside line 1 in the gutter folds the
+		// function's body.
+		a.click(a.find(snap, `"Fold line"|: ⌄$`))
+		a.expect("the function is folded", "window.__result.folded", 1)
+	})
 }

@@ -51,6 +51,19 @@ func shoelaceTasks(a *realAgent) {
 		a.click(confirm)
 		a.expect("the project is deleted", "window.__result.deleted", true)
 	})
+	a.task("closeDialogWithX", func(a *realAgent) {
+		snap := a.open("shoelace.html", "kit ready")
+		a.click(a.find(snap, `button "Delete project"`))
+		// The dialog's close button is an sl-icon-button in its header.
+		a.click(a.await(`button "Close"`))
+		a.expect("the dialog was closed by its close button", "window.__result.dialogClosedBy", "close-button")
+	})
+	a.task("switchTab", func(a *realAgent) {
+		snap := a.open("shoelace.html", "kit ready")
+		a.click(a.find(snap, `tab "Billing"`))
+		a.expect("the billing tab is shown", "window.__result.tab", "billing")
+		a.do("browser_wait", map[string]any{"text": "the project is on the free plan"})
+	})
 }
 
 // elementPlusTasks: a Vue 3 app of Element Plus components (full UMD
@@ -83,6 +96,31 @@ func elementPlusTasks(a *realAgent) {
 		a.typeText(a.await(`textbox "Email address"`), "ada@example.com")
 		a.click(a.find(a.snapshot(), `button "Send invite"`))
 		a.expect("the invite is sent", "window.__result.invited", "ada@example.com")
+	})
+	a.task("checkCheckbox", func(a *realAgent) {
+		snap := a.open("element-plus.html", "kit ready")
+		// The native checkbox is visually hidden under el-checkbox's box.
+		a.click(a.find(snap, `checkbox "I agree to the terms"`))
+		a.expect("the terms are agreed", "window.__result.agree", true)
+	})
+	a.task("clickLinkWithoutHref", func(a *realAgent) {
+		snap := a.open("element-plus.html", "kit ready")
+		// el-link without href is an <a> with no href, used as a button.
+		a.click(a.find(snap, `Show billing details`))
+		a.expect("the details are shown", "window.__result.details", true)
+	})
+	a.task("pickDate", func(a *realAgent) {
+		snap := a.open("element-plus.html", "kit ready")
+		a.click(a.find(snap, `combobox "Due date"`))
+		day := a.await(`gridcell "18"`)
+		a.logSize("element-plus.html (date picker open)")
+		a.click(day)
+		a.expect("the due date is 18 March", "window.__result.due", "2026-03-18")
+	})
+	a.task("goToPage3", func(a *realAgent) {
+		snap := a.open("element-plus.html", "kit ready")
+		a.click(a.find(snap, `"page 3"|(: |")3$`))
+		a.expect("page 3 is shown", "window.__result.page", 3)
 	})
 }
 
