@@ -136,8 +136,8 @@ func TestMCPStdio(t *testing.T) {
 	nameRef := refAfter(t, snap, "cross idle", "textbox", "Name")
 
 	click := m.call("browser_click", map[string]any{"ref": goRef})
-	added := regexp.MustCompile(`(?m)^\+ +- paragraph: clicked:cross:true$`)
-	removed := regexp.MustCompile(`(?m)^- +- paragraph: cross idle$`)
+	added := regexp.MustCompile(`(?m)^\+ +- paragraph \[ref=e\d+\]: clicked:cross:true$`)
+	removed := regexp.MustCompile(`(?m)^- +- paragraph \[ref=e\d+\]: cross idle$`)
 	if click.isErr || !added.MatchString(click.text) || !removed.MatchString(click.text) {
 		t.Fatalf("click in the OOPIF should report the change as a diff:\n%s", click.text)
 	}

@@ -101,7 +101,9 @@ func TestAttach(t *testing.T) {
 	}
 	e.ok("open", srv.Page("dupes.html"))
 	snap := e.ok("snapshot")
-	e.ok("click", refOf(t, snap, "button", "Save"))
+	// The visible Save after the editor (an aria-hidden one is shown above,
+	// marked).
+	e.ok("click", refAfter(t, snap, `textbox "Message"`, "button", "Save"))
 	if got := e.ok("eval", "document.getElementById('status').textContent"); got != "\"clicked-visible-save\"\n" {
 		t.Errorf("status: %q", got)
 	}

@@ -326,7 +326,7 @@ function textAlt(el, ctx) {
   }
   if (el.localName === 'br') return fromContent(' ');
   const role = roleOf(el);
-  if (role === 'presentation') return fromContent(contentText(el, ctx));
+  if (role === 'presentation') return fromContent(contentRaw(el, ctx));
   if (el !== ctx.skip) {
     const ev = embeddedValue(el, role);
     if (ev !== null) return fromAttr(ev);
@@ -339,8 +339,8 @@ function textAlt(el, ctx) {
   if (nat) return fromAttr(nat);
   if ((el.localName === 'img' || el.localName === 'area') && el.getAttribute('alt') === '') return fromContent('');
   if (ctx.inLabelledBy || contributesContent(el, role)) {
-    const t = contentText(el, ctx);
-    if (t) return fromContent(t);
+    const t = contentRaw(el, ctx);
+    if (t.trim()) return fromContent(t);
   }
   return fromAttr(tooltip(el, role, ctx));
 }
@@ -358,6 +358,14 @@ function transformText(t, tt) {
 // generated text, putting spaces around blocks, inline blocks and text
 // that came from attributes.
 function contentText(el, ctx) {
+  return contentRaw(el, ctx).trim();
+}
+
+// contentRaw is contentText with white space at its ends kept (one space
+// at most): an inline element's edges, and blocks inside it, still set its
+// text off from its neighbours ("Pets<small><pre>1.0</pre></small>" is
+// "Pets 1.0").
+function contentRaw(el, ctx) {
   const memo = textMemo && ctx === PLAIN;
   if (memo) {
     const m = textMemo.get(el);
@@ -381,7 +389,7 @@ function contentText(el, ctx) {
     }
   }
   s += transformText(pseudoText(el, '::after'), tt);
-  s = collapse(s.replace(INVISIBLE_CHARS, ''));
+  s = s.replace(INVISIBLE_CHARS, '').replace(WS, ' ');
   if (memo) textMemo.set(el, s);
   return s;
 }

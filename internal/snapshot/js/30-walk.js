@@ -50,7 +50,9 @@ function statesOf(el, role, active) {
     s.push('level=' + el.getAttribute('aria-level'));
   }
   if (el.required || el.getAttribute('aria-required') === 'true') s.push('required');
-  if (EDITABLE_ROLES.has(role) && (el.readOnly || el.getAttribute('aria-readonly') === 'true')) s.push('readonly');
+  // A combobox's readonly input is how select-like widgets are built:
+  // Chromium does not call the combobox read-only, and neither does loupe.
+  if (EDITABLE_ROLES.has(role) && role !== 'combobox' && (el.readOnly || el.getAttribute('aria-readonly') === 'true')) s.push('readonly');
   const inv = el.getAttribute('aria-invalid');
   if (inv && inv !== 'false') s.push('invalid');
   if (el === active && active !== document.body) s.push('focused');

@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// realappsDir is the real-app corpus (e2e/realapps): widget libraries from
+// npm at pinned versions, installed by `make corpus`.
+const realappsDir = "../../e2e/realapps"
+
+// realPages are the corpus pages the comparison runs on, with the text
+// each shows once its widget is up.
+var realPages = []struct{ page, ready string }{
+	{"ag-grid.html", "grid ready"},
+	{"codemirror.html", "editor ready"},
+	{"element-plus.html", "kit ready"},
+	{"flatpickr.html", "picker ready"},
+	{"leaflet.html", "map ready"},
+	{"quill-editor.html", "editor ready"},
+	{"shoelace.html", "kit ready"},
+	{"sortable.html", "lists ready"},
+	{"swagger.html", "explorer ready"},
+	{"tom-select.html", "form ready"},
+}
+
+// realSpec is an OpenAPI document for the swagger page (the e2e server
+// answers its API too; here only the explorer's page is read).
+const realSpec = `{"openapi":"3.0.3","info":{"title":"Pets","version":"1.0.0"},"servers":[{"url":"/api"}],
+"paths":{"/pets/{petId}":{"get":{"summary":"Info for a specific pet","operationId":"showPetById",
+"parameters":[{"name":"petId","in":"path","required":true,"schema":{"type":"string"}}],
+"responses":{"200":{"description":"A pet"}}}}}}`
+
+// realServer serves the corpus on loopback: pages with {{A}} and {{B}}
+// both naming this origin, the libraries, and the spec.
+func realServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(realappsDir, "node_modules", ".package-lock.json")); err != nil {
+		t.Fatalf("the real-app corpus is not installed (%v): run `make corpus`", err)
+	}
+	files := http.FileServer(http.Dir(realappsDir))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		clean := path.Clean(r.URL.Path)
+		switch {
+		case strings.HasPrefix(clean, "/api/"):
+			w.Header().Set("Content-Type", "application/json")
+			if clean == "/api/openapi.json" {
+				w.Write([]byte(realSpec))
+			} else {
+				w.Write([]byte(`{}`))
+			}
+		case strings.HasPrefix(clean, "/pages/") && strings.HasSuffix(clean, ".html"):
+			b, err := os.ReadFile(filepath.Join(realappsDir, filepath.FromSlash(clean)))
+			if err != nil {
+				http.NotFound(w, r)
+				return
+			}
+			origin := []byte("http://" + r.Host)
+			b = bytes.ReplaceAll(bytes.ReplaceAll(b, []byte("{{A}}"), origin), []byte("{{B}}"), origin)
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write(b)
+		case strings.HasPrefix(clean, "/pages/") || strings.HasPrefix(clean, "/node_modules/"):
+			files.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestAXCompareRealApps holds the page agent to Chromium's accessibility
+// tree on the real-app corpus, as TestAXCompare does on the fixtures:
+// every element the agent emits must have Chromium's role and name, up to
+// the known differences (docs/fidelity.md).
+func TestAXCompareRealApps(t *testing.T) {
+	srv := realServer(t)
+	dump := os.Getenv("LOUPE_AXDUMP") != ""
+	for _, p := range realPages {
+		t.Run(strings.TrimSuffix(p.page, ".html"), func(t *testing.T) {
+			tab := openTab(t, srv.URL+"/pages/"+p.page)
+			ctx := ctxT(t)
+			if _, err := tab.Wait(ctx, WaitOptions{Text: p.ready}); err != nil {
+				t.Fatalf("%s did not show %q: %v", p.page, p.ready, err)
+			}
+			// The widgets finish drawing after they say so (fonts, a
+			// first layout pass): one settled animation frame more.
+			if _, err := tab.Eval(ctx, `new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))`); err != nil {
+				t.Fatal(err)
+			}
+			r, err := compareAX(ctx, tab)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dump {
+				for _, l := range r.log {
+					t.Log(l)
+				}
+			}
+			cats := make([]string, 0, len(r.folded))
+			for c, n := range r.folded {
+				cats = append(cats, fmt.Sprintf("%s=%d", c, n))
+			}
+			sort.Strings(cats)
+			t.Logf("%s: %d elements compared, %d known differences, %d mismatches; Chromium nodes loupe does not emit: %s",
+				p.page, r.compared, len(r.known), len(r.diffs), strings.Join(cats, " "))
+			for _, d := range r.known {
+				t.Logf("known: %s", d)
+			}
+			for _, d := range r.diffs {
+				t.Errorf("mismatch: %s", d)
+			}
+		})
+	}
+}
+
+
