@@ -219,11 +219,11 @@ function nativeName(el, role, ctx, top) {
       return collapse(el.getAttribute('alt') || '');
     case 'fieldset': {
       const l = firstChild(el, 'legend');
-      return l ? textAlt(l, { inLabelledBy: ctx.inLabelledBy, includeHidden: ctx.includeHidden, skip: null }) : '';
+      return l ? collapse(textAlt(l, { inLabelledBy: ctx.inLabelledBy, includeHidden: ctx.includeHidden, skip: null })) : '';
     }
     case 'table': {
       const c = el.caption;
-      if (c) return textAlt(c, { inLabelledBy: ctx.inLabelledBy, includeHidden: ctx.includeHidden, skip: null });
+      if (c) return collapse(textAlt(c, { inLabelledBy: ctx.inLabelledBy, includeHidden: ctx.includeHidden, skip: null }));
       return collapse(el.getAttribute('summary') || '');
     }
     case 'optgroup': return collapse(el.getAttribute('label') || '');
