@@ -160,6 +160,16 @@ func (m *matcher) walk(nodes []*snapshot.Node, found func(*snapshot.Node, string
 // element child's text holds the query text.
 func (m *matcher) walkChildren(n *snapshot.Node, found func(*snapshot.Node, string), childHas *bool) string {
 	var all strings.Builder
+	// Text the node shows though it has no text children: a name from its
+	// content (a button's label), a row's plain cells.
+	if n.NameFromContent && len(n.Children) == 0 {
+		all.WriteString(n.Name)
+		all.WriteByte(' ')
+	}
+	for _, c := range n.Cells {
+		all.WriteString(c)
+		all.WriteByte(' ')
+	}
 	for _, c := range n.Children {
 		sub := m.walk([]*snapshot.Node{c}, found)
 		if childHas != nil && !c.IsText() && strings.Contains(strings.ToLower(collapse(sub)), m.text) {

@@ -80,6 +80,22 @@ func TestQuery(t *testing.T) {
 	}
 }
 
+// TestQueryTextOfNames: text a control shows as its name (a button's
+// label) and a row's plain cells are found by text, innermost first.
+func TestQueryTextOfNames(t *testing.T) {
+	tab := openTab(t, "widgets.html")
+	s := snap(t, tab)
+	r, err := tab.Query(ctxT(t), QueryOptions{Text: "Buried"})
+	if err != nil || r.Count != 1 || r.Matches[0].Ref != ref(t, s, "button", "Buried") {
+		t.Fatalf("text of a button's name: %+v %v", r, err)
+	}
+	tab2 := openTab(t, "spec-compact.html")
+	r, err = tab2.Query(ctxT(t), QueryOptions{Text: "filled"})
+	if err != nil || r.Count != 1 || r.Matches[0].Role != "row" {
+		t.Fatalf("text of a row's plain cell: %+v %v", r, err)
+	}
+}
+
 func TestQueryFrameOf(t *testing.T) {
 	a, _ := testpages.StartPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
