@@ -121,5 +121,3 @@ func TestAXCompareRealApps(t *testing.T) {
 		})
 	}
 }
-
-
