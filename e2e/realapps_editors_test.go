@@ -28,6 +28,14 @@ func quillTasks(a *realAgent) {
 		a.click(a.find(a.snapshot(), `button "[Bb]old"`))
 		a.expect("the word is bold", "window.__result.html", "<p>Agenda for Monday</p><p>The quick brown <strong>fox</strong></p>")
 	})
+	a.task("bulletList", func(a *realAgent) {
+		snap := a.open("quill.html", "editor connected")
+		// Put the caret in the second paragraph, press the toolbar's
+		// bullet-list button.
+		a.click(a.find(snap, `(: |")The quick brown fox("|$)`))
+		a.click(a.find(a.snapshot(), `(?i)button "[^"]*bullet`))
+		a.expect("the paragraph is a bullet", "window.__result.bullets", []string{"The quick brown fox"})
+	})
 	a.task("waitSeesFrameText", func(a *realAgent) {
 		a.open("quill.html", "editor connected")
 		// The editor's status line is in the cross-site frame: a wait for

@@ -26,8 +26,14 @@ func agGridTasks(a *realAgent) {
 		// Double-click the Qty cell of Product 2 (23), type the new
 		// quantity into the cell editor, Enter.
 		a.do("browser_click", map[string]any{"ref": a.findIn(snap, `- row\b`, `gridcell "Product 2"`, `gridcell "23"`), "double": true})
-		a.do("browser_type", map[string]any{"ref": a.find(a.snapshot(), `(spinbutton|textbox)`), "text": "77", "clear": true, "submit": true})
+		a.do("browser_type", map[string]any{"ref": a.findIn(a.snapshot(), `- row\b`, `gridcell "Product 2"`, `spinbutton|textbox`), "text": "77", "clear": true, "submit": true})
 		a.expect("the quantity changed", "window.__result.edits", []string{"Product 2 qty 77"})
+	})
+	a.task("filterProducts", func(a *realAgent) {
+		snap := a.open("ag-grid.html", "grid ready")
+		// The Product column's floating filter, under its header.
+		a.typeText(a.find(snap, `textbox "Product[^"]*"`), "Product 777")
+		a.expect("one row is left", "window.__result.shown", []string{"Product 777"})
 	})
 	a.task("scrollToRow500", func(a *realAgent) {
 		snap := a.open("ag-grid.html", "grid ready")
@@ -86,6 +92,11 @@ func leafletTasks(a *realAgent) {
 		a.logSize("leaflet.html")
 		a.click(a.find(snap, `(button|link) "Zoom in"`))
 		a.expect("the map zoomed in one level", "window.__result.zoom - window.__result.startZoom", 1)
+	})
+	a.task("hoverMarkerTooltip", func(a *realAgent) {
+		snap := a.open("leaflet.html", "map ready")
+		a.do("browser_hover", map[string]any{"ref": a.find(snap, `"Lighthouse"`)})
+		a.expect("the lighthouse's tooltip shows", "window.__result.tooltip", "Lit from dusk to dawn")
 	})
 	a.task("openMarkerPopup", func(a *realAgent) {
 		snap := a.open("leaflet.html", "map ready")

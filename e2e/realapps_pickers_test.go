@@ -74,4 +74,11 @@ func tomSelectTasks(a *realAgent) {
 		a.click(a.await(`option "Norway"`))
 		a.expect("Norway is chosen", "window.__result.country", "NO")
 	})
+	a.task("removeTag", func(a *realAgent) {
+		snap := a.open("tom-select.html", "form ready")
+		// Each chosen color is a tag with its own remove (×) control:
+		// remove Blue's.
+		a.click(a.findIn(snap, `.`, `Blue`, `(?i)remove|"×"|"x"`))
+		a.expect("only Red is left", "window.__result.colors", []string{"red"})
+	})
 }

@@ -334,20 +334,22 @@ func (a *realAgent) await(pattern string) string {
 	}
 }
 
-// findIn is find within a container: of the ancestors of the first line
-// matching anchor that match container, the nearest whose subtree (that
-// line and the lines indented under it) has a line matching pattern with
-// a ref; as a model picks the checkbox in the row that shows "Product 3",
-// or the switch beside the text "Dark mode".
+// findIn is find within a container: for the lines matching anchor in
+// order, the nearest of their ancestors matching container whose subtree
+// (that line and the lines indented under it) has a line matching
+// pattern with a ref; as a model picks the checkbox in the row that shows
+// "Product 3", or the switch beside the text "Dark mode".
 func (a *realAgent) findIn(snap, container, anchor, pattern string) string {
 	a.t.Helper()
 	anchorRE, containerRE, re := regexp.MustCompile(anchor), regexp.MustCompile(container), regexp.MustCompile(pattern)
 	lines := strings.Split(snap, "\n")
 	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+	var anchors []string
 	for i, l := range lines {
 		if !anchorRE.MatchString(l) {
 			continue
 		}
+		anchors = append(anchors, fmt.Sprintf("%d: %s", i+1, l))
 		depth := indent(l) + 1
 		for c := i; c >= 0; c-- {
 			if indent(lines[c]) >= depth {
@@ -363,9 +365,11 @@ func (a *realAgent) findIn(snap, container, anchor, pattern string) string {
 				}
 			}
 		}
-		a.t.Fatalf("no line matching %q with a ref around line %d (%s); snapshot:\n%s", pattern, i+1, strings.TrimSpace(l), clip(snap))
 	}
-	a.t.Fatalf("no snapshot line matches %q; snapshot (%d chars):\n%s", anchor, len(snap), clip(snap))
+	if anchors == nil {
+		a.t.Fatalf("no snapshot line matches %q; snapshot (%d chars):\n%s", anchor, len(snap), clip(snap))
+	}
+	a.t.Fatalf("no line matching %q with a ref around the lines matching %q:\n%s\n\nsnapshot:\n%s", pattern, anchor, strings.Join(anchors, "\n"), clip(snap))
 	return ""
 }
 
