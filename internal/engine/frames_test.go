@@ -489,3 +489,20 @@ func oopifEval(t *testing.T, tab *Tab, expr string) string {
 	}
 	return res.Result.Value
 }
+
+// TestWaitTextInFrames: a wait for text sees it in a cross-site frame, as
+// the snapshot does, and still times out for text nowhere on the page.
+func TestWaitTextInFrames(t *testing.T) {
+	a, _ := testpages.StartPair(t)
+	tab := openTab(t, a.Page("frames/top.html"))
+	snap(t, tab) // the frames are attached
+	s := snap(t, tab)
+	if !strings.Contains(s.Text, "cross idle") {
+		t.Fatalf("no cross-site frame text:\n%s", s.Text)
+	}
+	if _, err := tab.Wait(withTimeout(ctxT(t), 3*time.Second), WaitOptions{Text: "cross idle"}); err != nil {
+		t.Fatalf("text in the cross-site frame: %v", err)
+	}
+	_, err := tab.Wait(withTimeout(ctxT(t), 300*time.Millisecond), WaitOptions{Text: "nowhere at all"})
+	wantCode(t, err, apitype.Timeout)
+}

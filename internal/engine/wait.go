@@ -44,7 +44,7 @@ func (t *Tab) Wait(ctx context.Context, o WaitOptions) (*WaitResult, error) {
 	switch {
 	case o.Text != "":
 		what = "text " + jsonQuote(o.Text)
-		err = t.waitInPage(ctx, deadline, "waitText", o.Text)
+		err = t.waitTextAnywhere(ctx, deadline, o.Text)
 	case o.Ref != "":
 		what = "element " + o.Ref
 		err = t.waitRef(ctx, deadline, o.Ref)
@@ -67,6 +67,64 @@ func (t *Tab) Wait(ctx context.Context, o WaitOptions) (*WaitResult, error) {
 }
 
 var errWaitTimeout = errors.New("wait timed out")
+
+// waitTextAnywhere waits for text in the document or in any frame below it,
+// same-process or out-of-process, as the snapshot shows them: the first
+// frame that shows it ends the wait. The frames are those present when the
+// wait starts; the top document is followed across navigations.
+func (t *Tab) waitTextAnywhere(ctx context.Context, deadline time.Time, text string) error {
+	var frames []string
+	for level := []string{t.rootFrame()}; len(level) > 0; {
+		var next []string
+		for _, f := range level {
+			next = append(next, t.childFrames(f)...)
+		}
+		frames = append(frames, next...)
+		level = next
+	}
+	if len(frames) == 0 {
+		return t.waitInPage(ctx, deadline, "waitText", text)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the other frames' waits
+	res := make(chan error, len(frames)+1)
+	go func() { res <- t.waitInPage(ctx, deadline, "waitText", text) }()
+	for _, f := range frames {
+		go func() { res <- t.waitInFrame(ctx, deadline, f, text) }()
+	}
+	err := errWaitTimeout
+	for range len(frames) + 1 {
+		e := <-res
+		if e == nil {
+			return nil
+		}
+		// A frame that went away or failed leaves the others to answer;
+		// the top document's own error is the one to report.
+		if !errors.Is(e, errWaitTimeout) && errors.Is(err, errWaitTimeout) {
+			err = e
+		}
+	}
+	return err
+}
+
+// waitInFrame runs the agent's text wait in one frame's current document.
+func (t *Tab) waitInFrame(ctx context.Context, deadline time.Time, frame, text string) error {
+	t.op.Lock()
+	w, err := t.world(ctx, frame)
+	t.op.Unlock()
+	if err != nil {
+		return errWaitTimeout // no document to wait in: this frame cannot answer
+	}
+	ms := time.Until(deadline).Milliseconds()
+	if ms <= 0 {
+		return errWaitTimeout
+	}
+	var ok bool
+	if err := t.agentCall(ctx, w, "waitText", &ok, text, ms); err != nil || !ok {
+		return errWaitTimeout
+	}
+	return nil
+}
 
 func jsonQuote(s string) string {
 	b, _ := jsonv2.Marshal(s)
