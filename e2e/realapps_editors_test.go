@@ -36,6 +36,18 @@ func quillTasks(a *realAgent) {
 		a.click(a.find(a.snapshot(), `(?i)button "[^"]*bullet`))
 		a.expect("the paragraph is a bullet", "window.__result.bullets", []string{"The quick brown fox"})
 	})
+	a.task("insertLink", func(a *realAgent) {
+		snap := a.open("quill.html", "editor connected")
+		// Select "fox", press the toolbar's link button, type the address
+		// into the tooltip's field, Enter.
+		a.click(a.find(snap, `(: |")The quick brown fox("|$)`))
+		a.press("End", "Control+Shift+ArrowLeft")
+		a.click(a.find(a.snapshot(), `(?i)button "link"`))
+		// The field that appeared (and took focus) holds the address.
+		a.do("browser_type", map[string]any{"ref": a.await(`textbox[^\n]*\[focused\]`), "text": "https://example.com/fox", "clear": true})
+		a.press("Enter")
+		a.expect("fox links to the address", "window.__result.links", []string{"fox -> https://example.com/fox"})
+	})
 	a.task("waitSeesFrameText", func(a *realAgent) {
 		a.open("quill.html", "editor connected")
 		// The editor's status line is in the cross-site frame: a wait for
@@ -75,6 +87,37 @@ func codemirrorTasks(a *realAgent) {
 		a.press("End")
 		a.typeText("", " // 42")
 		a.expect("the comment is at the end of that line", "window.__result.lines[4]", "const total = add(15, 27); // 42")
+	})
+	a.task("findAndReplace", func(a *realAgent) {
+		snap := a.open("codemirror.html", "editor ready")
+		// Open the search panel from the editor (Control+F), replace
+		// every "total" with "sum".
+		a.click(a.find(snap, `(: |")const total = add\(15, 27\);("|$)`))
+		a.press("Control+f")
+		a.typeText(a.await(`textbox "Find"`), "total")
+		snap = a.snapshot()
+		a.typeText(a.find(snap, `textbox "Replace"`), "sum")
+		a.click(a.find(snap, `(?i)button "replace all"`))
+		a.expect("every total is now sum", "window.__result.lines.slice(4)", []string{"const sum = add(15, 27);", "console.log(sum);"})
+	})
+	a.task("scrollToFarLine", func(a *realAgent) {
+		snap := a.open("codemirror.html?long", "editor ready: 400 lines")
+		a.logSize("codemirror.html?long")
+		// Line 350 is far below the lines drawn: turn the wheel over the
+		// editor until it shows, click it, type at its end.
+		editor := a.find(snap, `- textbox\b`)
+		want := `(: |")function target\(\) \{ return 350; \}("|$)`
+		for i := 0; !regexp.MustCompile(`(?m)` + want).MatchString(snap); i++ {
+			if i == 40 {
+				a.t.Fatalf("line 350 never showed after %d wheel turns; snapshot:\n%s", i, clip(snap))
+			}
+			a.do("browser_scroll", map[string]any{"ref": editor, "dy": 250})
+			snap = a.snapshot()
+		}
+		a.click(a.find(snap, want))
+		a.press("End")
+		a.typeText("", " // found")
+		a.expect("line 350 got the comment", "window.__result.lines[349]", "function target() { return 350; } // found")
 	})
 	a.task("foldFunction", func(a *realAgent) {
 		snap := a.open("codemirror.html", "editor ready")
