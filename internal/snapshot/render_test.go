@@ -92,9 +92,19 @@ func TestRender(t *testing.T) {
 			"- link \"Read more\"\n",
 		},
 		{
-			"name from mixed content is left to the children",
+			"short name from mixed content is kept beside the children",
 			[]*Node{with(named("link", "Logo Home", named("image", "Logo"), txt("Home")), func(n *Node) { n.NameFromContent = true; n.Ref = "e2" })},
-			"- link [ref=e2]:\n  - image \"Logo\"\n  - text: Home\n",
+			"- link \"Logo Home\" [ref=e2]:\n  - image \"Logo\"\n  - text: Home\n",
+		},
+		{
+			"long name from mixed content is left to the children",
+			[]*Node{with(named("cell", strings.Repeat("x", 81), named("button", "Go"), txt(strings.Repeat("x", 78))), func(n *Node) { n.NameFromContent = true })},
+			"- cell:\n  - button \"Go\"\n  - text: " + strings.Repeat("x", 78) + "\n",
+		},
+		{
+			"a row's name from content is left to its cells",
+			[]*Node{with(named("row", "a b", named("gridcell", "a"), named("gridcell", "b")), func(n *Node) { n.NameFromContent = true })},
+			"- row:\n  - gridcell \"a\"\n  - gridcell \"b\"\n",
 		},
 		{
 			"name from content without children is printed",
