@@ -64,6 +64,23 @@ func shoelaceTasks(a *realAgent) {
 		a.expect("the billing tab is shown", "window.__result.tab", "billing")
 		a.do("browser_wait", map[string]any{"text": "the project is on the free plan"})
 	})
+	a.task("checkCheckbox", func(a *realAgent) {
+		snap := a.open("shoelace.html", "kit ready")
+		a.click(a.find(snap, `checkbox "Accept the license"`))
+		a.expect("the license is accepted", "window.__result.terms", true)
+	})
+	a.task("chooseRadio", func(a *realAgent) {
+		snap := a.open("shoelace.html", "kit ready")
+		a.click(a.find(snap, `radio "Team"`))
+		a.expect("the team plan is chosen", "window.__result.plan", "team")
+	})
+	a.task("expandDetails", func(a *realAgent) {
+		snap := a.open("shoelace.html", "kit ready")
+		// sl-details' summary is a header in its shadow root.
+		a.click(a.find(snap, `Advanced options`))
+		a.expect("the advanced options are shown", "window.__result.advanced", true)
+		a.do("browser_wait", map[string]any{"text": "Danger zone"})
+	})
 }
 
 // elementPlusTasks: a Vue 3 app of Element Plus components (full UMD
