@@ -98,9 +98,22 @@ func TestWidgetsEditor(t *testing.T) {
 	if _, err := tab.Type(ctxT(t), "", " more"); err != nil {
 		t.Fatal(err)
 	}
-	got := evalString(t, tab, `Array.from(document.querySelectorAll('#ed p')).map(p => p.textContent).join('|')`)
-	if got != "First paragraph|Second paragraph more" {
+	paras := func() string {
+		return evalString(t, tab, `Array.from(document.querySelectorAll('#ed p')).map(p => p.textContent).join('|')`)
+	}
+	if got := paras(); got != "First paragraph|Second paragraph more" {
 		t.Fatalf("typing after a click on the second paragraph: %q", got)
+	}
+	// A block's ref is a target for typing and filling too: the editor
+	// takes focus with the caret (or the selection) in that block.
+	if _, err := tab.Type(ctxT(t), lineRef(t, s, `- paragraph \[ref=e\d+\]: First paragraph`), "!"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Fill(ctxT(t), lineRef(t, s, `- paragraph \[ref=e\d+\]: Second paragraph`), "Replaced"); err != nil {
+		t.Fatal(err)
+	}
+	if got := paras(); got != "First paragraph!|Replaced" {
+		t.Fatalf("type and fill into the editor's paragraphs: %q", got)
 	}
 }
 

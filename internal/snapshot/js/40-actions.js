@@ -189,17 +189,28 @@ function isEditable(el) {
   return false;
 }
 
+// editingHost is the editable root an element inside a rich-text editor
+// belongs to (the element itself when it is the root).
+function editingHost(el) {
+  let h = el;
+  while (h.parentElement && h.parentElement.isContentEditable) h = h.parentElement;
+  return h;
+}
+
 // focusSelect focuses an editable element and selects all its content, so
-// the text an agent inserts next replaces it.
+// the text an agent inserts next replaces it; without selectAll the caret
+// goes to its end. A block inside a rich-text editor (a paragraph ref from
+// the snapshot) focuses its editor and puts the selection in that block.
 function focusSelect(id, selectAll) {
   const el = target(id);
   if (!el) return fail('gone');
   if (!visibleBox(el)) return fail('hidden', describe(el));
   if (isDisabled(el)) return fail('disabled', describe(el));
   if (!isEditable(el)) return fail('noteditable', describe(el));
-  el.focus();
+  const host = el.isContentEditable ? editingHost(el) : el;
+  host.focus();
   const a = deepActiveElement();
-  if (!(a === el || flatContains(el, a))) return fail('unfocusable', describe(el));
+  if (!(a === host || flatContains(host, a))) return fail('unfocusable', describe(el));
   if (el.isContentEditable) {
     const sel = getSelection();
     if (selectAll) sel.selectAllChildren(el);
