@@ -139,6 +139,24 @@ func elementPlusTasks(a *realAgent) {
 		a.click(a.find(snap, `"page 3"|(: |")3$`))
 		a.expect("page 3 is shown", "window.__result.page", 3)
 	})
+	a.task("increaseNumber", func(a *realAgent) {
+		snap := a.open("element-plus.html", "kit ready")
+		a.click(a.findIn(snap, `.`, `spinbutton "Seats"`, `(?i)button "increase`))
+		a.expect("one more seat", "window.__result.seats", 4)
+	})
+	a.task("sortTableByAge", func(a *realAgent) {
+		snap := a.open("element-plus.html", "kit ready")
+		a.click(a.find(snap, `columnheader "Age`))
+		a.expect("the table is sorted by age", "window.__result.sort", "age:ascending")
+	})
+	a.task("checkTreeLeaf", func(a *realAgent) {
+		snap := a.open("element-plus.html", "kit ready")
+		// Open the Documents folder, tick the taxes file.
+		a.click(a.find(snap, `treeitem "Documents"`))
+		a.await(`Taxes 2025\.xlsx`)
+		a.click(a.findIn(a.snapshot(), `treeitem`, `Taxes 2025\.xlsx`, `checkbox`))
+		a.expect("only the taxes file is ticked", "window.__result.checked", []string{"tax"})
+	})
 }
 
 // swaggerTasks: Swagger UI on a small OpenAPI document whose API (GET
