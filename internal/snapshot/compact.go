@@ -13,7 +13,8 @@ import (
 //     empty paragraph with nothing of its own;
 //
 // and it replaces an unnamed container that has exactly one element child
-// by that child (one whose only child is its own text keeps its line). Unnamed containers with several children stay, since they carry
+// by that child (one whose only child is its own text keeps its line), and
+// a named container by its only child when that child has the same name. Unnamed containers with several children stay, since they carry
 // grouping. Named or ref-bearing containers and every semantic node (image,
 // svg, canvas, iframe, list item, table cell, …) stay even when empty. Order,
 // refs, values, URLs and frame boundaries are untouched, and non-empty text
@@ -47,6 +48,12 @@ func compactNode(n *Node) []*Node {
 			// ref on it is the way to click that text.
 			return n.Children
 		}
+	}
+	if n.Role == "generic" && !n.Control && n.States == "" && n.Value == "" && !n.Frame && len(n.Children) == 1 &&
+		n.Name != "" && n.Children[0].Name == n.Name {
+		// A named wrapper around the one thing it names (a tooltip
+		// holder around its button) says nothing the child does not.
+		return n.Children
 	}
 	if n.Role == "paragraph" && len(n.Children) == 0 && isBare(n) {
 		// An empty paragraph (a status line not yet written) carries

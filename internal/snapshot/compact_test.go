@@ -140,6 +140,8 @@ func TestCompact(t *testing.T) {
 		{"empty container with a ref goes", []*Node{with(el("generic"), func(n *Node) { n.Elem = 7 })}, ``},
 		{"control container stays", []*Node{with(el("generic"), func(n *Node) { n.Elem = 7; n.Control = true })}, `generic#7`},
 		{"container of its own text keeps its ref line", []*Node{with(el("generic", txt("x")), func(n *Node) { n.Ref = "e3" })}, `generic@e3("x")`},
+		{"named wrapper of a child with its name is replaced", []*Node{with(named("generic", "Copy", named("button", "Copy")), func(n *Node) { n.Elem = 3 })}, `button"Copy"`},
+		{"named wrapper of a child with another name stays", []*Node{named("generic", "Copy", named("button", "Paste"))}, `generic"Copy"(button"Paste")`},
 		{"container with a ref and one element child is replaced", []*Node{with(el("generic", el("button")), func(n *Node) { n.Elem = 4 })}, `button`},
 		{"container with a state", []*Node{with(el("generic", txt("x")), func(n *Node) { n.States = "expanded" })}, `generic[expanded]("x")`},
 		{"container with a value", []*Node{with(el("generic"), func(n *Node) { n.Value = "v" })}, `generic="v"`},

@@ -156,9 +156,11 @@ function isInline(el) {
   return d === 'inline' || d === 'contents';
 }
 
+// collapse trims and collapses white space, and drops what shows nothing
+// (zero-width characters, icon-font glyphs: INVISIBLE_CHARS).
 const WS = /[ \t\n\r\f]+/g;
 function collapse(s) {
-  return s.replace(WS, ' ').trim();
+  return s.replace(INVISIBLE_CHARS, '').replace(WS, ' ').trim();
 }
 
 // describe gives a short, selector-like description of an element for error

@@ -173,7 +173,7 @@ function addText(st, text, at) {
 
 function flush(st) {
   if (st.buf) {
-    const t = collapse(st.buf.replace(INVISIBLE_CHARS, ''));
+    const t = collapse(st.buf);
     if (t) {
       st.out.push(t);
       if (st.texts === undefined) st.texts = 0;
