@@ -98,6 +98,12 @@ func leafletTasks(a *realAgent) {
 		a.do("browser_hover", map[string]any{"ref": a.find(snap, `"Lighthouse"`)})
 		a.expect("the lighthouse's tooltip shows", "window.__result.tooltip", "Lit from dusk to dawn")
 	})
+	a.task("wheelZoom", func(a *realAgent) {
+		snap := a.open("leaflet.html", "map ready")
+		// Turn the wheel up over the map to zoom in.
+		a.do("browser_scroll", map[string]any{"ref": a.findIn(snap, `.`, `"Zoom in"`, `- generic \[focusable\]|region|application`), "dy": -300})
+		a.expect("the map zoomed in", "window.__result.zoom > window.__result.startZoom", true)
+	})
 	a.task("openMarkerPopup", func(a *realAgent) {
 		snap := a.open("leaflet.html", "map ready")
 		a.click(a.find(snap, `"Harbour office"`))

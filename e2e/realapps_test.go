@@ -86,27 +86,29 @@ func (s *realSites) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/openapi.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, petSpec, "http://"+r.Host+"/api")
+		fmt.Fprintf(w, petSpec, "http://"+r.Host+"/api", "http://"+r.Host+"/api/v2")
 	})
 	mux.HandleFunc("/api/big.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(bigSpec("http://" + r.Host + "/api"))
+		w.Write(bigSpec("http://" + r.Host + "/api/big"))
 	})
-	mux.HandleFunc("/api/{res}/{id}/report", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("/api/big/{res}/{id}/report", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.hits = append(s.hits, r.Method+" "+r.URL.Path)
 		s.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"resource": r.PathValue("res"), "id": r.PathValue("id"), "report": "all good"})
 	})
-	mux.HandleFunc("/api/pets/{petId}", func(w http.ResponseWriter, r *http.Request) {
+	pet := func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.hits = append(s.hits, r.Method+" "+r.URL.Path)
 		s.mu.Unlock()
 		id := r.PathValue("petId")
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"id": id, "name": "Pet number " + id, "status": "available"})
-	})
+	}
+	mux.HandleFunc("/api/pets/{petId}", pet)
+	mux.HandleFunc("/api/v2/pets/{petId}", pet)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		clean := path.Clean(r.URL.Path)
 		if !strings.HasPrefix(clean, "/pages/") && !strings.HasPrefix(clean, "/node_modules/") {
@@ -131,11 +133,12 @@ func (s *realSites) handler() http.Handler {
 	return mux
 }
 
-// petSpec is the OpenAPI document of the swagger page; %s is the API's base.
+// petSpec is the OpenAPI document of the swagger page; the two %s are
+// the bases of the API's two versions.
 const petSpec = `{
   "openapi": "3.0.3",
   "info": {"title": "Pet Store", "version": "1.0.0", "description": "A small pet API served on loopback."},
-  "servers": [{"url": "%s"}],
+  "servers": [{"url": "%s", "description": "version 1"}, {"url": "%s", "description": "version 2"}],
   "paths": {
     "/pets/{petId}": {
       "get": {
