@@ -264,7 +264,11 @@ func compareAX(ctx context.Context, tab *Tab) (*axResult, error) {
 			add(desc, "role", e.role, f.role)
 		}
 		if name != normName(e.name) {
-			if wbrSpacing(ctx, tab, n.BackendNodeID, e.name, name) {
+			if normName(invisible.Replace(name)) == normName(e.name) {
+				// Zero-width characters and icon glyphs show nothing;
+				// loupe drops them, Chromium keeps them.
+				r.known = append(r.known, axDiff{desc, "name (zero-width)", e.name, name})
+			} else if wbrSpacing(ctx, tab, n.BackendNodeID, e.name, name) {
 				// <wbr>: Chromium joins the text on either side of a
 				// line-break opportunity with a space; a reader sees
 				// none, and loupe prints none.
@@ -317,6 +321,10 @@ func compareAX(ctx context.Context, tab *Tab) (*axResult, error) {
 	}
 	return r, nil
 }
+
+// invisible removes what the page agent drops from text (INVISIBLE_CHARS
+// in js/30-walk.js): zero-width characters and the soft hyphen.
+var invisible = strings.NewReplacer("\u00ad", "", "\u200b", "", "\u200c", "", "\u200d", "", "\u2060", "", "\ufeff", "")
 
 // wbrSpacing reports a name that differs from Chromium's only by spaces,
 // on an element with a <wbr> inside.

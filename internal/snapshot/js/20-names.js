@@ -328,8 +328,10 @@ function textAlt(el, ctx) {
   const role = roleOf(el);
   if (role === 'presentation') return fromContent(contentRaw(el, ctx));
   if (el !== ctx.skip) {
+    // An empty text field says what it is by its own name instead, as in
+    // Chromium (a grid's filter input inside a header cell).
     const ev = embeddedValue(el, role);
-    if (ev !== null) return fromAttr(ev);
+    if (ev !== null && !(ev === '' && (role === 'textbox' || role === 'searchbox'))) return fromAttr(ev);
   }
   const lb = labelledByText(el, ctx);
   if (lb) return fromAttr(lb);
