@@ -22,6 +22,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path"
@@ -40,8 +41,8 @@ const realappsDir = "realapps"
 
 // realSites serves e2e/realapps on 127.0.0.1 (A) and 127.0.0.2 (B): pages
 // under /pages/ (with {{A}} and {{B}} replaced by the two origins), the
-// libraries under /node_modules/, and the small pet API of the swagger
-// page under /api/.
+// libraries under /node_modules/, and under /api/ the OpenAPI documents
+// of the swagger pages and the API they describe.
 type realSites struct {
 	a, b string // origins
 
@@ -219,12 +220,15 @@ func startRealAgent(t *testing.T, sites *realSites) *realAgent {
 func (a *realAgent) task(name string, f func(a *realAgent)) {
 	a.t.Run(name, func(t *testing.T) {
 		var steps []string
+		ta := &realAgent{t: t, ctx: a.ctx, cs: a.cs, sites: a.sites, steps: &steps}
 		t.Cleanup(func() {
 			if t.Failed() {
 				t.Logf("the task's tool calls:\n%s", strings.Join(steps, "\n"))
 			}
+			ta.steps = nil
+			ta.offLoopback()
 		})
-		f(&realAgent{t: t, ctx: a.ctx, cs: a.cs, sites: a.sites, steps: &steps})
+		f(ta)
 	})
 }
 
@@ -467,6 +471,40 @@ func jsonText(v any) string {
 	return strings.TrimSpace(b.String())
 }
 
+// offLoopback checks, after each task, that its pages fetched nothing
+// off loopback (no CDN, no tiles, no telemetry) and found every file they
+// asked for; it clears the session's network log for the next task.
+func (a *realAgent) offLoopback() {
+	a.t.Helper()
+	r := a.call("browser_network", map[string]any{"clear": true})
+	if r.isErr {
+		a.t.Errorf("browser_network: %s", r.text)
+		return
+	}
+	b, _ := json.Marshal(r.res.StructuredContent)
+	var out struct {
+		Records []struct {
+			Method, URL string
+			Status      int
+		}
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		a.t.Errorf("network records: %v %s", err, b)
+	}
+	for _, rec := range out.Records {
+		u, err := url.Parse(rec.URL)
+		if err != nil || u.Scheme != "http" && u.Scheme != "https" {
+			continue // data:, blob:
+		}
+		if h := u.Hostname(); h != "127.0.0.1" && h != "127.0.0.2" {
+			a.t.Errorf("a request left loopback: %s %s", rec.Method, rec.URL)
+		}
+		if rec.Status >= 400 && u.Path != "/favicon.ico" {
+			a.t.Errorf("the corpus lacks a file: %s %s: %d", rec.Method, rec.URL, rec.Status)
+		}
+	}
+}
+
 // TestRealApps runs the corpus: one MCP server per library, one subtest
 // per task.
 func TestRealApps(t *testing.T) {
@@ -486,6 +524,9 @@ func TestRealApps(t *testing.T) {
 		{"sortable", sortableTasks},
 		{"leaflet", leafletTasks},
 	} {
-		t.Run(lib.name, func(t *testing.T) { lib.run(startRealAgent(t, sites)) })
+		t.Run(lib.name, func(t *testing.T) {
+			a := startRealAgent(t, sites)
+			lib.run(a)
+		})
 	}
 }
