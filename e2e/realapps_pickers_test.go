@@ -28,6 +28,14 @@ func flatpickrTasks(a *realAgent) {
 		a.click(a.find(a.snapshot(), `April 20, 2026|(: |")20("|$)`))
 		a.expect("20 April is picked", "window.__result.value", "2026-04-20")
 	})
+	a.task("chooseMonthFromList", func(a *realAgent) {
+		snap := a.open("flatpickr.html", "picker ready")
+		// Open the calendar, choose June in its month list, click the 5th.
+		a.click(a.find(snap, `textbox "Departure date"`))
+		a.do("browser_select", map[string]any{"ref": a.find(a.snapshot(), `combobox "Month"`), "values": []string{"June"}})
+		a.click(a.find(a.snapshot(), `June 5, 2026|(: |")5("|$)`))
+		a.expect("5 June is picked", "window.__result.value", "2026-06-05")
+	})
 }
 
 // nextArrow finds flatpickr's next-month arrow as a model reading the
@@ -73,6 +81,15 @@ func tomSelectTasks(a *realAgent) {
 		a.typeText("", "nor")
 		a.click(a.await(`option "Norway"`))
 		a.expect("Norway is chosen", "window.__result.country", "NO")
+	})
+	a.task("typeAndEnter", func(a *realAgent) {
+		snap := a.open("tom-select.html", "form ready")
+		// Type until the wanted country is the first suggestion, Enter.
+		a.click(a.find(snap, `combobox "Ship to"`))
+		a.typeText("", "Cana")
+		a.await(`option "Canada"`)
+		a.press("Enter")
+		a.expect("Canada is chosen", "window.__result.country", "CA")
 	})
 	a.task("removeTag", func(a *realAgent) {
 		snap := a.open("tom-select.html", "form ready")
