@@ -83,6 +83,13 @@ func sortableTasks(a *realAgent) {
 		a.expect("the bug fix is third in the backlog", "window.__result.backlog",
 			[]string{"Write docs", "Update deps", "Fix login bug", "Plan roadmap"})
 	})
+	a.task("moveAcrossLists", func(a *realAgent) {
+		snap := a.open("sortable.html", "lists ready")
+		// On the board, drag "Write tests" onto "Celebrate" in Done.
+		a.do("browser_drag", map[string]any{"from": a.find(snap, `Write tests`), "to": a.find(snap, `Celebrate`)})
+		a.expect("Write tests is done", "[window.__result.todo, window.__result.done]",
+			[]any{[]string{"Review design"}, []string{"Ship it", "Write tests", "Celebrate"}})
+	})
 }
 
 // leafletTasks: a Leaflet map of a local image (no tiles) with a marker.
@@ -103,6 +110,14 @@ func leafletTasks(a *realAgent) {
 		// Turn the wheel up over the map to zoom in.
 		a.do("browser_scroll", map[string]any{"ref": a.findIn(snap, `.`, `"Zoom in"`, `- generic \[focusable\]|region|application`), "dy": -300})
 		a.expect("the map zoomed in", "window.__result.zoom > window.__result.startZoom", true)
+	})
+	a.task("hideLayerFromControl", func(a *realAgent) {
+		snap := a.open("leaflet.html", "map ready")
+		// The layers control opens when the pointer is over it; untick
+		// the buoys.
+		a.do("browser_hover", map[string]any{"ref": a.find(snap, `"Layers"`)})
+		a.click(a.await(`checkbox[^\n]*Buoys|Buoys[^\n]*checkbox`))
+		a.expect("the buoys are hidden", "window.__result.buoys", false)
 	})
 	a.task("openMarkerPopup", func(a *realAgent) {
 		snap := a.open("leaflet.html", "map ready")
