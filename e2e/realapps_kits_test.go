@@ -139,6 +139,15 @@ func elementPlusTasks(a *realAgent) {
 		a.click(a.find(snap, `"page 3"|(: |")3$`))
 		a.expect("page 3 is shown", "window.__result.page", 3)
 	})
+	a.task("cascaderPath", func(a *realAgent) {
+		snap := a.open("element-plus.html", "kit ready")
+		// Region: Europe, then Norway, then Bergen, each in its own column.
+		a.click(a.find(snap, `(combobox|textbox) "Region"`))
+		a.click(a.await(`Europe`))
+		a.click(a.await(`Norway`))
+		a.click(a.await(`Bergen`))
+		a.expect("the region is Europe / Norway / Bergen", "window.__result.region", []string{"europe", "norway", "bergen"})
+	})
 	a.task("increaseNumber", func(a *realAgent) {
 		snap := a.open("element-plus.html", "kit ready")
 		a.click(a.findIn(snap, `.`, `spinbutton "Seats"`, `(?i)button "increase`))
