@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -103,6 +104,8 @@ type agentResult struct {
 	Empty    bool     `json:"empty"`
 	Multiple bool     `json:"multiple"`
 	Values   []string `json:"values"`
+	Seq      int64    `json:"seq"`
+	Seen     bool     `json:"seen"`
 	// Via says where the input went in the element's stead: through the
 	// label or drawn wrapper of a hidden native toggle, or at a part of
 	// its own widget lying on top of it.
@@ -257,6 +260,7 @@ func (t *Tab) Click(ctx context.Context, ref string, o ClickOptions) (*ActionRes
 	if o.Button == "" {
 		o.Button = "left"
 	}
+	settle := t.inputSettler(ctx, tg)
 	if err := input.Click(ctx, t.sess, x, y, o.Button, o.Count, o.Modifiers); err != nil {
 		var ap *input.AfterPressError
 		if errors.As(err, &ap) && errors.Is(err, cdp.ErrSessionGone) {
@@ -268,9 +272,33 @@ func (t *Tab) Click(ctx context.Context, ref string, o ClickOptions) (*ActionRes
 		}
 		return nil, executedErr(err)
 	}
+	settle()
 	r := t.result(tg)
 	r.X, r.Y = x, y
 	return r, nil
+}
+
+// clickSettle bounds the wait for a cross-process frame to see a click.
+const clickSettle = 500 * time.Millisecond
+
+// inputSettler, called before a click into a subframe, returns a function
+// to call after it: it waits (bounded) until the frame's document has seen
+// the click's release. Input to a frame in another process is delivered
+// asynchronously, and what the agent sends next (keys for the field the
+// click focused) must not overtake it. A frame that does not report in
+// time delays nothing further: the click was sent either way.
+func (t *Tab) inputSettler(ctx context.Context, tg *resolved) func() {
+	if !tg.inSubframe(t) {
+		return func() {}
+	}
+	var before agentResult
+	if err := t.agentCall(ctx, tg.w, "inputSeq", &before); err != nil {
+		return func() {}
+	}
+	return func() {
+		var r agentResult
+		_ = t.agentCall(ctx, tg.w, "awaitInput", &r, before.Seq, clickSettle.Milliseconds())
+	}
 }
 
 // executedErr marks a failure that happened while input was being sent:

@@ -4,6 +4,34 @@
 // gone (no such element any more), hidden, disabled, covered, unstable,
 // noteditable, notselect, nooption.
 
+// Trusted pointer releases this document has seen. Input to a frame in
+// another process arrives there asynchronously: the engine waits for the
+// release of a click it sent before it sends anything else (a key press must
+// not overtake the click that focuses the field it is meant for).
+let upSeq = 0;
+const upWaiters = new Set();
+addEventListener('mouseup', (e) => {
+  if (!e.isTrusted) return;
+  upSeq++;
+  for (const w of upWaiters) w();
+}, true);
+
+function inputSeq() {
+  return { ok: true, seq: upSeq };
+}
+
+// awaitInput resolves once a release after seq has arrived (true), or
+// after timeoutMs (false).
+function awaitInput(seq, timeoutMs) {
+  if (upSeq > seq) return Promise.resolve({ ok: true, seen: true });
+  return new Promise((resolve) => {
+    const done = (seen) => { upWaiters.delete(w); clearTimeout(timer); resolve({ ok: true, seen }); };
+    const w = () => { if (upSeq > seq) done(true); };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    upWaiters.add(w);
+  });
+}
+
 function target(id) {
   const el = byId(id);
   if (!el || !el.isConnected) return null;
@@ -393,4 +421,4 @@ function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
+return { inputSeq, awaitInput, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
