@@ -179,3 +179,25 @@ func TestWidgetsOwnParts(t *testing.T) {
 		t.Fatalf("an overlay that is no part of the button must stop the click: %v", e)
 	}
 }
+
+// TestWidgetsTallElement: a wheel over an element taller than its scroller
+// turns from where it shows; it is not scrolled back to its middle first
+// (each turn adds to the last), and a click lands on its visible part.
+func TestWidgetsTallElement(t *testing.T) {
+	tab := openTab(t, "widgets.html")
+	s := snap(t, tab)
+	tall := ref(t, s, "log", "Long log")
+	var tops []string
+	for range 3 {
+		if _, err := tab.Scroll(ctxT(t), tall, ScrollOptions{DY: 200}); err != nil {
+			t.Fatal(err)
+		}
+		tops = append(tops, evalString(t, tab, `String(document.getElementById('scroller').scrollTop)`))
+	}
+	if tops[0] == "0" || tops[1] == tops[0] || tops[2] == tops[1] {
+		t.Fatalf("scrollTop after three wheel turns over the tall element: %v", tops)
+	}
+	if _, err := tab.Click(ctxT(t), tall, ClickOptions{}); err != nil {
+		t.Fatalf("click on the tall element's visible part: %v", err)
+	}
+}

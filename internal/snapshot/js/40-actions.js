@@ -149,6 +149,29 @@ function toggleProxy(el) {
   return null;
 }
 
+// visiblePart is the part of an element's box a person can see and point
+// at: inside the viewport and inside every ancestor that clips it (overflow
+// other than visible), or null when nothing of it shows.
+function visiblePart(el, r) {
+  let left = Math.max(r.left, 0), top = Math.max(r.top, 0);
+  let right = Math.min(r.right, innerWidth), bottom = Math.min(r.bottom, innerHeight);
+  for (let p = flatParent(el); p && p.nodeType === 1 && p !== document.documentElement && p !== document.body; p = flatParent(p)) {
+    const s = getComputedStyle(p);
+    if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+    const pr = p.getBoundingClientRect();
+    left = Math.max(left, pr.left + p.clientLeft);
+    top = Math.max(top, pr.top + p.clientTop);
+    right = Math.min(right, pr.left + p.clientLeft + p.clientWidth);
+    bottom = Math.min(bottom, pr.top + p.clientTop + p.clientHeight);
+  }
+  return right - left >= 1 && bottom - top >= 1 ? { left, top, right, bottom } : null;
+}
+
+// fits reports a box that the viewport can show whole.
+function fits(r) {
+  return r.width <= innerWidth && r.height <= innerHeight;
+}
+
 function tiny(r) {
   return r.width < 4 || r.height < 4;
 }
@@ -169,24 +192,40 @@ async function prepare(id, o) {
   if (o.enabled !== false && isDisabled(el)) return fail('disabled', describe(el));
   if (o.editable && !isEditable(el)) return fail('noteditable', describe(el));
   const box = via || el;
-  r = rectOf(box);
-  if (o.scroll !== false && !inViewport(r)) {
-    box.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  // Scrolled into view until it shows, and then stable: the same box in two
+  // consecutive frames (an element that keeps moving for 30 frames is
+  // reported, not chased). A virtualised view (a code editor, a long list)
+  // may move what it draws again as it answers the scroll: three tries.
+  let vp = null;
+  for (let attempt = 0; attempt < 3 && !vp; attempt++) {
+    r = rectOf(box);
+    // An element bigger than the viewport (an editor's whole content, a
+    // long list) is pointed at where it shows, not scrolled to its middle.
+    const shown = visiblePart(box, r);
+    const whole = shown && shown.left <= r.left + 0.5 && shown.top <= r.top + 0.5 && shown.right >= r.right - 0.5 && shown.bottom >= r.bottom - 0.5;
+    if (o.scroll !== false && !whole && (fits(r) || !shown)) {
+      box.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    }
+    r = rectOf(box);
+    let stable = false;
+    for (let i = 0; i < 30 && !stable; i++) {
+      await nextFrame();
+      const r2 = rectOf(box);
+      stable = r2.x === r.x && r2.y === r.y && r2.width === r.width && r2.height === r.height;
+      r = r2;
+    }
+    if (!stable) return fail('unstable', describe(box));
+    if (!el.isConnected) return fail('gone');
+    vp = visiblePart(box, r);
+    if (o.scroll === false) break; // a subframe: the protocol scrolled it
   }
-  // Stable: the same box in two consecutive frames (bounded: an element
-  // that keeps moving for 30 frames is reported, not chased).
-  r = rectOf(box);
-  let stable = false;
-  for (let i = 0; i < 30 && !stable; i++) {
-    await nextFrame();
-    const r2 = rectOf(box);
-    stable = r2.x === r.x && r2.y === r.y && r2.width === r.width && r2.height === r.height;
-    r = r2;
+  // The centre of what shows of it (all of it, for an element in view).
+  if (!vp) {
+    if (o.scroll !== false) return fail('hidden', describe(el) + ', still out of view after scrolling to it');
+    vp = { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
   }
-  if (!stable) return fail('unstable', describe(box));
-  if (!el.isConnected) return fail('gone');
-  const x = r.left + r.width / 2;
-  const y = r.top + r.height / 2;
+  const x = (vp.left + vp.right) / 2;
+  const y = (vp.top + vp.bottom) / 2;
   let part = '';
   if (o.hit !== false) {
     const hit = deepElementFromPoint(x, y);
