@@ -41,7 +41,7 @@ async function serve(host, vars) {
     const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (p === '/api/openapi.json') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      return res.end(JSON.stringify({ ...SPEC, servers: [{ url: `http://${req.headers.host}/api` }] }));
+      return res.end(JSON.stringify(SPEC));
     }
     if (p.startsWith('/api/')) { res.writeHead(200, { 'content-type': 'application/json' }); return res.end('{}'); }
     const file = normalize(join(ROOT, p));
