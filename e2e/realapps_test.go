@@ -91,7 +91,11 @@ func (s *realSites) handler() http.Handler {
 	})
 	mux.HandleFunc("/api/big.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(bigSpec("http://" + r.Host + "/api/big"))
+		w.Write(bigSpec("http://"+r.Host+"/api/big", 0))
+	})
+	mux.HandleFunc("/api/huge.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(bigSpec("http://"+r.Host+"/api/big", 40))
 	})
 	mux.HandleFunc("/api/big/{res}/{id}/report", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -153,15 +157,21 @@ const petSpec = `{
   "components": {"schemas": {"Pet": {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "status": {"type": "string"}}}}}
 }`
 
-// bigResources are the tags of the big API (bigSpec), the last one last.
+// bigResources are the tags of the big API (bigSpec); warehouses sorts
+// last.
 var bigResources = []string{"stores", "orders", "users", "carts", "payments", "refunds", "invoices", "shipments",
 	"reviews", "coupons", "suppliers", "products", "categories", "webhooks", "teams", "warehouses"}
 
 // bigSpec is an OpenAPI document the size of a real service's: 16 tags
-// of 8 operations each.
-func bigSpec(base string) []byte {
+// of 8 operations each, or more tags (bins16, bins17, …, which sort
+// before warehouses) to reach a platform's size.
+func bigSpec(base string, tags int) []byte {
+	res := bigResources
+	for i := len(res); i < tags; i++ {
+		res = append(res, fmt.Sprintf("bins%02d", i))
+	}
 	paths := map[string]any{}
-	for _, res := range bigResources {
+	for _, res := range res {
 		one := strings.TrimSuffix(strings.TrimSuffix(res, "s"), "ie") // stores -> store
 		if res == "categories" {
 			one = "category"
