@@ -36,6 +36,13 @@ func flatpickrTasks(a *realAgent) {
 		a.click(a.find(a.snapshot(), `June 5, 2026|(: |")5("|$)`))
 		a.expect("5 June is picked", "window.__result.value", "2026-06-05")
 	})
+	a.task("pickDayInCrossSiteFrame", func(a *realAgent) {
+		// The same picker as a widget another site embeds.
+		snap := a.open("flatpickr-frame.html", "widget connected")
+		a.click(a.find(snap, `textbox "Departure date"`))
+		a.click(a.await(`March 22, 2026|(: |")22("|$)`))
+		a.expect("the 22nd is picked in the frame", "window.__result.value", "2026-03-22")
+	})
 }
 
 // nextArrow finds flatpickr's next-month arrow as a model reading the
