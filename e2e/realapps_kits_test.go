@@ -90,7 +90,7 @@ func elementPlusTasks(a *realAgent) {
 		snap := a.open("element-plus.html", "kit ready")
 		a.logSize("element-plus.html")
 		// The switch beside the text "Dark mode".
-		a.click(a.findIn(snap, `.`, `Dark mode`, `- switch\b`))
+		a.click(a.control(snap, "switch", "Dark mode"))
 		a.expect("dark mode is on", "window.__result.dark", true)
 	})
 	a.task("pickFromSelect", func(a *realAgent) {

@@ -390,6 +390,20 @@ func (a *realAgent) findIn(snap, container, anchor, pattern string) string {
 	return ""
 }
 
+// control returns the ref of the control with this role and name; when
+// none is named so, the one of that role beside the text (as a model
+// picks the checkbox in the label that reads "Send me the newsletter"),
+// with a note in the log that the name was missing.
+func (a *realAgent) control(snap, role, name string) string {
+	a.t.Helper()
+	named := regexp.MustCompile(`- ` + role + ` "` + regexp.QuoteMeta(name) + `"[^\n]*\[ref=(e\d+)\]`)
+	if m := named.FindStringSubmatch(snap); m != nil {
+		return m[1]
+	}
+	a.t.Logf("note: no %s named %q in the snapshot; taking the %s beside that text", role, name, role)
+	return a.findIn(snap, `.`, regexp.QuoteMeta(name), `- `+role+`\b`)
+}
+
 // clip keeps a failure message readable: a snapshot's first 120 lines
 // and its last 5 (where a truncation is stated).
 func clip(snap string) string {
@@ -533,6 +547,7 @@ func TestRealApps(t *testing.T) {
 		{"swagger", swaggerTasks},
 		{"sortable", sortableTasks},
 		{"leaflet", leafletTasks},
+		{"material", materialTasks},
 	} {
 		t.Run(lib.name, func(t *testing.T) {
 			a := startRealAgent(t, sites)
