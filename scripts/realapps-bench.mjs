@@ -6,12 +6,12 @@
 // poll: widgets draw after the load event, and no tool says when), then
 // record that snapshot's characters and refs.
 //
-//   scripts/realapps-bench.sh [--servers loupe,playwright-mcp] [--runs 3]
+//   node scripts/realapps-bench.mjs [--servers loupe,playwright-mcp] [--runs 3] [--dump DIR]
 //
 // BENCH_DIR is a copy of ../shared/bench with its node_modules (see
 // scripts/peer-bench.sh); LOUPE_CMD the loupe binary.
 import http from 'node:http';
-import { readFile, mkdtemp, mkdir } from 'node:fs/promises';
+import { readFile, writeFile, mkdtemp, mkdir } from 'node:fs/promises';
 import { join, normalize, extname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -23,6 +23,7 @@ const { ADAPTERS } = await import(pathToFileURL(join(BENCH, 'lib/adapters.mjs'))
 const arg = (n, d) => { const i = process.argv.indexOf(n); return i > 0 ? process.argv[i + 1] : d; };
 const servers = arg('--servers', 'loupe,playwright-mcp').split(',');
 const runs = +arg('--runs', '1');
+const dump = arg('--dump', ''); // a folder for each snapshot's text
 
 // The corpus pages and the text each shows once its widget is up.
 const PAGES = [
@@ -81,6 +82,7 @@ for (const name of servers) {
         for (let i = 0; i < 40 && !text.includes(ready); i++) text = await s.snapshot();
         if (!text.includes(ready)) throw new Error(`${name}: ${page} never showed ${JSON.stringify(ready)}`);
         const refs = (text.match(ad.refRegex) || []).length;
+        if (dump) { await mkdir(dump, { recursive: true }); await writeFile(join(dump, `${name}-${page}.txt`), text); }
         (results[name][page] ||= []).push({ chars: text.length, refs });
       }
     } finally {

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"strings"
 	"unicode"
 )
 
@@ -13,8 +14,9 @@ import (
 //     empty paragraph with nothing of its own;
 //
 // and it replaces an unnamed container that has exactly one element child
-// by that child (one whose only child is its own text keeps its line), and
-// a named container by its only child when that child has the same name. Unnamed containers with several children stay, since they carry
+// by that child (one whose only child is its own text keeps its line), a
+// named container by its only child when that child has the same name, and
+// a clickable wrapper by the one control it draws. Unnamed containers with several children stay, since they carry
 // grouping. Named or ref-bearing containers and every semantic node (image,
 // svg, canvas, iframe, list item, table cell, …) stay even when empty. Order,
 // refs, values, URLs and frame boundaries are untouched, and non-empty text
@@ -55,12 +57,31 @@ func compactNode(n *Node) []*Node {
 		// holder around its button) says nothing the child does not.
 		return n.Children
 	}
+	if n.Role == "generic" && n.Name == "" && n.Value == "" && !n.Frame && onlyMarks(n.States) &&
+		len(n.Children) == 1 && n.Children[0].Control {
+		// A wrapper drawn around one control (a select's clickable box
+		// around its input) is operated through that control.
+		return n.Children
+	}
 	if n.Role == "paragraph" && len(n.Children) == 0 && isBare(n) {
 		// An empty paragraph (a status line not yet written) carries
 		// nothing.
 		return nil
 	}
 	return []*Node{n}
+}
+
+// onlyMarks reports states that only say an element is clickable (a
+// pointer cursor, a handler, a tabindex), nothing of its own.
+func onlyMarks(states string) bool {
+	for _, s := range strings.Fields(states) {
+		switch s {
+		case "cursor=pointer", "clickable", "focusable":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // isBare reports a node with nothing of its own: no name, state, value,

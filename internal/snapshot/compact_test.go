@@ -141,6 +141,12 @@ func TestCompact(t *testing.T) {
 		{"control container stays", []*Node{with(el("generic"), func(n *Node) { n.Elem = 7; n.Control = true })}, `generic#7`},
 		{"container of its own text keeps its ref line", []*Node{with(el("generic", txt("x")), func(n *Node) { n.Ref = "e3" })}, `generic@e3("x")`},
 		{"named wrapper of a child with its name is replaced", []*Node{with(named("generic", "Copy", named("button", "Copy")), func(n *Node) { n.Elem = 3 })}, `button"Copy"`},
+		{"clickable wrapper of one control is replaced by it", []*Node{with(el("generic", with(named("combobox", "City"), func(n *Node) { n.Control = true })), func(n *Node) {
+			n.Control, n.States, n.Elem = true, "cursor=pointer", 5
+		})}, `combobox"City"`},
+		{"clickable wrapper of a control and text stays", []*Node{with(el("generic", with(named("checkbox", "Agree"), func(n *Node) { n.Control = true }), txt("Agree")), func(n *Node) {
+			n.Control, n.States = true, "cursor=pointer"
+		})}, `generic[cursor=pointer](checkbox"Agree" "Agree")`},
 		{"named wrapper of a child with another name stays", []*Node{named("generic", "Copy", named("button", "Paste"))}, `generic"Copy"(button"Paste")`},
 		{"container with a ref and one element child is replaced", []*Node{with(el("generic", el("button")), func(n *Node) { n.Elem = 4 })}, `button`},
 		{"container with a state", []*Node{with(el("generic", txt("x")), func(n *Node) { n.States = "expanded" })}, `generic[expanded]("x")`},

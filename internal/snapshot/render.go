@@ -42,9 +42,8 @@ type Rendered struct {
 // (- row [ref=e9]: "1" "Item 1" "").
 // A name computed from the node's content is not repeated by text children
 // (a link "Home" does not print "Home" again below it); when the content
-// holds more than text, the children are printed and the name is kept when
-// short (a column header, cell or link is looked for by its name), left to
-// the children when long or a row's. In a row, a cell that is only text
+// holds more than text, the children are printed and the name is left out,
+// since they carry it. In a row, a cell that is only text
 // prints as that text, quoted ("Item 1"), its role being plain from its
 // place. A link to a place on the same page prints its fragment (#id); a
 // link on the same origin, its path.
@@ -139,7 +138,7 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 	if n.NameFromContent && len(kids) > 0 {
 		if allText(kids) {
 			kids = nil
-		} else if n.Role == "row" || len(name) > maxContentName {
+		} else {
 			name = ""
 		}
 	}
@@ -204,12 +203,6 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 		r.node(c, depth+1, n.Role)
 	}
 }
-
-// maxContentName is the longest name from content printed beside children
-// that say it again: a column header, cell or link is looked for by its
-// name ("columnheader "Price""), which costs the repeat; a long name (and a
-// row's, which is all its cells) is left to the children.
-const maxContentName = 80
 
 // quote writes a name as a double-quoted string, escaping only what would
 // make it ambiguous.

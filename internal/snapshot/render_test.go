@@ -92,14 +92,9 @@ func TestRender(t *testing.T) {
 			"- link \"Read more\"\n",
 		},
 		{
-			"short name from mixed content is kept beside the children",
+			"name from mixed content is left to the children",
 			[]*Node{with(named("link", "Logo Home", named("image", "Logo"), txt("Home")), func(n *Node) { n.NameFromContent = true; n.Ref = "e2" })},
-			"- link \"Logo Home\" [ref=e2]:\n  - image \"Logo\"\n  - text: Home\n",
-		},
-		{
-			"long name from mixed content is left to the children",
-			[]*Node{with(named("cell", strings.Repeat("x", 81), named("button", "Go"), txt(strings.Repeat("x", 78))), func(n *Node) { n.NameFromContent = true })},
-			"- cell:\n  - button \"Go\"\n  - text: " + strings.Repeat("x", 78) + "\n",
+			"- link [ref=e2]:\n  - image \"Logo\"\n  - text: Home\n",
 		},
 		{
 			"a row's name from content is left to its cells",

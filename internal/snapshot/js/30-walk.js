@@ -31,10 +31,9 @@ function statesOf(el, role, active) {
   if (isDisabled(el)) s.push('disabled');
   let exp = el.getAttribute('aria-expanded');
   if (el.localName === 'summary' && el.parentElement && el.parentElement.localName === 'details') exp = el.parentElement.open ? 'true' : 'false';
-  // A drop-down <select> is reported collapsed: its popup is the browser's
-  // own, which a page script cannot see (and which is closed unless a
-  // person opens it).
-  if (role === 'combobox' && el.localName === 'select') exp = 'false';
+  // A combobox says by its role that it opens: only an open one says so
+  // (a drop-down <select>'s own popup is the browser's, never seen open).
+  if (role === 'combobox' && exp === 'false') exp = null;
   if (exp === 'true') s.push('expanded');
   else if (exp === 'false') s.push('expanded=false');
   if (SELECTABLE.has(role)) {
@@ -289,10 +288,15 @@ function plainCells(kids) {
 }
 
 // onlyText reports nodes that are text, or plain wrappers of text only.
+// A wrapper drawn to be clicked (a column header's label with a pointer
+// cursor) counts: the node it sits in is the control.
+const MARKS = new Set(['cursor=pointer', 'clickable', 'focusable']);
+
 function onlyText(nodes) {
   for (const n of nodes) {
     if (typeof n === 'string') continue;
-    if (n.r !== 'generic' || n.k || n.s || n.n || n.v || n.fr || !n.c || !onlyText(n.c)) return false;
+    if (n.r !== 'generic' || n.n || n.v || n.fr || !n.c || !onlyText(n.c)) return false;
+    if (n.s && !MARKS.has(n.s)) return false;
   }
   return true;
 }
@@ -366,6 +370,11 @@ function visit(el, st) {
       const kids = [];
       const s2 = walkInto(el, kids);
       if (!kids.length) return;
+      if (role === 'presentation' && !s2.texts) {
+        // role=none/presentation takes the element out, not its content.
+        st.out.push(...kids);
+        return;
+      }
       walkCount++;
       const node = { r: 'generic', c: kids };
       if (s2.texts) node.i = idOf(s2.texts === 1 && s2.lastCarrier && kids.length === 1 ? s2.lastCarrier : el);
@@ -386,7 +395,8 @@ function visit(el, st) {
   if (mark) states.push(mark);
   if (states.length) node.s = states.join(' ');
   const editor = role === 'textbox' && el.isContentEditable;
-  const v = editor ? '' : valueOf(el, role);
+  // A <select> lists its options, the chosen ones marked: no value.
+  const v = editor || tag === 'select' ? '' : valueOf(el, role);
   if (v) node.v = v;
   if (role === 'link' && el.href) node.u = typeof el.href === 'string' ? el.href : el.href.baseVal;
   if (role === 'iframe') node.fr = 1;
@@ -416,6 +426,12 @@ function visit(el, st) {
         delete node.c;
       }
     }
+  }
+  if (role === 'generic' && !name && !node.c && !v) {
+    // An empty element with nothing to see (a focus trap, a zero-size
+    // handle) is no line: a person cannot see or point at it.
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) return;
   }
   if (name) node.n = name;
   if (fromContent && node.c && onlyText(node.c)) {
