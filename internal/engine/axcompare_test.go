@@ -101,6 +101,8 @@ var folded = map[string]bool{
 	"generic": true, "none": true, "LabelText": true, "strong": true, "emphasis": true, "code": true, "mark": true,
 	"deletion": true, "insertion": true, "subscript": true, "superscript": true, "time": true, "term": true,
 	"definition": true, "Abbr": true, "Ruby": true,
+	// Row groups: their rows belong to the table.
+	"rowgroup": true,
 	// CSS tables (display: table on a div): loupe shows plain containers.
 	"LayoutTable": true, "LayoutTableRow": true, "LayoutTableCell": true,
 }

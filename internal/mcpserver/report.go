@@ -93,10 +93,11 @@ func (s *Server) write(ctx context.Context, op string, in any, full bool) (strin
 }
 
 // snapshot takes a snapshot and remembers it.
-// snapText is a snapshot's text for an MCP agent: a cut one says, in tool
-// calls, how to see the rest.
+// snapText is a snapshot's text for an MCP agent, without the size footer
+// (every result carries its size in _meta, loupe/estimatedTokens): a cut
+// one says, in tool calls, how to see the rest.
 func snapText(o *ops.SnapshotOut) string {
-	t := strings.TrimSuffix(o.Snapshot.Text, "\n")
+	t := body(strings.TrimSuffix(o.Snapshot.Text, "\n"))
 	if o.Truncated {
 		t += fmt.Sprintf("\n(the rest: browser_snapshot with scope set to a ref from above, viewport: true, interactive: true or depth: N; or max_chars above %d)", o.Chars)
 	}

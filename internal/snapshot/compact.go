@@ -16,7 +16,8 @@ import (
 // and it replaces an unnamed container that has exactly one element child
 // by that child (one whose only child is its own text keeps its line), a
 // named container by its only child when that child has the same name, and
-// a clickable wrapper by the one control it draws. Unnamed containers with several children stay, since they carry
+// a clickable wrapper by the one control it draws; a line that only
+// repeats a sibling control's name goes (the name says it once). Unnamed containers with several children stay, since they carry
 // grouping. Named or ref-bearing containers and every semantic node (image,
 // svg, canvas, iframe, list item, table cell, …) stay even when empty. Order,
 // refs, values, URLs and frame boundaries are untouched, and non-empty text
@@ -40,7 +41,7 @@ func compactNode(n *Node) []*Node {
 		}
 		return []*Node{n}
 	}
-	n.Children = Compact(n.Children)
+	n.Children = sayOnce(Compact(n.Children))
 	if isContainer(n) {
 		switch {
 		case len(n.Children) == 0:
@@ -57,10 +58,11 @@ func compactNode(n *Node) []*Node {
 		// holder around its button) says nothing the child does not.
 		return n.Children
 	}
-	if n.Role == "generic" && n.Name == "" && n.Value == "" && !n.Frame && onlyMarks(n.States) &&
+	if (n.Role == "generic" || n.Role == "label") && n.Name == "" && n.Value == "" && !n.Frame && onlyMarks(n.States) &&
 		len(n.Children) == 1 && n.Children[0].Control {
 		// A wrapper drawn around one control (a select's clickable box
-		// around its input) is operated through that control.
+		// around its input, a label around its switch) is operated
+		// through that control.
 		return n.Children
 	}
 	if n.Role == "paragraph" && len(n.Children) == 0 && isBare(n) {
@@ -69,6 +71,45 @@ func compactNode(n *Node) []*Node {
 		return nil
 	}
 	return []*Node{n}
+}
+
+// sayOnce drops, from one node's children, a line of text that only says
+// a sibling control's name again (the label text beside the switch it
+// names): the name says it. Nothing else is dropped.
+func sayOnce(kids []*Node) []*Node {
+	var names map[string]bool
+	for _, c := range kids {
+		if c.Control && c.Name != "" {
+			if names == nil {
+				names = map[string]bool{}
+			}
+			names[c.Name] = true
+		}
+	}
+	if names == nil {
+		return kids
+	}
+	out := kids[:0]
+	for _, c := range kids {
+		if t, ok := lineText(c); ok && names[strings.Join(strings.Fields(t), " ")] {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// lineText returns the text of a node that is nothing but a line of text:
+// a text run, or a plain container or label holding only one.
+func lineText(n *Node) (string, bool) {
+	if n.IsText() {
+		return n.Text, true
+	}
+	if (n.Role == "generic" || n.Role == "label") && !n.Control && n.Name == "" && n.States == "" && n.Value == "" &&
+		!n.Frame && len(n.Children) == 1 && n.Children[0].IsText() {
+		return n.Children[0].Text, true
+	}
+	return "", false
 }
 
 // onlyMarks reports states that only say an element is clickable (a

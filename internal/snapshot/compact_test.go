@@ -144,9 +144,12 @@ func TestCompact(t *testing.T) {
 		{"clickable wrapper of one control is replaced by it", []*Node{with(el("generic", with(named("combobox", "City"), func(n *Node) { n.Control = true })), func(n *Node) {
 			n.Control, n.States, n.Elem = true, "cursor=pointer", 5
 		})}, `combobox"City"`},
-		{"clickable wrapper of a control and text stays", []*Node{with(el("generic", with(named("checkbox", "Agree"), func(n *Node) { n.Control = true }), txt("Agree")), func(n *Node) {
+		{"text said by a sibling control's name goes, and its wrapper with it", []*Node{with(el("label", with(named("checkbox", "Agree"), func(n *Node) { n.Control = true }), el("generic", txt("Agree"))), func(n *Node) {
 			n.Control, n.States = true, "cursor=pointer"
-		})}, `generic[cursor=pointer](checkbox"Agree" "Agree")`},
+		})}, `checkbox"Agree"`},
+		{"clickable wrapper of a control and other text stays", []*Node{with(el("generic", with(named("checkbox", "Agree"), func(n *Node) { n.Control = true }), txt("I agree")), func(n *Node) {
+			n.Control, n.States = true, "cursor=pointer"
+		})}, `generic[cursor=pointer](checkbox"Agree" "I agree")`},
 		{"named wrapper of a child with another name stays", []*Node{named("generic", "Copy", named("button", "Paste"))}, `generic"Copy"(button"Paste")`},
 		{"container with a ref and one element child is replaced", []*Node{with(el("generic", el("button")), func(n *Node) { n.Elem = 4 })}, `button`},
 		{"container with a state", []*Node{with(el("generic", txt("x")), func(n *Node) { n.States = "expanded" })}, `generic[expanded]("x")`},

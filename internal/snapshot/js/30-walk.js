@@ -383,6 +383,14 @@ function visit(el, st) {
     }
   }
   flush(st);
+  if (role === 'rowgroup' && !control && !ariaLabel(el)) {
+    // A row group (a table's head, body or foot) groups nothing a reader
+    // needs: its rows belong to the table.
+    const s2 = { out: st.out, buf: '', carrier: null };
+    walkInline(el, s2, true);
+    flush(s2);
+    return;
+  }
   walkCount++;
   const node = { r: role };
   let [name, fromContent] = accName(el, role, false);
