@@ -16,7 +16,8 @@ import (
 // and it replaces an unnamed container that has exactly one element child
 // by that child (one whose only child is its own text keeps its line), a
 // named container by its only child when that child has the same name, and
-// a clickable wrapper by the one control it draws; a line that only
+// a clickable wrapper by the one control it draws (and around a plain line
+// of text it says that text itself); a line that only
 // repeats a sibling control's name goes (the name says it once). Unnamed containers with several children stay, since they carry
 // grouping. Named or ref-bearing containers and every semantic node (image,
 // svg, canvas, iframe, list item, table cell, …) stay even when empty. Order,
@@ -64,6 +65,13 @@ func compactNode(n *Node) []*Node {
 		// around its input, a label around its switch) is operated
 		// through that control.
 		return n.Children
+	}
+	if n.Role == "generic" && n.Name == "" && n.Value == "" && len(n.Children) == 1 && (n.Control || n.States != "") {
+		if c := n.Children[0]; c.Role == "generic" && !c.Control && c.States == "" && c.Name == "" && c.Value == "" && allText(c.Children) {
+			// A clickable wrapper around a plain line of text says that
+			// text itself (one line, the wrapper's ref).
+			n.Children = c.Children
+		}
 	}
 	if n.Role == "paragraph" && len(n.Children) == 0 && isBare(n) {
 		// An empty paragraph (a status line not yet written) carries

@@ -150,6 +150,9 @@ func TestCompact(t *testing.T) {
 		{"clickable wrapper of a control and other text stays", []*Node{with(el("generic", with(named("checkbox", "Agree"), func(n *Node) { n.Control = true }), txt("I agree")), func(n *Node) {
 			n.Control, n.States = true, "cursor=pointer"
 		})}, `generic[cursor=pointer](checkbox"Agree" "I agree")`},
+		{"clickable wrapper takes the text of its plain text line", []*Node{with(el("generic", el("generic", txt("Show more"))), func(n *Node) {
+			n.Control, n.States, n.Elem = true, "cursor=pointer", 8
+		})}, `generic#8[cursor=pointer]("Show more")`},
 		{"named wrapper of a child with another name stays", []*Node{named("generic", "Copy", named("button", "Paste"))}, `generic"Copy"(button"Paste")`},
 		{"container with a ref and one element child is replaced", []*Node{with(el("generic", el("button")), func(n *Node) { n.Elem = 4 })}, `button`},
 		{"container with a state", []*Node{with(el("generic", txt("x")), func(n *Node) { n.States = "expanded" })}, `generic[expanded]("x")`},
