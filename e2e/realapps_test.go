@@ -414,18 +414,27 @@ func clip(snap string) string {
 	return snap
 }
 
+// click clicks ref. An element in its enter transition (a list or a
+// dialog opening) is refused as NOT_ACTIONABLE "not visible" or "keeps
+// moving", whose hint says to wait: the agent waits for it to be visible
+// and clicks again, for up to 2 s (transitions end by themselves), and
+// the test logs that it had to. Other refusals end the task.
 func (a *realAgent) click(ref string) string {
 	a.t.Helper()
-	r := a.call("browser_click", map[string]any{"ref": ref})
-	if r.isErr && strings.HasPrefix(r.text, "NOT_ACTIONABLE") && strings.Contains(r.text, "not visible") {
-		a.t.Logf("note: click %s: %s\n(waiting for it to be visible, as the hint says)", ref, firstLine(r.text))
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		r := a.call("browser_click", map[string]any{"ref": ref})
+		if !r.isErr {
+			return r.text
+		}
+		transient := strings.HasPrefix(r.text, "NOT_ACTIONABLE") &&
+			(strings.Contains(r.text, "not visible") || strings.Contains(r.text, "keeps moving"))
+		if !transient || time.Now().After(deadline) {
+			a.t.Fatalf("browser_click %s failed:\n%s", ref, r.text)
+		}
+		a.t.Logf("note: click %s: %s\n(waiting for it, as the hint says)", ref, firstLine(r.text))
 		a.do("browser_wait", map[string]any{"ref": ref})
-		r = a.call("browser_click", map[string]any{"ref": ref})
 	}
-	if r.isErr {
-		a.t.Fatalf("browser_click %s failed:\n%s", ref, r.text)
-	}
-	return r.text
 }
 
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
