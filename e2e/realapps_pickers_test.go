@@ -39,6 +39,7 @@ func flatpickrTasks(a *realAgent) {
 	a.task("pickDayInCrossSiteFrame", func(a *realAgent) {
 		// The same picker as a widget another site embeds.
 		snap := a.open("flatpickr-frame.html", "widget connected")
+		a.logSize("flatpickr-frame.html")
 		a.click(a.find(snap, `textbox "Departure date"`))
 		a.click(a.await(`March 22, 2026|(: |")22("|$)`))
 		a.expect("the 22nd is picked in the frame", "window.__result.value", "2026-03-22")
