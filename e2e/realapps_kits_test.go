@@ -4,6 +4,8 @@ package e2e
 // shadow roots and slots), Element Plus (Vue 3), Swagger UI.
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -147,6 +149,26 @@ func elementPlusTasks(a *realAgent) {
 		a.click(a.await(`Norway`))
 		a.click(a.await(`Bergen`))
 		a.expect("the region is Europe / Norway / Bergen", "window.__result.region", []string{"europe", "norway", "bergen"})
+	})
+	a.task("hoverMenuItem", func(a *realAgent) {
+		snap := a.open("element-plus.html", "kit ready")
+		// The Actions menu opens while the pointer is over its button.
+		a.do("browser_hover", map[string]any{"ref": a.find(snap, `button "Actions"`)})
+		a.click(a.await(`menuitem "Archive team"|Archive team`))
+		a.expect("the team is archived", "window.__result.command", "archive")
+	})
+	a.task("attachFile", func(a *realAgent) {
+		if err := os.MkdirAll(a.files, 0o755); err != nil {
+			a.t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(a.files, "minutes.txt"), []byte("minutes of the meeting\n"), 0o644); err != nil {
+			a.t.Fatal(err)
+		}
+		snap := a.open("element-plus.html", "kit ready")
+		// The button opens a file chooser; the file input behind it is
+		// hidden. The agent gives the file to what it sees.
+		a.do("browser_upload", map[string]any{"ref": a.find(snap, `button "Attach a file"`), "files": []string{"minutes.txt"}})
+		a.expect("the file is attached", "window.__result.files", []string{"minutes.txt:23"})
 	})
 	a.task("increaseNumber", func(a *realAgent) {
 		snap := a.open("element-plus.html", "kit ready")

@@ -203,6 +203,7 @@ type realAgent struct {
 	ctx   context.Context
 	cs    *mcp.ClientSession
 	sites *realSites
+	files string    // the session's files directory (browser_upload names files in it)
 	steps *[]string // this task's tool calls, printed when it fails
 }
 
@@ -223,14 +224,14 @@ func startRealAgent(t *testing.T, sites *realSites) *realAgent {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return &realAgent{t: t, ctx: ctx, cs: cs, sites: sites}
+	return &realAgent{t: t, ctx: ctx, cs: cs, sites: sites, files: filepath.Join(e.home, "sessions", "mcp", "files")} // loupe mcp's session is "mcp"
 }
 
 // task runs one task as a subtest with the agent bound to its t.
 func (a *realAgent) task(name string, f func(a *realAgent)) {
 	a.t.Run(name, func(t *testing.T) {
 		var steps []string
-		ta := &realAgent{t: t, ctx: a.ctx, cs: a.cs, sites: a.sites, steps: &steps}
+		ta := &realAgent{t: t, ctx: a.ctx, cs: a.cs, sites: a.sites, files: a.files, steps: &steps}
 		t.Cleanup(func() {
 			if t.Failed() {
 				t.Logf("the task's tool calls:\n%s", strings.Join(steps, "\n"))
