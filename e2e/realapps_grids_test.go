@@ -35,6 +35,13 @@ func agGridTasks(a *realAgent) {
 		a.typeText(a.find(snap, `textbox "Product[^"]*"`), "Product 777")
 		a.expect("one row is left", "window.__result.shown", []string{"Product 777"})
 	})
+	a.task("dragColumnFirst", func(a *realAgent) {
+		snap := a.open("ag-grid.html", "grid ready")
+		// Drag the Price header onto the Product header: Price moves
+		// before Product.
+		a.do("browser_drag", map[string]any{"from": a.find(snap, `columnheader "Price"`), "to": a.find(snap, `columnheader "Product"`)})
+		a.expect("Price is the first column", "window.__result.columns", []string{"price", "product", "qty"})
+	})
 	a.task("scrollToRow500", func(a *realAgent) {
 		snap := a.open("ag-grid.html", "grid ready")
 		// Product 500 is far below the rows in the DOM: turn the wheel
