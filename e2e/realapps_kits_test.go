@@ -60,6 +60,13 @@ func shoelaceTasks(a *realAgent) {
 		a.click(a.await(`button "Close"`))
 		a.expect("the dialog was closed by its close button", "window.__result.dialogClosedBy", "close-button")
 	})
+	a.task("escapeClosesDialog", func(a *realAgent) {
+		snap := a.open("shoelace.html", "kit ready")
+		a.click(a.find(snap, `button "Delete project"`))
+		a.await(`button "Confirm"`)
+		a.press("Escape")
+		a.expect("the dialog was closed from the keyboard", "window.__result.dialogClosedBy", "keyboard")
+	})
 	a.task("switchTab", func(a *realAgent) {
 		snap := a.open("shoelace.html", "kit ready")
 		a.click(a.find(snap, `tab "Billing"`))

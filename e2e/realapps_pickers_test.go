@@ -99,6 +99,15 @@ func tomSelectTasks(a *realAgent) {
 		a.press("Enter")
 		a.expect("Canada is chosen", "window.__result.country", "CA")
 	})
+	a.task("createTag", func(a *realAgent) {
+		snap := a.open("tom-select.html", "form ready")
+		// A color that is not in the list is added by typing it, Enter.
+		a.click(a.find(snap, `combobox "Colors"`))
+		a.typeText("", "Purple")
+		a.await(`(?i)add[^\n]*purple`)
+		a.press("Enter")
+		a.expect("purple is added", "window.__result.colors", []string{"red", "blue", "Purple"})
+	})
 	a.task("removeTag", func(a *realAgent) {
 		snap := a.open("tom-select.html", "form ready")
 		// Each chosen color is a tag with its own remove (×) control:
