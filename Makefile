@@ -8,8 +8,9 @@ export PATH := $(PATH):/usr/local/go/bin
 demo: chromium build
 	$(GO) run ./cmd/demo -loupe bin/loupe
 
-## test: install Chromium if missing, then vet and run every test (race detector on)
+## test: install Chromium (and gcc, npm) if missing, the corpus, then vet and run every test (race detector on)
 test: chromium corpus
+	@scripts/ensure-deb.sh gcc gcc libc6-dev
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
 
@@ -21,6 +22,7 @@ chromium:
 
 ## corpus: the real-app corpus of e2e/realapps (widget libraries at the versions its lock pins)
 corpus:
+	@scripts/ensure-deb.sh npm nodejs npm
 	cd e2e/realapps && npm ci --no-audit --no-fund
 
 ## bench: Go benchmarks on this machine (see BENCHMARKS.md for the peer bench)
