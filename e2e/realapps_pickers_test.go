@@ -95,7 +95,7 @@ func tomSelectTasks(a *realAgent) {
 		// Type until the wanted country is the first suggestion, Enter.
 		a.click(a.find(snap, `combobox "Ship to"`))
 		a.typeText("", "Cana")
-		a.await(`option "Canada"`)
+		a.await(`option "Canada" \[selected\]`) // the highlighted suggestion
 		a.press("Enter")
 		a.expect("Canada is chosen", "window.__result.country", "CA")
 	})
