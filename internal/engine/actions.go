@@ -105,6 +105,7 @@ type agentResult struct {
 	Multiple bool     `json:"multiple"`
 	Values   []string `json:"values"`
 	Seq      int64    `json:"seq"`
+	I        int64    `json:"i"` // another element the action goes to (fileInput)
 	Seen     bool     `json:"seen"`
 	// Via says where the input went in the element's stead: through the
 	// label or drawn wrapper of a hidden native toggle, or at a part of
@@ -524,7 +525,12 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths []string) (*ActionRe
 	if len(paths) > 1 && !r.Multiple {
 		return nil, apitype.Errorf(apitype.BadInput, "%s takes one file, got %d", tg.ref, len(paths))
 	}
-	obj, err := t.objectOf(ctx, tg.w, tg.elem)
+	elem := tg.elem
+	if r.I != 0 {
+		// An upload button: its own (hidden) file input takes the files.
+		elem, tg.via = r.I, r.Via
+	}
+	obj, err := t.objectOf(ctx, tg.w, elem)
 	if err != nil {
 		return nil, t.docErr(tg.ref, err)
 	}

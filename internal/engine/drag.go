@@ -18,14 +18,18 @@ import (
 // path, not a jump.
 const dragSteps = 8
 
+// dragDwell is how many animation frames the pointer rests at the drop
+// point before the release (about 65 ms at 60 frames a second).
+const dragDwell = 4
+
 // Drag presses the mouse on one element, moves it to another and releases
 // it there, with trusted input. Both work: pointer-driven drags (the page
 // follows mousemove) and HTML5 drag and drop (draggable elements). For the
 // latter the browser is asked to hand the drag to loupe
 // (Input.setInterceptDrags) once it starts, and loupe delivers dragenter,
 // dragover and drop at the target itself: a headless browser has no
-// platform drag loop to do it. The target's point is found after the press,
-// so it may scroll into view during the drag.
+// platform drag loop to do it. The target is scrolled into view before the
+// press, and its point is found again after it (the press may have moved it).
 func (t *Tab) Drag(ctx context.Context, from, to string) (*ActionResult, error) {
 	t.op.Lock()
 	defer t.op.Unlock()
@@ -35,6 +39,13 @@ func (t *Tab) Drag(ctx context.Context, from, to string) (*ActionResult, error) 
 	}
 	dst, err := t.resolve(ctx, to)
 	if err != nil {
+		return nil, err
+	}
+	// The target is brought into view first, as a person scrolls to see
+	// where an item goes before picking it up: a page that follows the
+	// pointer (a sortable list) must not scroll under a held button. The
+	// source comes next (scrolled only if that hid it).
+	if _, _, err := t.point(ctx, dst, false, false); err != nil {
 		return nil, err
 	}
 	x0, y0, err := t.point(ctx, src, true, true)
@@ -87,10 +98,25 @@ func (t *Tab) Drag(ctx context.Context, from, to string) (*ActionResult, error) 
 			return nil, t.releaseAfter(ctx, x1, y1, err)
 		}
 	} else {
+		// One move per animation frame, as a hand moves, and a few frames'
+		// dwell at the drop point before the release: pages that follow
+		// the pointer (a sortable list in its pointer mode) act on the
+		// positions they have drawn, some on a timer of their own.
+		frame := func() error {
+			return t.evalIn(ctx, src.w, "new Promise(r => requestAnimationFrame(() => r(true)))", nil)
+		}
 		for i := 1; i <= dragSteps; i++ {
 			f := float64(i) / dragSteps
 			if err := input.DragMove(ctx, t.sess, x0+6+(x1-x0-6)*f, y0+6+(y1-y0-6)*f); err != nil {
 				return nil, t.releaseAfter(ctx, x0, y0, err)
+			}
+			if err := frame(); err != nil {
+				return nil, t.releaseAfter(ctx, x1, y1, err)
+			}
+		}
+		for range dragDwell {
+			if err := frame(); err != nil {
+				return nil, t.releaseAfter(ctx, x1, y1, err)
 			}
 		}
 	}

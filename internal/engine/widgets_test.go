@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -199,5 +201,23 @@ func TestWidgetsTallElement(t *testing.T) {
 	}
 	if _, err := tab.Click(ctxT(t), tall, ClickOptions{}); err != nil {
 		t.Fatalf("click on the tall element's visible part: %v", err)
+	}
+}
+
+// TestWidgetsUploadButton: an upload button whose file input is hidden
+// inside it takes the files through that input.
+func TestWidgetsUploadButton(t *testing.T) {
+	tab := openTab(t, "widgets.html")
+	s := snap(t, tab)
+	f := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(f, []byte("hi"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := tab.Upload(ctxT(t), ref(t, s, "button", "Attach a file"), []string{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := outText(t, tab); out != "attached notes.txt" || !strings.Contains(r.Note, "through its file input input#file") {
+		t.Fatalf("upload through the button: out %q note %q", out, r.Note)
 	}
 }

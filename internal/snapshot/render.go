@@ -43,7 +43,8 @@ type Rendered struct {
 // A name computed from the node's content is not repeated by text children
 // (a link "Home" does not print "Home" again below it); when the content
 // holds more than text, the children are printed and the name is left out,
-// since they carry it. In a row, a cell that is only text
+// since they carry it, except a short one on a role looked up by name
+// (lookedUpByName). In a row, a cell that is only text
 // prints as that text, quoted ("Item 1"), its role being plain from its
 // place. A link to a place on the same page prints its fragment (#id); a
 // link on the same origin, its path.
@@ -138,7 +139,7 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 	if n.NameFromContent && len(kids) > 0 {
 		if allText(kids) {
 			kids = nil
-		} else {
+		} else if !lookedUpByName[n.Role] || len(name) > maxContentName {
 			name = ""
 		}
 	}
@@ -203,6 +204,18 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 		r.node(c, depth+1, n.Role)
 	}
 }
+
+// lookedUpByName are roles an agent finds by their name (the column to
+// sort, the folder to open, the tab to switch to): a short name from their
+// content stays on their line beside children that hold more than text.
+// Other roles (a cell, a row) leave it to the children, which say it.
+var lookedUpByName = map[string]bool{
+	"columnheader": true, "rowheader": true, "treeitem": true, "tab": true, "option": true, "menuitem": true,
+	"menuitemcheckbox": true, "menuitemradio": true, "link": true, "heading": true,
+}
+
+// maxContentName bounds such a repeated name.
+const maxContentName = 60
 
 // quote writes a name as a double-quoted string, escaping only what would
 // make it ambiguous.

@@ -92,9 +92,14 @@ func TestRender(t *testing.T) {
 			"- link \"Read more\"\n",
 		},
 		{
+			"a short name from mixed content stays on a column header",
+			[]*Node{with(named("columnheader", "Age Sort by Age", txt("Age"), named("button", "Sort by Age")), func(n *Node) { n.NameFromContent = true })},
+			"- columnheader \"Age Sort by Age\":\n  - text: Age\n  - button \"Sort by Age\"\n",
+		},
+		{
 			"name from mixed content is left to the children",
-			[]*Node{with(named("link", "Logo Home", named("image", "Logo"), txt("Home")), func(n *Node) { n.NameFromContent = true; n.Ref = "e2" })},
-			"- link [ref=e2]:\n  - image \"Logo\"\n  - text: Home\n",
+			[]*Node{with(named("cell", "Logo Home", named("image", "Logo"), txt("Home")), func(n *Node) { n.NameFromContent = true; n.Ref = "e2" })},
+			"- cell [ref=e2]:\n  - image \"Logo\"\n  - text: Home\n",
 		},
 		{
 			"a row's name from content is left to its cells",

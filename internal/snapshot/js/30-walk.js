@@ -393,7 +393,10 @@ function visit(el, st) {
   }
   walkCount++;
   const node = { r: role };
-  let [name, fromContent] = accName(el, role, false);
+  // Inside an aria-hidden subtree nothing has an accessible name: what an
+  // element shows is printed as its text (a hidden copy's "Save" button is
+  // `button: Save`, never `button "Save"`).
+  let [name, fromContent] = inAriaHidden ? ['', false] : accName(el, role, false);
   // A cell's id waits for its row: a row of plain cells prints them on its
   // own line, and they take no ref.
   if (role === 'cell' && !control) pendingCells.push([node, el]);
@@ -422,7 +425,7 @@ function visit(el, st) {
   } else if (tag === 'details' && !el.open) {
     const sum = Array.from(el.children).find((c) => c.localName === 'summary');
     if (sum) { const kids = []; const s2 = { out: kids, buf: '', carrier: null }; visit(sum, s2); flush(s2); if (kids.length) node.c = kids; }
-  } else if (!LEAF_ROLES.has(role) || editor) {
+  } else if (!LEAF_ROLES.has(role) || editor || inAriaHidden) {
     const kids = [];
     walkInto(el, kids);
     if (kids.length) node.c = kids;

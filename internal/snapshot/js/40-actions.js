@@ -445,13 +445,26 @@ async function frameOffset(id, x, y, hit) {
   return { ok: true, x: X, y: Y };
 }
 
-// fileInput checks the element takes files.
+// fileInput checks the element takes files: a file input, or a control
+// that stands for one (an upload button that opens the browser's file
+// chooser from a hidden file input inside it, or the label of one); i is
+// then the file input's id.
 function fileInput(id) {
   const el = target(id);
   if (!el) return fail('gone');
-  if (!(el.localName === 'input' && el.type === 'file')) return fail('notfile', describe(el));
-  if (isDisabled(el)) return fail('disabled', describe(el));
-  return { ok: true, multiple: el.multiple };
+  const isFile = (n) => n && n.localName === 'input' && n.type === 'file';
+  let input = isFile(el) ? el : null;
+  if (!input && el.localName === 'label' && isFile(el.control)) input = el.control;
+  if (!input) {
+    const inside = el.querySelectorAll('input[type=file]');
+    if (inside.length === 1) input = inside[0];
+    else if (inside.length > 1) return fail('notfile', describe(el) + ' holds ' + inside.length + ' file inputs; use the one you mean');
+  }
+  if (!input) return fail('notfile', describe(el));
+  if (isDisabled(input)) return fail('disabled', describe(input));
+  const out = { ok: true, multiple: input.multiple };
+  if (input !== el) { out.i = idOf(input); out.via = 'through its file input ' + describe(input); }
+  return out;
 }
 
 // els returns the elements with the given ids (null where gone), for bulk
