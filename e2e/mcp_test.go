@@ -377,3 +377,34 @@ func TestMCPAttachCDP(t *testing.T) {
 		t.Fatalf("the attached browser did not survive the MCP server: %v", err)
 	}
 }
+
+// TestMCPSnapshotBudget: browser_snapshot has a default budget; a cut
+// snapshot says so in its text, with the tool calls that get the rest, and
+// max_chars raises it.
+func TestMCPSnapshotBudget(t *testing.T) {
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.Command(loupeBin, "mcp")
+	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
+	client := mcp.NewClient(&mcp.Implementation{Name: "loupe-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	m := mcpCaller{t, ctx, cs}
+	m.ok("browser_navigate", map[string]any{"url": srv.Page("large.html"), "snapshot": false})
+	cut := m.ok("browser_snapshot", nil)
+	if len(cut) > 41000 || !regexp.MustCompile(`\[truncated: \d+ of \d+ lines shown\]\n\(the rest: browser_snapshot with scope`).MatchString(cut) {
+		t.Fatalf("default snapshot of the large page (%d chars) is not cut with a note:\n%s", len(cut), cut[max(0, len(cut)-400):])
+	}
+	whole := m.ok("browser_snapshot", map[string]any{"max_chars": 5000000})
+	if strings.Contains(whole, "[truncated") || !strings.Contains(whole, "MK-LARGE-BOTTOM-7f3b") {
+		t.Fatalf("max_chars did not lift the budget (%d chars)", len(whole))
+	}
+	if !strings.HasPrefix(whole, cut[:strings.Index(cut, "[truncated")]) {
+		t.Fatal("the cut snapshot is not the start of the whole one")
+	}
+}

@@ -262,6 +262,7 @@ func (t *Tab) Click(ctx context.Context, ref string, o ClickOptions) (*ActionRes
 		o.Button = "left"
 	}
 	settle := t.inputSettler(ctx, tg)
+	landed := t.guardPress(ctx, tg)
 	if err := input.Click(ctx, t.sess, x, y, o.Button, o.Count, o.Modifiers); err != nil {
 		var ap *input.AfterPressError
 		if errors.As(err, &ap) && errors.Is(err, cdp.ErrSessionGone) {
@@ -274,6 +275,9 @@ func (t *Tab) Click(ctx context.Context, ref string, o ClickOptions) (*ActionRes
 		return nil, executedErr(err)
 	}
 	settle()
+	if err := landed(); err != nil {
+		return nil, err
+	}
 	r := t.result(tg)
 	r.X, r.Y = x, y
 	return r, nil
@@ -299,6 +303,27 @@ func (t *Tab) inputSettler(ctx context.Context, tg *resolved) func() {
 	return func() {
 		var r agentResult
 		_ = t.agentCall(ctx, tg.w, "awaitInput", &r, before.Seq, clickSettle.Milliseconds())
+	}
+}
+
+// guardPress arms the page agent's press guard for a click on tg (see
+// onGuarded in js/40-actions.js) and returns the check to run after the
+// click: an error when the press landed elsewhere (the page moved under
+// the pointer) and was stopped. The page's own handlers did not see it,
+// unless they listen at the window in the capture phase; so the error
+// does not claim the click certainly did not run.
+func (t *Tab) guardPress(ctx context.Context, tg *resolved) func() error {
+	var armed agentResult
+	if err := t.agentCall(ctx, tg.w, "armGuard", &armed, tg.elem); err != nil || !armed.OK {
+		return func() error { return nil }
+	}
+	return func() error {
+		var r agentResult
+		if err := t.agentCall(ctx, tg.w, "guardResult", &r); err != nil || r.Detail == "" {
+			return nil
+		}
+		return apitype.Errorf(apitype.NotActionable,
+			"%s moved as it was clicked: the press landed on %s and was stopped before the page's handlers saw it", tg.ref, r.Detail).Executed()
 	}
 }
 
@@ -492,8 +517,14 @@ func (t *Tab) SetChecked(ctx context.Context, ref string, want bool) (*ActionRes
 	if err != nil {
 		return nil, err
 	}
+	settle := t.inputSettler(ctx, tg)
+	landed := t.guardPress(ctx, tg)
 	if err := input.Click(ctx, t.sess, x, y, "left", 1, 0); err != nil {
 		return nil, executedErr(err)
+	}
+	settle()
+	if err := landed(); err != nil {
+		return nil, err
 	}
 	st, err = t.state(ctx, tg)
 	if err != nil {

@@ -221,3 +221,25 @@ func TestWidgetsUploadButton(t *testing.T) {
 		t.Fatalf("upload through the button: out %q note %q", out, r.Note)
 	}
 }
+
+// TestWidgetsPressGuard: when the page moves something over the target
+// between loupe's check and the press (a promo shown as the pointer
+// enters), the press is stopped and reported, and nothing is clicked.
+func TestWidgetsPressGuard(t *testing.T) {
+	tab := openTab(t, "widgets.html")
+	s := snap(t, tab)
+	_, err := tab.Click(ctxT(t), ref(t, s, "button", "Hover trap"), ClickOptions{})
+	e := wantCode(t, err, apitype.NotActionable)
+	if e.NotExecuted || !strings.Contains(e.Message, "div#trap") {
+		t.Fatalf("want a stopped press on the promo, reported as possibly executed: %+v", e)
+	}
+	if out := outText(t, tab); out != "none" {
+		t.Fatalf("the stopped press clicked something: %q", out)
+	}
+	// The next click, with the promo now on top, is refused before input.
+	s = snap(t, tab)
+	_, err = tab.Click(ctxT(t), ref(t, s, "button", "Hover trap"), ClickOptions{})
+	if e := wantCode(t, err, apitype.NotActionable); !e.NotExecuted {
+		t.Fatalf("a covered button must be refused before any input: %+v", e)
+	}
+}

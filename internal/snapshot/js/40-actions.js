@@ -16,6 +16,50 @@ addEventListener('mouseup', (e) => {
   for (const w of upWaiters) w();
 }, true);
 
+// The press guard: a click is aimed at the centre prepare measured, but
+// the page may move between that check and the press (a popup still
+// animating open). The first trusted press after armGuard must land on the
+// element, its own widget part or the label that draws it; otherwise that
+// press and its release and click are stopped at the window, before the
+// page's own handlers (except window capture listeners added earlier), and
+// the engine reports where it landed. Only the press is checked: a page
+// may re-render the element under the pointer once it is pressed.
+let guard = null;
+let prepared = null; // {el, via} of the last prepare
+
+function onGuarded(e) {
+  const g = guard;
+  if (!g || !e.isTrusted) return;
+  if (!g.decided) {
+    g.decided = true;
+    const t = e.composedPath()[0];
+    const hit = t && t.nodeType === 1 ? t : t && t.parentElement;
+    const el = g.el;
+    const fine = hit && (ownPart(el, hit) || (g.via && (hit === g.via || flatContains(g.via, hit))));
+    if (fine) return;
+    g.blocked = hit ? describe(hit) : 'nothing';
+  }
+  if (g.blocked) {
+    e.stopImmediatePropagation();
+    e.preventDefault();
+  }
+}
+
+for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click']) addEventListener(type, onGuarded, true);
+
+function armGuard(id) {
+  const el = target(id);
+  if (!el) return fail('gone');
+  guard = { el, via: prepared && prepared.el === el ? prepared.via : null, decided: false, blocked: '' };
+  return { ok: true };
+}
+
+function guardResult() {
+  const g = guard;
+  guard = null;
+  return { ok: true, detail: g && g.decided ? g.blocked : '' };
+}
+
 function inputSeq() {
   return { ok: true, seq: upSeq };
 }
@@ -85,6 +129,15 @@ const WIDGET_ROLES = new Set(['button', 'checkbox', 'combobox', 'listbox', 'opti
 // on one of them is never "part of" another control.
 const OTHER_CONTROLS = 'a[href], button, input, select, textarea, [role=button], [role=link], [role=checkbox], [role=switch], [role=option], [role=menuitem], [role=tab]';
 
+// takesText reports a field a person types in or picks a value for: what
+// a widget draws over it is its placeholder or value.
+function takesText(el) {
+  if (el.isContentEditable || el.localName === 'textarea') return true;
+  if (el.localName === 'input') return !NOT_TEXT_INPUTS.has(el.type);
+  const r = roleOf(el);
+  return r === 'combobox' || r === 'textbox' || r === 'searchbox' || r === 'spinbutton';
+}
+
 function area(el) {
   const r = el.getBoundingClientRect();
   return r.width * r.height;
@@ -124,10 +177,11 @@ function ownPart(el, hit) {
     }
     const role = roleOf(p);
     if (WIDGET_ROLES.has(role) || hasLabelAttr(p) || p.localName === 'label') return true;
-    // A wrapper that only draws the control: the part on top is its drawn
-    // text (a placeholder, the current value), not an empty overlay,
-    // which may well be there to block input.
-    return area(p) <= limit && collapse(hit.innerText || '') !== '';
+    // A wrapper that only draws a text field or combobox: the part on top
+    // is its drawn text (a placeholder, the current value), not an empty
+    // overlay (which may well be there to block input), and not over a
+    // button or link (text over those is something else: a promo, a badge).
+    return area(p) <= limit && collapse(hit.innerText || '') !== '' && takesText(el);
   }
   return false;
 }
@@ -239,6 +293,7 @@ async function prepare(id, o) {
       if (!(lbl && lbl.control === el)) part = describe(hit);
     }
   }
+  prepared = { el, via };
   const out = { ok: true, x, y, w: r.width, h: r.height };
   if (via) out.via = 'through ' + describe(via) + ' (it draws the input)';
   else if (part) out.via = 'at ' + part + ' (its own widget part, on top)';
@@ -473,4 +528,4 @@ function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { inputSeq, awaitInput, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
+return { armGuard, guardResult, inputSeq, awaitInput, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
