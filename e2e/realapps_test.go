@@ -85,18 +85,15 @@ func startRealSites(t *testing.T) *realSites {
 func (s *realSites) handler() http.Handler {
 	files := http.FileServer(http.Dir(realappsDir))
 	mux := http.NewServeMux()
-	mux.HandleFunc("/api/openapi.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, petSpec, "http://"+r.Host+"/api", "http://"+r.Host+"/api/v2")
-	})
-	mux.HandleFunc("/api/big.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(bigSpec("http://"+r.Host+"/api/big", 0))
-	})
-	mux.HandleFunc("/api/huge.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(bigSpec("http://"+r.Host+"/api/big", 40))
-	})
+	// The API documents are files of the corpus (pages/openapi*.json,
+	// with server URLs relative to this origin), read by the size bench
+	// and the fidelity test too.
+	for route, file := range map[string]string{"/api/openapi.json": "openapi.json", "/api/big.json": "openapi-big.json", "/api/huge.json": "openapi-huge.json"} {
+		mux.HandleFunc(route, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			http.ServeFile(w, r, filepath.Join(realappsDir, "pages", file))
+		})
+	}
 	mux.HandleFunc("/api/big/{res}/{id}/report", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.hits = append(s.hits, r.Method+" "+r.URL.Path)
@@ -138,63 +135,6 @@ func (s *realSites) handler() http.Handler {
 	return mux
 }
 
-// petSpec is the OpenAPI document of the swagger page; the two %s are
-// the bases of the API's two versions.
-const petSpec = `{
-  "openapi": "3.0.3",
-  "info": {"title": "Pet Store", "version": "1.0.0", "description": "A small pet API served on loopback."},
-  "servers": [{"url": "%s", "description": "version 1"}, {"url": "%s", "description": "version 2"}],
-  "paths": {
-    "/pets/{petId}": {
-      "get": {
-        "summary": "Find a pet by its id",
-        "operationId": "getPet",
-        "parameters": [{"name": "petId", "in": "path", "required": true, "description": "id of the pet", "schema": {"type": "integer"}}],
-        "responses": {"200": {"description": "the pet", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Pet"}}}}}
-      }
-    }
-  },
-  "components": {"schemas": {"Pet": {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "status": {"type": "string"}}}}}
-}`
-
-// bigResources are the tags of the big API (bigSpec); warehouses sorts
-// last.
-var bigResources = []string{"stores", "orders", "users", "carts", "payments", "refunds", "invoices", "shipments",
-	"reviews", "coupons", "suppliers", "products", "categories", "webhooks", "teams", "warehouses"}
-
-// bigSpec is an OpenAPI document the size of a real service's: 16 tags
-// of 8 operations each, or more tags (bins16, bins17, …, which sort
-// before warehouses) to reach a platform's size.
-func bigSpec(base string, tags int) []byte {
-	res := bigResources
-	for i := len(res); i < tags; i++ {
-		res = append(res, fmt.Sprintf("bins%02d", i))
-	}
-	paths := map[string]any{}
-	for _, res := range res {
-		one := strings.TrimSuffix(strings.TrimSuffix(res, "s"), "ie") // stores -> store
-		if res == "categories" {
-			one = "category"
-		}
-		id := one + "Id"
-		param := []any{map[string]any{"name": id, "in": "path", "required": true, "schema": map[string]any{"type": "integer"}}}
-		op := func(summary string, params []any) map[string]any {
-			o := map[string]any{"tags": []string{res}, "summary": summary, "responses": map[string]any{"200": map[string]any{"description": "ok"}}}
-			if params != nil {
-				o["parameters"] = params
-			}
-			return o
-		}
-		paths["/"+res] = map[string]any{"get": op("List "+res, nil), "post": op("Create a "+one, nil)}
-		paths["/"+res+"/{"+id+"}"] = map[string]any{"get": op("Get a "+one, param), "put": op("Replace a "+one, param),
-			"patch": op("Update a "+one, param), "delete": op("Delete a "+one, param)}
-		paths["/"+res+"/{"+id+"}/history"] = map[string]any{"get": op("History of a "+one, param)}
-		paths["/"+res+"/{"+id+"}/report"] = map[string]any{"get": op("Report of a "+one, param)}
-	}
-	b, _ := json.Marshal(map[string]any{"openapi": "3.0.3", "info": map[string]any{"title": "Commerce API", "version": "2.4.0"},
-		"servers": []any{map[string]any{"url": base}}, "paths": paths})
-	return b
-}
 
 // realAgent is the scripted agent of one library: one `loupe mcp
 // --allow-eval` and the sites. Each task runs as a subtest with its own t.

@@ -26,23 +26,26 @@ const runs = +arg('--runs', '1');
 const dump = arg('--dump', ''); // a folder for each snapshot's text
 
 // The corpus pages and the text each shows once its widget is up.
+// Every page the corpus's tasks open (e2e/realapps_*_test.go).
 const PAGES = [
-  ['ag-grid.html', 'grid ready'], ['codemirror.html', 'editor ready'], ['element-plus.html', 'kit ready'],
-  ['flatpickr.html', 'picker ready'], ['leaflet.html', 'map ready'], ['quill.html', 'editor connected'],
+  ['ag-grid.html', 'grid ready'], ['codemirror.html', 'editor ready'], ['codemirror.html?long', 'editor ready: 400 lines'],
+  ['element-plus.html', 'kit ready'], ['flatpickr.html', 'picker ready'], ['flatpickr-frame.html', 'widget connected'],
+  ['leaflet.html', 'map ready'], ['material.html', 'kit ready'], ['quill.html', 'editor connected'],
   ['shoelace.html', 'kit ready'], ['sortable.html', 'lists ready'], ['swagger.html', 'explorer ready'],
-  ['tom-select.html', 'form ready'],
+  ['swagger-big.html', 'explorer ready'], ['swagger-big.html?huge', 'explorer ready'], ['tom-select.html', 'form ready'],
 ];
 
-const SPEC = JSON.parse(await readFile(join(ROOT, 'pages', 'openapi.json'), 'utf8'));
+// The API documents the swagger pages load (as the e2e server serves them).
+const SPECS = { '/api/openapi.json': 'openapi.json', '/api/big.json': 'openapi-big.json', '/api/huge.json': 'openapi-huge.json' };
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
   '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json', '.woff2': 'font/woff2', '.ttf': 'font/ttf' };
 
 async function serve(host, vars) {
   const srv = http.createServer(async (req, res) => {
     const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (p === '/api/openapi.json') {
+    if (SPECS[p]) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      return res.end(JSON.stringify(SPEC));
+      return res.end(await readFile(join(ROOT, 'pages', SPECS[p])));
     }
     if (p.startsWith('/api/')) { res.writeHead(200, { 'content-type': 'application/json' }); return res.end('{}'); }
     const file = normalize(join(ROOT, p));

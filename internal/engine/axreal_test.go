@@ -25,6 +25,7 @@ var realPages = []struct{ page, ready string }{
 	{"element-plus.html", "kit ready"},
 	{"flatpickr.html", "picker ready"},
 	{"leaflet.html", "map ready"},
+	{"material.html", "kit ready"},
 	{"quill-editor.html", "editor ready"},
 	{"shoelace.html", "kit ready"},
 	{"sortable.html", "lists ready"},

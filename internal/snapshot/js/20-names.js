@@ -147,11 +147,28 @@ function pseudoText(el, which) {
 // labelsText joins the text of the element's <label>s. A hidden label
 // names nothing; the labelled control's own value is left out.
 function labelsText(el, ctx) {
-  const labels = el.labels;
+  const labels = el.labels || customLabels(el);
   if (!labels || !labels.length) return '';
   const parts = [];
   for (const l of labels) parts.push(textAlt(l, { inLabelledBy: ctx.inLabelledBy, includeHidden: ctx.includeHidden, skip: el }));
   return collapse(parts.join(' '));
+}
+
+// customLabels are the <label>s of a form-associated custom element (a
+// design system's checkbox or switch: <label><md-checkbox>…): its labels
+// live on its ElementInternals, which a page script cannot read, so they
+// are found as HTML finds them, by the label's control.
+function customLabels(el) {
+  // (The element's class is the page's, unseen from this world; a label's
+  // control, which the DOM computes, says whether it is labelable.)
+  if (!el.localName.includes('-')) return null;
+  const out = [];
+  const anc = el.parentElement && el.parentElement.closest('label');
+  if (anc && anc.control === el) out.push(anc);
+  if (el.id && el.getRootNode().querySelectorAll) {
+    for (const l of el.getRootNode().querySelectorAll('label[for="' + CSS.escape(el.id) + '"]')) if (l.control === el && !out.includes(l)) out.push(l);
+  }
+  return out;
 }
 
 function firstChild(el, tag) {
@@ -228,6 +245,10 @@ function nativeName(el, role, ctx, top) {
     }
     case 'optgroup': return collapse(el.getAttribute('label') || '');
     case 'option': return el.hasAttribute('label') ? collapse(el.getAttribute('label')) : '';
+  }
+  if (top && el.localName.includes('-')) {
+    const l = labelsText(el, ctx);
+    if (l) return l;
   }
   if (el.namespaceURI === SVG_NS) {
     const t = firstChild(el, 'title');
