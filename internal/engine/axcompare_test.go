@@ -415,6 +415,9 @@ func axStates(n *accessibility.Node) string {
 func comparedStates(states, role string) string {
 	var out []string
 	for _, f := range strings.Fields(states) {
+		if f == "collapsed" {
+			f = "expanded=false" // loupe's shorter spelling
+		}
 		switch k, _, _ := strings.Cut(f, "="); k {
 		case "checked", "pressed", "expanded", "disabled", "selected", "required", "readonly", "invalid":
 			out = append(out, f)

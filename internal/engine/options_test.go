@@ -76,16 +76,16 @@ func TestSnapshotCursor(t *testing.T) {
 	for _, l := range strings.Split(s.Text, "\n") {
 		ref := refOfLine(l)
 		switch {
-		case strings.Contains(l, "[cursor=pointer]") && strings.Contains(l, "Card one"):
+		case strings.Contains(l, "[clickable]") && strings.Contains(l, "Card one"):
 			card1 = ref
 		case strings.Contains(l, "[clickable]") && strings.Contains(l, "Card two"):
 			card2 = ref
-		case strings.Contains(l, "[cursor=pointer]"):
+		case strings.Contains(l, "[clickable]") && strings.Contains(l, "Framed"):
 			framed = ref
 		}
 	}
-	if card1 == "" || card2 == "" || framed == "" || strings.Count(s.Text, "[cursor=pointer]") != 2 {
-		t.Fatalf("want two cursor controls (a card, one in the frame) and a handler:\n%s", s.Text)
+	if card1 == "" || card2 == "" || framed == "" || strings.Count(s.Text, "[clickable]") != 3 {
+		t.Fatalf("want three clickable controls (a card with a pointer cursor, one in the frame, one with a handler):\n%s", s.Text)
 	}
 	if !regexp.MustCompile(`- generic \[ref=e\d+\]: Plain text, not clickable`).MatchString(s.Text) || strings.Contains(s.Text, "details [cursor") {
 		t.Fatalf("plain text must be a plain line with a ref, an inheriting child nothing:\n%s", s.Text)

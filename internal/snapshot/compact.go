@@ -125,7 +125,7 @@ func lineText(n *Node) (string, bool) {
 func onlyMarks(states string) bool {
 	for _, s := range strings.Fields(states) {
 		switch s {
-		case "cursor=pointer", "clickable", "focusable":
+		case "clickable", "focusable":
 		default:
 			return false
 		}

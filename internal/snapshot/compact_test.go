@@ -142,17 +142,17 @@ func TestCompact(t *testing.T) {
 		{"container of its own text keeps its ref line", []*Node{with(el("generic", txt("x")), func(n *Node) { n.Ref = "e3" })}, `generic@e3("x")`},
 		{"named wrapper of a child with its name is replaced", []*Node{with(named("generic", "Copy", named("button", "Copy")), func(n *Node) { n.Elem = 3 })}, `button"Copy"`},
 		{"clickable wrapper of one control is replaced by it", []*Node{with(el("generic", with(named("combobox", "City"), func(n *Node) { n.Control = true })), func(n *Node) {
-			n.Control, n.States, n.Elem = true, "cursor=pointer", 5
+			n.Control, n.States, n.Elem = true, "clickable", 5
 		})}, `combobox"City"`},
 		{"text said by a sibling control's name goes, and its wrapper with it", []*Node{with(el("label", with(named("checkbox", "Agree"), func(n *Node) { n.Control = true }), el("generic", txt("Agree"))), func(n *Node) {
-			n.Control, n.States = true, "cursor=pointer"
+			n.Control, n.States = true, "clickable"
 		})}, `checkbox"Agree"`},
 		{"clickable wrapper of a control and other text stays", []*Node{with(el("generic", with(named("checkbox", "Agree"), func(n *Node) { n.Control = true }), txt("I agree")), func(n *Node) {
-			n.Control, n.States = true, "cursor=pointer"
-		})}, `generic[cursor=pointer](checkbox"Agree" "I agree")`},
+			n.Control, n.States = true, "clickable"
+		})}, `generic[clickable](checkbox"Agree" "I agree")`},
 		{"clickable wrapper takes the text of its plain text line", []*Node{with(el("generic", el("generic", txt("Show more"))), func(n *Node) {
-			n.Control, n.States, n.Elem = true, "cursor=pointer", 8
-		})}, `generic#8[cursor=pointer]("Show more")`},
+			n.Control, n.States, n.Elem = true, "clickable", 8
+		})}, `generic#8[clickable]("Show more")`},
 		{"named wrapper of a child with another name stays", []*Node{named("generic", "Copy", named("button", "Paste"))}, `generic"Copy"(button"Paste")`},
 		{"container with a ref and one element child is replaced", []*Node{with(el("generic", el("button")), func(n *Node) { n.Elem = 4 })}, `button`},
 		{"container with a state", []*Node{with(el("generic", txt("x")), func(n *Node) { n.States = "expanded" })}, `generic[expanded]("x")`},

@@ -35,7 +35,7 @@ function statesOf(el, role, active) {
   // (a drop-down <select>'s own popup is the browser's, never seen open).
   if (role === 'combobox' && exp === 'false') exp = null;
   if (exp === 'true') s.push('expanded');
-  else if (exp === 'false') s.push('expanded=false');
+  else if (exp === 'false') s.push('collapsed');
   if (SELECTABLE.has(role)) {
     if (el.getAttribute('aria-selected') === 'true' || (el.localName === 'option' && el.selected)) s.push('selected');
   }
@@ -105,11 +105,11 @@ function hasHandler(el) {
 }
 
 // signal names what makes an element without an interactive role a
-// control a person may operate, or '' for none: a pointer cursor of its
-// own, a click handler, a tabindex, dragging. An <a> without href (a
-// widget's "Next") is a control by its tag alone.
+// control a person may operate, or '' for none: clickable (a pointer
+// cursor of its own, a click handler, or an <a> without href, a widget's
+// "Next"), draggable, or focusable (a tabindex).
 function signal(el) {
-  if (ownPointer(el)) return 'cursor=pointer';
+  if (ownPointer(el)) return 'clickable';
   if (hasHandler(el)) return 'clickable';
   if (el.getAttribute('draggable') === 'true') return 'draggable';
   if (el.hasAttribute('tabindex')) return 'focusable';
@@ -290,7 +290,7 @@ function plainCells(kids) {
 // onlyText reports nodes that are text, or plain wrappers of text only.
 // A wrapper drawn to be clicked (a column header's label with a pointer
 // cursor) counts: the node it sits in is the control.
-const MARKS = new Set(['cursor=pointer', 'clickable', 'focusable']);
+const MARKS = new Set(['clickable', 'focusable']);
 
 function onlyText(nodes) {
   for (const n of nodes) {
