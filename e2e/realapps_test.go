@@ -135,7 +135,6 @@ func (s *realSites) handler() http.Handler {
 	return mux
 }
 
-
 // realAgent is the scripted agent of one library: one `loupe mcp
 // --allow-eval` and the sites. Each task runs as a subtest with its own t.
 type realAgent struct {
