@@ -384,17 +384,7 @@ func TestMCPAttachCDP(t *testing.T) {
 func TestMCPSnapshotBudget(t *testing.T) {
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.Command(loupeBin, "mcp")
-	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
-	client := mcp.NewClient(&mcp.Implementation{Name: "loupe-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	m := mcpCaller{t, ctx, cs}
+	m := startMCP(t, e)
 	m.ok("browser_navigate", map[string]any{"url": srv.Page("large.html"), "snapshot": false})
 	cut := m.ok("browser_snapshot", nil)
 	if len(cut) > 41000 || !regexp.MustCompile(`\[truncated: \d+ of \d+ lines shown\]\n\(the rest: browser_snapshot with scope`).MatchString(cut) {
@@ -407,4 +397,21 @@ func TestMCPSnapshotBudget(t *testing.T) {
 	if !strings.HasPrefix(whole, cut[:strings.Index(cut, "[truncated")]) {
 		t.Fatal("the cut snapshot is not the start of the whole one")
 	}
+}
+
+// startMCP starts `loupe mcp` with these arguments in the environment's
+// LOUPE_HOME and connects a client to it for the rest of the test.
+func startMCP(t *testing.T, e *env, args ...string) mcpCaller {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	cmd := exec.Command(loupeBin, append([]string{"mcp"}, args...)...)
+	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
+	client := mcp.NewClient(&mcp.Implementation{Name: "loupe-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return mcpCaller{t, ctx, cs}
 }

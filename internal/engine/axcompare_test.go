@@ -157,24 +157,7 @@ func TestAXCompare(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if dump {
-				for _, l := range r.log {
-					t.Log(l)
-				}
-			}
-			cats := make([]string, 0, len(r.folded))
-			for c, n := range r.folded {
-				cats = append(cats, fmt.Sprintf("%s=%d", c, n))
-			}
-			sort.Strings(cats)
-			t.Logf("%s: %d elements compared, %d known differences, %d mismatches; Chromium nodes loupe does not emit: %s",
-				page, r.compared, len(r.known), len(r.diffs), strings.Join(cats, " "))
-			for _, d := range r.known {
-				t.Logf("known: %s", d)
-			}
-			for _, d := range r.diffs {
-				t.Errorf("mismatch: %s", d)
-			}
+			r.report(t, page, dump)
 		})
 	}
 }
@@ -185,6 +168,30 @@ type axResult struct {
 	known    []axDiff
 	folded   map[string]int
 	log      []string
+}
+
+// report logs a page's comparison (every element with dump) and fails the
+// test on each mismatch.
+func (r *axResult) report(t *testing.T, page string, dump bool) {
+	t.Helper()
+	if dump {
+		for _, l := range r.log {
+			t.Log(l)
+		}
+	}
+	cats := make([]string, 0, len(r.folded))
+	for c, n := range r.folded {
+		cats = append(cats, fmt.Sprintf("%s=%d", c, n))
+	}
+	sort.Strings(cats)
+	t.Logf("%s: %d elements compared, %d known differences, %d mismatches; Chromium nodes loupe does not emit: %s",
+		page, r.compared, len(r.known), len(r.diffs), strings.Join(cats, " "))
+	for _, d := range r.known {
+		t.Logf("known: %s", d)
+	}
+	for _, d := range r.diffs {
+		t.Errorf("mismatch: %s", d)
+	}
 }
 
 func compareAX(ctx context.Context, tab *Tab) (*axResult, error) {

@@ -2,13 +2,11 @@ package engine
 
 import (
 	"bytes"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -96,24 +94,7 @@ func TestAXCompareRealApps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if dump {
-				for _, l := range r.log {
-					t.Log(l)
-				}
-			}
-			cats := make([]string, 0, len(r.folded))
-			for c, n := range r.folded {
-				cats = append(cats, fmt.Sprintf("%s=%d", c, n))
-			}
-			sort.Strings(cats)
-			t.Logf("%s: %d elements compared, %d known differences, %d mismatches; Chromium nodes loupe does not emit: %s",
-				p.page, r.compared, len(r.known), len(r.diffs), strings.Join(cats, " "))
-			for _, d := range r.known {
-				t.Logf("known: %s", d)
-			}
-			for _, d := range r.diffs {
-				t.Errorf("mismatch: %s", d)
-			}
+			r.report(t, p.page, dump)
 		})
 	}
 }
