@@ -27,7 +27,7 @@ func TestSnapshotInteractive(t *testing.T) {
 	}
 	// Each Delete keeps its place, so the five can be told apart.
 	for _, row := range []string{"Row one", "Row three", "Row five"} {
-		if !strings.Contains(s.Text, "- listitem:\n    - text: "+row+"\n    - button \"Delete\" [ref=") {
+		if !strings.Contains(s.Text, "- listitem: "+row+"\n    - button \"Delete\" [ref=") {
 			t.Fatalf("interactive lost the context %q:\n%s", row, s.Text)
 		}
 	}

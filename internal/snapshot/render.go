@@ -37,7 +37,8 @@ type Rendered struct {
 //
 //   - role "name" [state]… [ref=eN]: value
 //
-// A node whose only child is text prints it after a colon on its own line,
+// A node whose first child is text prints it after a colon on its own line
+// (its other children follow below),
 // and a table row whose cells are only text prints them there, quoted
 // (- row [ref=e9]: "1" "Item 1" "").
 // A name computed from the node's content is not repeated by text children
@@ -192,10 +193,12 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 			b.WriteByte(' ')
 			b.WriteString(quote(c))
 		}
-	case len(kids) == 1 && kids[0].IsText():
+	case len(kids) == 1 && kids[0].IsText() || len(kids) > 1 && kids[0].IsText() && !allText(kids):
+		// Its text leads its line; what follows it (a button beside the
+		// text of a list item) is below.
 		b.WriteString(": ")
 		b.WriteString(oneLine(kids[0].Text))
-		kids = nil
+		kids = kids[1:]
 	case len(kids) > 0:
 		b.WriteByte(':')
 	}

@@ -94,7 +94,7 @@ func TestRender(t *testing.T) {
 		{
 			"a short name from mixed content stays on a column header",
 			[]*Node{with(named("columnheader", "Age Sort by Age", txt("Age"), named("button", "Sort by Age")), func(n *Node) { n.NameFromContent = true })},
-			"- columnheader \"Age Sort by Age\":\n  - text: Age\n  - button \"Sort by Age\"\n",
+			"- columnheader \"Age Sort by Age\": Age\n  - button \"Sort by Age\"\n",
 		},
 		{
 			"name from mixed content is left to the children",
