@@ -277,6 +277,7 @@ func (t *Tab) Click(ctx context.Context, ref string, o ClickOptions) (*ActionRes
 	if err := landed(); err != nil {
 		return nil, err
 	}
+	t.afterInput(ctx, tg.w)
 	r := t.result(tg)
 	r.X, r.Y = x, y
 	return r, nil

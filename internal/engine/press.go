@@ -50,3 +50,17 @@ func (t *Tab) guardPress(ctx context.Context, tg *resolved) func() error {
 			"%s moved as it was clicked: the press landed on %s and was stopped before the page's handlers saw it", tg.ref, r.Detail).Executed()
 	}
 }
+
+// quietFor bounds the wait after a click for the page to stop changing.
+const quietFor = 150 * time.Millisecond
+
+// afterInput waits, bounded by quietFor, until the document the input went
+// to has gone one animation frame without a DOM mutation, so that what the
+// input set off (a list opening, a re-render) is on the page when the
+// action's result (and a front end's report of what changed) is taken. A
+// page that keeps changing costs the bound, no more; a document that went
+// away (a navigation) ends the wait.
+func (t *Tab) afterInput(ctx context.Context, w *world) {
+	var r agentResult
+	_ = t.agentCall(ctx, w, "quiet", &r, quietFor.Milliseconds())
+}

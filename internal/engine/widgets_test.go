@@ -243,3 +243,17 @@ func TestWidgetsPressGuard(t *testing.T) {
 		t.Fatalf("a covered button must be refused before any input: %+v", e)
 	}
 }
+
+// TestWidgetsClickSettles: a click returns once what it set off is drawn
+// (a menu a framework renders on the next frame), so the snapshot right
+// after it, as a front end's report of what changed, shows it.
+func TestWidgetsClickSettles(t *testing.T) {
+	tab := openTab(t, "widgets.html")
+	s := snap(t, tab)
+	if _, err := tab.Click(ctxT(t), ref(t, s, "button", "Open later"), ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if after := snap(t, tab); !strings.Contains(after.Text, "Later item two") {
+		t.Fatalf("the menu the click opened is not in the snapshot right after it:\n%s", after.Text)
+	}
+}

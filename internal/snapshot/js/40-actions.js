@@ -60,6 +60,27 @@ function guardResult() {
   return { ok: true, detail: g && g.decided ? g.blocked : '' };
 }
 
+// quiet resolves once the document has gone one animation frame without
+// a DOM mutation (true), or after maxMs (false): what a click set off
+// (a list opening, a re-render) is then on the page when the result is
+// reported.
+function quiet(maxMs) {
+  return new Promise((resolve) => {
+    let changed = false;
+    const obs = new MutationObserver(() => { changed = true; });
+    obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    const done = (v) => { obs.disconnect(); clearTimeout(timer); resolve({ ok: true, seen: v }); };
+    const timer = setTimeout(() => done(false), maxMs);
+    const tick = () => requestAnimationFrame(() => {
+      if (!changed) { done(true); return; }
+      changed = false;
+      tick();
+    });
+    // The first frame lets the page answer the input at all.
+    requestAnimationFrame(tick);
+  });
+}
+
 function inputSeq() {
   return { ok: true, seq: upSeq };
 }
@@ -528,4 +549,4 @@ function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { armGuard, guardResult, inputSeq, awaitInput, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
+return { quiet, armGuard, guardResult, inputSeq, awaitInput, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
