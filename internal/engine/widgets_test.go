@@ -257,3 +257,16 @@ func TestWidgetsClickSettles(t *testing.T) {
 		t.Fatalf("the menu the click opened is not in the snapshot right after it:\n%s", after.Text)
 	}
 }
+
+// TestWidgetsWaitsForCover: an overlay on its way out (gone a few frames
+// after it is dismissed) delays the click instead of refusing it.
+func TestWidgetsWaitsForCover(t *testing.T) {
+	tab := openTab(t, "widgets.html")
+	s := snap(t, tab)
+	if _, err := tab.Click(ctxT(t), ref(t, s, "button", "Dismiss veil"), ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, out := clickOut(t, tab, ref(t, s, "button", "Under the veil")); out != "under clicked" {
+		t.Fatalf("click under a veil going away: %q", out)
+	}
+}

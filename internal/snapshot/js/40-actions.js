@@ -141,6 +141,11 @@ function deepElementFromPoint(x, y) {
 
 const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
 
+// settleFrames bounds how long an action waits for its element to show or
+// be uncovered (about half a second at 60 frames a second): popups animate
+// open and overlays fade out; past that the refusal stands.
+const settleFrames = 30;
+
 // Roles of a widget a person operates as one thing: the parts drawn inside
 // it (a placeholder over the input, an icon, a drawn track) are its own.
 const WIDGET_ROLES = new Set(['button', 'checkbox', 'combobox', 'listbox', 'option', 'radio', 'switch', 'slider',
@@ -263,6 +268,13 @@ async function prepare(id, o) {
   let r = visibleBox(el);
   let via = null;
   if (o.hit !== false && (!r || tiny(r))) via = toggleProxy(el);
+  // A popup animating open is not visible for a few frames: wait for it,
+  // a frame at a time, at most settleFrames.
+  for (let i = 0; i < settleFrames && !r && !via; i++) {
+    await nextFrame();
+    if (!el.isConnected) return fail('gone');
+    r = visibleBox(el);
+  }
   if (!r && !via) return fail('hidden', describe(el));
   if (o.enabled !== false && isDisabled(el)) return fail('disabled', describe(el));
   if (o.editable && !isEditable(el)) return fail('noteditable', describe(el));
@@ -299,20 +311,32 @@ async function prepare(id, o) {
     if (o.scroll !== false) return fail('hidden', describe(el) + ', still out of view after scrolling to it');
     vp = { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
   }
-  const x = (vp.left + vp.right) / 2;
-  const y = (vp.top + vp.bottom) / 2;
+  let x = (vp.left + vp.right) / 2;
+  let y = (vp.top + vp.bottom) / 2;
   let part = '';
-  if (o.hit !== false) {
+  // What covers it may be going away (a closing overlay, a parent that
+  // clips it while it expands): the hit test is tried again each frame, at
+  // most settleFrames, before the element is called covered.
+  for (let i = 0; o.hit !== false; i++) {
     const hit = deepElementFromPoint(x, y);
-    if (!hit) return fail('covered', 'nothing is at its centre (' + describe(el) + ')');
-    if (via) {
-      if (!(hit === via || flatContains(via, hit) || flatContains(hit, el) && hit.shadowRoot)) return fail('covered', describe(hit) + ' covers ' + describe(via) + ', which draws ' + describe(el));
+    let why = '';
+    if (!hit) why = 'nothing is at its centre (' + describe(el) + ')';
+    else if (via) {
+      if (!(hit === via || flatContains(via, hit) || flatContains(hit, el) && hit.shadowRoot)) why = describe(hit) + ' covers ' + describe(via) + ', which draws ' + describe(el);
     } else if (!ownPart(el, hit)) {
-      return fail('covered', describe(hit) + ' covers ' + describe(el));
+      why = describe(hit) + ' covers ' + describe(el);
     } else if (hit !== el && !flatContains(el, hit) && !(hit.shadowRoot && flatContains(hit, el))) {
       const lbl = hit.closest && hit.closest('label');
       if (!(lbl && lbl.control === el)) part = describe(hit);
     }
+    if (!why) break;
+    if (i >= settleFrames) return fail('covered', why);
+    await nextFrame();
+    if (!el.isConnected) return fail('gone');
+    r = rectOf(box);
+    vp = visiblePart(box, r) || vp;
+    x = (vp.left + vp.right) / 2;
+    y = (vp.top + vp.bottom) / 2;
   }
   prepared = { el, via };
   const out = { ok: true, x, y, w: r.width, h: r.height };
