@@ -419,6 +419,12 @@ func (t *Tab) Press(ctx context.Context, chords []input.Chord) (*ActionResult, e
 			return nil, executedErr(err)
 		}
 	}
+	// As after a click: what the keys set off (a list filtering, a menu
+	// opening) is on the page when the result is taken. A navigation the
+	// keys started ends the wait.
+	if w, err := t.world(ctx, t.rootFrame()); err == nil {
+		t.afterInput(ctx, w)
+	}
 	return t.result(nil), nil
 }
 

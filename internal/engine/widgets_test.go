@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/input"
 )
 
 // The widget classes real apps are made of (widgets.html), each acted on
@@ -255,6 +256,16 @@ func TestWidgetsClickSettles(t *testing.T) {
 	}
 	if after := snap(t, tab); !strings.Contains(after.Text, "Later item two") {
 		t.Fatalf("the menu the click opened is not in the snapshot right after it:\n%s", after.Text)
+	}
+	// Keys too: ArrowDown in a field draws suggestions on the next frame.
+	if _, err := tab.Focus(ctxT(t), ref(t, s, "textbox", "Filter later")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Press(ctxT(t), []input.Chord{mustChord("ArrowDown")}); err != nil {
+		t.Fatal(err)
+	}
+	if after := snap(t, tab); !strings.Contains(after.Text, "Suggested later") {
+		t.Fatalf("the suggestions the key opened are not in the snapshot right after it:\n%s", after.Text)
 	}
 }
 
