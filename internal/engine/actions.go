@@ -105,7 +105,6 @@ type agentResult struct {
 	Values   []string `json:"values"`
 	Seq      int64    `json:"seq"`
 	I        int64    `json:"i"` // another element the action goes to (fileInput)
-	Seen     bool     `json:"seen"`
 	// Via says where the input went in the element's stead: through the
 	// label or drawn wrapper of a hidden native toggle, or at a part of
 	// its own widget lying on top of it.
@@ -260,8 +259,7 @@ func (t *Tab) Click(ctx context.Context, ref string, o ClickOptions) (*ActionRes
 	if o.Button == "" {
 		o.Button = "left"
 	}
-	settle := t.inputSettler(ctx, tg)
-	landed := t.guardPress(ctx, tg)
+	landed := t.pressCheck(ctx, tg, true)
 	if err := input.Click(ctx, t.sess, x, y, o.Button, o.Count, o.Modifiers); err != nil {
 		var ap *input.AfterPressError
 		if errors.As(err, &ap) && errors.Is(err, cdp.ErrSessionGone) {
@@ -273,11 +271,9 @@ func (t *Tab) Click(ctx context.Context, ref string, o ClickOptions) (*ActionRes
 		}
 		return nil, executedErr(err)
 	}
-	settle()
 	if err := landed(); err != nil {
 		return nil, err
 	}
-	t.afterInput(ctx, tg.w)
 	r := t.result(tg)
 	r.X, r.Y = x, y
 	return r, nil
@@ -479,12 +475,10 @@ func (t *Tab) SetChecked(ctx context.Context, ref string, want bool) (*ActionRes
 	if err != nil {
 		return nil, err
 	}
-	settle := t.inputSettler(ctx, tg)
-	landed := t.guardPress(ctx, tg)
+	landed := t.pressCheck(ctx, tg, false)
 	if err := input.Click(ctx, t.sess, x, y, "left", 1, 0); err != nil {
 		return nil, executedErr(err)
 	}
-	settle()
 	if err := landed(); err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ addEventListener('mouseup', (e) => {
 
 // The press guard: a click is aimed at the centre prepare measured, but
 // the page may move between that check and the press (a popup still
-// animating open). The first trusted press after armGuard must land on the
+// animating open). The first trusted press after armPress must land on the
 // element, its own widget part or the label that draws it; otherwise that
 // press and its release and click are stopped at the window, before the
 // page's own handlers (except window capture listeners added earlier), and
@@ -47,17 +47,26 @@ function onGuarded(e) {
 
 for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click']) addEventListener(type, onGuarded, true);
 
-function armGuard(id) {
+// armPress arms the press guard for a click on the element and returns the
+// count of releases seen so far (for afterPress).
+function armPress(id) {
   const el = target(id);
   if (!el) return fail('gone');
   guard = { el, via: prepared && prepared.el === el ? prepared.via : null, decided: false, blocked: '' };
-  return { ok: true };
+  return { ok: true, seq: upSeq };
 }
 
-function guardResult() {
+// afterPress finishes a click in one call: with settleMs (a subframe) it
+// waits, at most that long, for a release after seq; it reports where a
+// stopped press landed (detail), and otherwise waits, at most quietMs, for
+// the page to go quiet.
+async function afterPress(seq, settleMs, quietMs) {
+  if (settleMs > 0) await awaitInput(seq, settleMs);
   const g = guard;
   guard = null;
-  return { ok: true, detail: g && g.decided ? g.blocked : '' };
+  const blocked = g && g.decided ? g.blocked : '';
+  if (!blocked && quietMs > 0) await quiet(quietMs);
+  return { ok: true, detail: blocked };
 }
 
 // quiet resolves once the document has gone one animation frame without
@@ -81,18 +90,14 @@ function quiet(maxMs) {
   });
 }
 
-function inputSeq() {
-  return { ok: true, seq: upSeq };
-}
-
-// awaitInput resolves once a release after seq has arrived (true), or
-// after timeoutMs (false).
+// awaitInput resolves once a release after seq has arrived, or after
+// timeoutMs.
 function awaitInput(seq, timeoutMs) {
-  if (upSeq > seq) return Promise.resolve({ ok: true, seen: true });
+  if (upSeq > seq) return Promise.resolve();
   return new Promise((resolve) => {
-    const done = (seen) => { upWaiters.delete(w); clearTimeout(timer); resolve({ ok: true, seen }); };
-    const w = () => { if (upSeq > seq) done(true); };
-    const timer = setTimeout(() => done(false), timeoutMs);
+    const done = () => { upWaiters.delete(w); clearTimeout(timer); resolve(); };
+    const w = () => { if (upSeq > seq) done(); };
+    const timer = setTimeout(done, timeoutMs);
     upWaiters.add(w);
   });
 }
@@ -573,4 +578,4 @@ function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { quiet, armGuard, guardResult, inputSeq, awaitInput, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
+return { quiet, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
