@@ -83,6 +83,14 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 		// main-world context (for eval on a frame surface).
 		{"Runtime.enable", nil},
 		{"Network.enable", nil},
+		// Every page acts as the focused one, as a person's front tab
+		// does. Without it the first click into a page that the browser
+		// has not focused yet also focuses the page, asynchronously: under
+		// load that arrived after a click in an out-of-process frame had
+		// focused its field, moved focus back to the top frame and sent
+		// the next keys nowhere. Background tabs keep focus and
+		// :focus-visible too, which is what an agent acting on them wants.
+		{"Emulation.setFocusEmulationEnabled", map[string]bool{"enabled": true}},
 		// The agent's world in every new document, made as the document
 		// is (see contexts.go).
 		{"Page.addScriptToEvaluateOnNewDocument", map[string]string{"source": snapshot.AgentScript(), "worldName": snapshot.WorldName}},

@@ -613,3 +613,16 @@ func TestSurfaceKindsElectron(t *testing.T) {
 		t.Fatalf("unclassified page: %+v, classifier calls %d → %d", k[late.ID], before, calls)
 	}
 }
+
+// Every page acts as focused (focus emulation): a tab behind another one
+// still has focus, as a person's front tab does.
+func TestSurfaceBackgroundTabKeepsFocus(t *testing.T) {
+	b, tab := openSurfaces(t)
+	if _, err := b.NewTab(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	v, err := tab.Eval(ctxT(t), "document.hasFocus()")
+	if err != nil || string(v) != "true" {
+		t.Fatalf("a tab behind a new one: document.hasFocus() = %s %v, want true", v, err)
+	}
+}
