@@ -34,17 +34,20 @@ const (
 	EvalFailed           Code = "EVAL_FAILED"
 	BrowserStart         Code = "BROWSER_START_FAILED"
 	DaemonUnavailable    Code = "DAEMON_UNAVAILABLE"
+	ForeignOrigin        Code = "FOREIGN_ORIGIN"
 	Internal             Code = "INTERNAL"
 )
 
-// Hints are the one-line recovery advice shown with each code.
+// Hints are the one-line recovery advice shown with each code, in no front
+// end's terms: {timeout} and {help} are rendered by each front end (see
+// Render).
 var Hints = map[Code]string{
 	StaleRef:             "the page changed since that snapshot; take a new snapshot and use its refs",
 	RefNotFound:          "no such ref was issued; take a snapshot and use a ref from it",
 	RefWrongSurface:      "that ref belongs to another surface; switch to it or snapshot this one",
 	Ambiguous:            "several elements match; use one of the candidate refs or a narrower locator",
 	NotActionable:        "the element cannot take input now; check the snapshot, scroll, close what covers it, or wait",
-	Timeout:              "the condition did not happen in time; check the page or raise --timeout",
+	Timeout:              "the condition did not happen in time; check the page or {timeout}",
 	NavigationFailed:     "the page did not load; check the URL and that the server is reachable",
 	SurfaceClosed:        "that surface has closed; list surfaces and pick a live one",
 	SurfaceNotFound:      "no surface has that id; list surfaces to see the ids",
@@ -55,10 +58,11 @@ var Hints = map[Code]string{
 	HumanControl:         "a person has taken over this tab; wait until it is handed back",
 	Denied:               "the approval policy denied this action",
 	DuplicateOperation:   "that operation id was already used; send a new id",
-	BadInput:             "fix the arguments and try again (see --help)",
+	BadInput:             "fix the arguments and try again ({help})",
 	EvalFailed:           "the script threw; fix the expression",
 	BrowserStart:         "install Chromium (apt-get install chromium) or set LOUPE_CHROMIUM to its path",
-	DaemonUnavailable:    "run `loupe daemon start` or check LOUPE_HOME",
+	DaemonUnavailable:    "start the daemon ({1}) or check LOUPE_HOME",
+	ForeignOrigin:        "the local API only answers loupe's own clients on this machine, never a web page or another host",
 	Internal:             "this is a bug in loupe; please report it with the command that caused it",
 }
 
@@ -73,6 +77,14 @@ type Error struct {
 	SimilarRefs []string `json:"similar_refs,omitempty"`
 	// SurfaceID names the surface a ref belongs to (REF_WRONG_SURFACE).
 	SurfaceID string `json:"surface_id,omitempty"`
+	// Recovery lists calls that recover, in no front end's terms; the
+	// hint refers to them as {1}, {2}, … (see Render).
+	Recovery []Step `json:"recovery,omitempty"`
+	// TimeoutMS is the deadline that ran out (TIMEOUT).
+	TimeoutMS int64 `json:"timeout_ms,omitempty"`
+	// Op is the operation that failed, set by the executor; front ends
+	// name its fields and its help in their own terms.
+	Op string `json:"op,omitempty"`
 
 	cause error
 }
@@ -88,6 +100,9 @@ func (e *Error) Unwrap() error { return e.cause }
 // not executed; use [Error.Executed] for failures after input was sent.
 func Errorf(code Code, format string, args ...any) *Error {
 	e := &Error{Code: code, Message: fmt.Sprintf(format, args...), Hint: Hints[code], NotExecuted: true}
+	if code == DaemonUnavailable {
+		e.Recovery = []Step{{Op: "daemon start"}}
+	}
 	for _, a := range args {
 		if err, ok := a.(error); ok {
 			e.cause = err
@@ -100,6 +115,13 @@ func Errorf(code Code, format string, args ...any) *Error {
 func Wrap(code Code, cause error, format string, args ...any) *Error {
 	e := Errorf(code, format, args...)
 	e.cause = cause
+	return e
+}
+
+// Fix sets the hint and the calls it refers to as {1}, {2}, …
+func (e *Error) Fix(hint string, steps ...Step) *Error {
+	e.Hint = hint
+	e.Recovery = steps
 	return e
 }
 
