@@ -348,11 +348,12 @@ func (b *Browser) Tab(ctx context.Context, id string) (*Tab, error) {
 	case t != nil:
 		return t, t.wait(ctx)
 	case id == "" && len(live) == 0:
-		return nil, apitype.Errorf(apitype.SurfaceClosed, "no tab is open; open one with `loupe tab new` or `loupe open --new-tab URL`")
+		return nil, apitype.Errorf(apitype.SurfaceClosed, "no tab is open").
+			Fix("open one ({1}) or open a URL in a new tab ({2})", apitype.Step{Op: "tab new"}, apitype.Step{Op: "open", Args: map[string]string{"new_tab": "true"}})
 	case id == "" || closed:
 		e := apitype.Errorf(apitype.SurfaceClosed, "surface %s has closed", orNone(id))
 		if len(live) > 0 {
-			e.Hint = "live surfaces: " + strings.Join(live, ", ") + "; select one with `loupe switch ID`"
+			e.Fix("live surfaces: "+strings.Join(live, ", ")+"; switch to one ({1})", apitype.Step{Op: "switch"})
 		}
 		return nil, e
 	default:
@@ -463,7 +464,7 @@ func (b *Browser) NewTab(ctx context.Context) (*Tab, error) {
 // Activate brings a tab to the front and makes it the target of later
 // operations.
 func (b *Browser) Activate(ctx context.Context, id string) (*Tab, error) {
-	return b.selectSurface(ctx, id, func(t *Tab) error { return t.pageOnly("activate as a tab") })
+	return b.selectSurface(ctx, id, func(t *Tab) error { return t.PageOnly("activate as a tab") })
 }
 
 // CloseTab closes a tab and waits until it is gone. Closing the active tab
@@ -473,7 +474,7 @@ func (b *Browser) CloseTab(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if err := t.pageOnly("close"); err != nil {
+	if err := t.PageOnly("close"); err != nil {
 		return err
 	}
 	if _, err := cdpproto.Call(ctx, b.conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(t.TargetID)}); err != nil {

@@ -3,6 +3,7 @@ package engine
 import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 
+	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
@@ -99,4 +100,28 @@ func (t *Tab) dropContext(s *cdp.Session, id int64) {
 	if w := t.worlds[f]; w != nil && w.sess == s && w.ctxID == id {
 		delete(t.worlds, f)
 	}
+}
+
+// PageContext is where the page's own scripts run in the surface's root
+// frame: the session that hosts it and its main world's execution context
+// (0, the session's default, for a tab). A frame surface whose frame has
+// gone is SURFACE_CLOSED; one with no document to run in yet (it is
+// loading) is EVAL_FAILED, with the wait that recovers.
+func (t *Tab) PageContext() (*cdp.Session, int64, error) {
+	if !t.IsFrame() {
+		return t.sess, 0, nil
+	}
+	// A frame's page world, in the session that hosts the frame now.
+	t.mu.Lock()
+	m, ok := t.mainCtx[t.root]
+	f := t.frames[t.root]
+	t.mu.Unlock()
+	switch {
+	case f == nil:
+		return nil, 0, apitype.Errorf(apitype.SurfaceClosed, "frame surface %s has gone", t.ID)
+	case !ok || f.sess != m.sess:
+		return nil, 0, apitype.Errorf(apitype.EvalFailed, "frame surface %s has no document to evaluate in yet", t.ID).
+			Fix("it is loading; wait for it ({1}) and try again", apitype.Step{Op: "wait", Args: map[string]string{"load": "true"}})
+	}
+	return m.sess, m.id, nil
 }

@@ -42,14 +42,6 @@ type frame struct {
 	navigating bool
 }
 
-// world is the agent's isolated world in one document of a frame.
-type world struct {
-	frame  string
-	ctxID  int64
-	loader string
-	sess   *cdp.Session
-}
-
 // setup sets the page session up and resumes the page if it was paused at
 // attach.
 func (t *Tab) setup(ctx context.Context, waiting bool) {
@@ -339,12 +331,6 @@ func (t *Tab) forget(id string) {
 	}
 }
 
-// rootFrame is the id of the frame the surface starts at: the page's top
-// frame (whose id is the target id) for a tab, the frame itself for a frame
-// surface. Snapshots, reads, waits and eval start there; coordinates and
-// input are always the page's (see toTop).
-func (t *Tab) rootFrame() string { return t.root }
-
 func (t *Tab) frameState(id string) (frame, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -360,8 +346,25 @@ func (t *Tab) frameState(id string) (frame, bool) {
 	return *f, true
 }
 
-// childFrames returns the ids of the frames whose parent is id.
-func (t *Tab) childFrames(id string) []string {
+// FrameInfo is what the frame table knows of one frame now.
+type FrameInfo struct {
+	ID, Parent string
+	URL        string
+	Document   string       // the loader id of its current document
+	Session    *cdp.Session // the session that hosts it
+}
+
+// Frame describes a frame of the page that has a live session now.
+func (t *Tab) Frame(id string) (FrameInfo, bool) {
+	f, ok := t.frameState(id)
+	if !ok {
+		return FrameInfo{}, false
+	}
+	return FrameInfo{ID: f.id, Parent: f.parent, URL: f.url, Document: f.loader, Session: f.sess}, true
+}
+
+// ChildFrames returns the ids of the frames whose parent is id.
+func (t *Tab) ChildFrames(id string) []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []string
@@ -373,8 +376,8 @@ func (t *Tab) childFrames(id string) []string {
 	return out
 }
 
-// frameDepth is the number of frames above id (0 for the top frame).
-func (t *Tab) frameDepth(id string) int {
+// FrameDepth is the number of frames above id (0 for the top frame).
+func (t *Tab) FrameDepth(id string) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	d := 0
@@ -384,9 +387,10 @@ func (t *Tab) frameDepth(id string) int {
 	return d
 }
 
-// currentWorld returns the agent's world in the frame's current document,
-// or nil if there is none yet (or the document changed since).
-func (t *Tab) currentWorld(frameID string) *world {
+// CurrentWorld returns the agent's world in the frame's current document,
+// or nil if there is none yet (or the document changed since). It makes no
+// protocol call.
+func (t *Tab) CurrentWorld(frameID string) *World {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	w, f := t.worlds[frameID], t.frames[frameID]
@@ -396,12 +400,12 @@ func (t *Tab) currentWorld(frameID string) *world {
 	return w
 }
 
-// world returns the agent's world in the frame's current document, creating
+// World returns the agent's world in the frame's current document, creating
 // it in the session that hosts the frame and installing the agent on first
-// use. Worlds of different frames may be created concurrently; refs are
-// dropped under t.op by the caller.
-func (t *Tab) world(ctx context.Context, frameID string) (*world, error) {
-	if w := t.currentWorld(frameID); w != nil {
+// use. Worlds of different frames may be created concurrently; refs of a
+// document that went away are dropped by the next snapshot (under Lock).
+func (t *Tab) World(ctx context.Context, frameID string) (*World, error) {
+	if w := t.CurrentWorld(frameID); w != nil {
 		return w, nil
 	}
 	t.mu.Lock()
@@ -413,7 +417,7 @@ func (t *Tab) world(ctx context.Context, frameID string) (*world, error) {
 	t.mu.Unlock()
 	l.Lock()
 	defer l.Unlock()
-	if w := t.currentWorld(frameID); w != nil {
+	if w := t.CurrentWorld(frameID); w != nil {
 		return w, nil // made while we waited
 	}
 	f, ok := t.frameState(frameID)
@@ -435,9 +439,9 @@ func (t *Tab) world(ctx context.Context, frameID string) (*world, error) {
 	if !ok || f2.sess != f.sess {
 		return nil, ErrDocumentGone
 	}
-	w := &world{frame: frameID, ctxID: int64(res.ExecutionContextID), loader: f2.loader, sess: f.sess}
+	w := &World{frame: frameID, ctxID: int64(res.ExecutionContextID), loader: f2.loader, sess: f.sess}
 	var installed bool
-	if err := t.evalIn(ctx, w, snapshot.AgentScript(), &installed); err != nil {
+	if err := w.Eval(ctx, snapshot.AgentScript(), &installed); err != nil {
 		return nil, err
 	}
 	t.mu.Lock()
@@ -477,20 +481,20 @@ func (t *Tab) navigating(frameID string) bool {
 // existed before loupe attached). Its context is alive, so it belongs to
 // the current document: contexts of a document that went away are dropped
 // as Runtime reports them destroyed.
-func (t *Tab) agentWorld(ctx context.Context, f frame) (*world, error) {
+func (t *Tab) agentWorld(ctx context.Context, f frame) (*World, error) {
 	t.mu.Lock()
 	a, ok := t.agentCtx[f.id]
 	t.mu.Unlock()
 	if !ok || a.sess != f.sess {
 		return nil, nil
 	}
-	w := &world{frame: f.id, ctxID: a.id, loader: f.loader, sess: f.sess}
+	w := &World{frame: f.id, ctxID: a.id, loader: f.loader, sess: f.sess}
 	// The agent was installed as the document was created; confirm it
 	// (one short call), and install it if that somehow did not happen.
 	var installed bool
-	err := t.evalIn(ctx, w, "!!globalThis.__loupe", &installed)
+	err := w.Eval(ctx, "!!globalThis.__loupe", &installed)
 	if err == nil && !installed {
-		err = t.evalIn(ctx, w, snapshot.AgentScript(), &installed)
+		err = w.Eval(ctx, snapshot.AgentScript(), &installed)
 	}
 	if err != nil {
 		if errors.Is(err, ErrDocumentGone) {

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
@@ -25,11 +24,11 @@ type ownerKey struct {
 	parentWorld int64
 }
 
-// frameOwner returns the agent's element id, in the parent frame's current
+// FrameOwner returns the agent's element id, in the parent frame's current
 // world, of the <iframe> that holds frameID. It is cached per parent
 // document: an iframe element keeps its frame for its life.
-func (t *Tab) frameOwner(ctx context.Context, frameID, parentID string) (int64, error) {
-	pw, err := t.world(ctx, parentID)
+func (t *Tab) FrameOwner(ctx context.Context, frameID, parentID string) (int64, error) {
+	pw, err := t.World(ctx, parentID)
 	if err != nil {
 		return 0, err
 	}
@@ -51,7 +50,7 @@ func (t *Tab) frameOwner(ctx context.Context, frameID, parentID string) (int64, 
 	if err != nil {
 		return 0, mapWorldErr(err)
 	}
-	defer t.release(pw, obj.Object.ObjectID)
+	defer pw.release(obj.Object.ObjectID)
 	res, err := cdpproto.Call(ctx, pw.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: "function () { return __loupe.idOf(this); }", ObjectID: obj.Object.ObjectID, ReturnByValue: ptr(true),
 	})
@@ -70,7 +69,8 @@ func (t *Tab) frameOwner(ctx context.Context, frameID, parentID string) (int64, 
 	return elem, nil
 }
 
-func (t *Tab) release(w *world, id runtime.RemoteObjectID) {
+// release frees a remote object of the world's.
+func (w *World) release(id runtime.RemoteObjectID) {
 	if id == "" {
 		return
 	}
@@ -79,118 +79,32 @@ func (t *Tab) release(w *world, id runtime.RemoteObjectID) {
 	_, _ = cdpproto.Call(ctx, w.sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: id})
 }
 
-// objectOf returns a remote object for the element, for DOM domain calls
-// (scroll, focus, file inputs, describeNode). Release it with t.release.
-func (t *Tab) objectOf(ctx context.Context, w *world, elem int64) (runtime.RemoteObjectID, error) {
-	res, err := cdpproto.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: fmt.Sprintf("__loupe.byId(%d)", elem), ContextID: runtime.ExecutionContextID(w.ctxID), ObjectGroup: "loupe",
-	})
-	if err != nil {
-		return "", mapWorldErr(err)
-	}
-	if res.Result == nil || res.Result.ObjectID == "" {
-		return "", ErrDocumentGone
-	}
-	return res.Result.ObjectID, nil
-}
-
-// toTop turns a point in a frame's viewport into top-level viewport
-// coordinates. With hit, each level checks the point lands on the frame's
-// iframe (nothing in the parent covers it).
-func (t *Tab) toTop(ctx context.Context, ref, frameID string, x, y float64, hit bool) (float64, float64, error) {
+// ToTop turns a point in a frame's viewport into top-level viewport
+// coordinates, where input goes (Session). With hit, each level checks the
+// point lands on the frame's iframe (nothing in the parent covers it); a
+// miss is NOT_ACTIONABLE about ref.
+func (t *Tab) ToTop(ctx context.Context, ref, frameID string, x, y float64, hit bool) (float64, float64, error) {
 	for id := frameID; id != t.TargetID; {
 		f, ok := t.frameState(id)
 		if !ok || f.parent == "" {
 			return 0, 0, staleErr(ref, "its frame is gone")
 		}
-		owner, err := t.frameOwner(ctx, id, f.parent)
+		owner, err := t.FrameOwner(ctx, id, f.parent)
 		if err != nil {
-			return 0, 0, t.docErr(ref, err)
+			return 0, 0, StaleIfGone(ref, err)
 		}
-		pw, err := t.world(ctx, f.parent)
+		pw, err := t.World(ctx, f.parent)
 		if err != nil {
-			return 0, 0, t.docErr(ref, err)
+			return 0, 0, StaleIfGone(ref, err)
 		}
-		var r agentResult
-		if err := t.agentCall(ctx, pw, "frameOffset", &r, owner, x, y, hit); err != nil {
-			return 0, 0, t.docErr(ref, err)
+		var r AgentResult
+		if err := pw.Call(ctx, "frameOffset", &r, owner, x, y, hit); err != nil {
+			return 0, 0, StaleIfGone(ref, err)
 		}
-		if err := r.check(ref); err != nil {
+		if err := r.Check(ref); err != nil {
 			return 0, 0, err
 		}
 		x, y, id = r.X, r.Y, f.parent
 	}
 	return x, y, nil
-}
-
-// scrollInto scrolls an element in a subframe into view through the
-// protocol, which scrolls every ancestor, across processes too (the page
-// agent in a cross-site frame may not scroll its parent).
-func (t *Tab) scrollInto(ctx context.Context, tg *resolved) error {
-	obj, err := t.objectOf(ctx, tg.w, tg.elem)
-	if err != nil {
-		return t.docErr(tg.ref, err)
-	}
-	defer t.release(tg.w, obj)
-	// An element without a box cannot scroll; prepare reports it hidden.
-	_, _ = cdpproto.Call(ctx, tg.w.sess, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{ObjectID: obj})
-	return nil
-}
-
-// focusNode focuses an element in a subframe through the protocol, which
-// also focuses its frame (a cross-site frame may not take focus from
-// script).
-func (t *Tab) focusNode(ctx context.Context, tg *resolved) error {
-	obj, err := t.objectOf(ctx, tg.w, tg.elem)
-	if err != nil {
-		return t.docErr(tg.ref, err)
-	}
-	defer t.release(tg.w, obj)
-	_, _ = cdpproto.Call(ctx, tg.w.sess, dom.Focus, dom.FocusParams{ObjectID: obj})
-	return nil
-}
-
-// fillBackendIDs looks up the DOM backend node id of every ref that does not
-// have one yet, per document and concurrently, and caches it on the ref.
-// Caller holds t.op.
-func (t *Tab) fillBackendIDs(ctx context.Context, out *Snapshot) {
-	var (
-		mu sync.Mutex
-		wg sync.WaitGroup
-	)
-	sem := make(chan struct{}, 16)
-	for i := range out.Refs {
-		ri := &out.Refs[i]
-		if ri.BackendNodeID != 0 {
-			continue
-		}
-		b, ok := t.refs.Lookup(ri.Ref)
-		if !ok {
-			continue
-		}
-		w := t.currentWorld(b.Doc.Frame)
-		if w == nil || w.ctxID != b.Doc.World {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			obj, err := t.objectOf(ctx, w, b.Elem)
-			if err != nil {
-				return
-			}
-			defer t.release(w, obj)
-			node, err := cdpproto.Call(ctx, w.sess, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: obj})
-			if err != nil || node.Node == nil {
-				return
-			}
-			mu.Lock()
-			b.BackendNodeID = int64(node.Node.BackendNodeID)
-			ri.BackendNodeID = b.BackendNodeID
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
 }

@@ -210,7 +210,7 @@ func (b *Browser) Switch(ctx context.Context, id string) (*Tab, error) {
 // it, and brings its page to the front.
 func (b *Browser) selectSurface(ctx context.Context, id string, check func(*Tab) error) (*Tab, error) {
 	if id == "" {
-		return nil, apitype.Errorf(apitype.BadInput, "missing surface id (see `loupe surfaces`)")
+		return nil, apitype.Errorf(apitype.BadInput, "missing surface id").Fix("give the id of a live surface ({1} lists them)", apitype.Step{Op: "surfaces"})
 	}
 	t, err := b.Tab(ctx, id)
 	if err != nil {
@@ -274,9 +274,8 @@ func (b *Browser) SwitchWindow(ctx context.Context, id string) (*Tab, error) {
 		if !t.IsFrame() {
 			return nil
 		}
-		e := apitype.Errorf(apitype.SurfaceUnsupported, "surface %s is a frame, not a window", id)
-		e.Hint = "select frames with `loupe switch " + id + "`"
-		return e
+		return apitype.Errorf(apitype.SurfaceUnsupported, "surface %s is a frame, not a window", id).
+			Fix("select frames with {1}", apitype.Step{Op: "switch", Args: map[string]string{"id": id}})
 	})
 }
 

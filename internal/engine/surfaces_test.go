@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -9,64 +9,33 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
-
-	cdpproto "github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/target"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/chromium"
+	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/action"
+	"github.com/loupe-dev/loupe/internal/engine/capture"
+	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
-// ownBrowser launches a browser for one test, so its surface list holds
-// only what the test made.
-func ownBrowser(t *testing.T) *Browser {
-	t.Helper()
-	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Launch(ctxT(t), LaunchOptions{Binary: bin, ProfileDir: filepath.Join(t.TempDir(), "profile")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close(context.Background()) })
-	return b
-}
-
-// eventually polls cond until it holds (bounded, 10 s). It is for registry
-// changes that follow browser events with no reply to wait on (a popup
-// closing itself, a frame removed by script): the test cannot know which
-// reply those events precede.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // settled waits until every frame of the page has committed its document:
 // a sandboxed frame's own process may commit after the page's load event.
-func settled(t *testing.T, b *Browser) {
+func settled(t *testing.T, b *engine.Browser) {
 	t.Helper()
 	eventually(t, "every frame to commit", func() bool {
 		_, l := surfaceList(t, b)
-		return len(l) == 6 && !slices.ContainsFunc(l, func(s Surface) bool { return s.URL == "" })
+		return len(l) == 6 && !slices.ContainsFunc(l, func(s engine.Surface) bool { return s.URL == "" })
 	})
 }
 
-func surfaceList(t *testing.T, b *Browser) (string, []Surface) {
+func surfaceList(t *testing.T, b *engine.Browser) (string, []engine.Surface) {
 	t.Helper()
 	return b.Surfaces(ctxT(t))
 }
 
-func byURL(list []Surface, substr string) []Surface {
-	var out []Surface
+func byURL(list []engine.Surface, substr string) []engine.Surface {
+	var out []engine.Surface
 	for _, s := range list {
 		if strings.Contains(s.URL, substr) {
 			out = append(out, s)
@@ -75,7 +44,7 @@ func byURL(list []Surface, substr string) []Surface {
 	return out
 }
 
-func oneByURL(t *testing.T, list []Surface, substr string) Surface {
+func oneByURL(t *testing.T, list []engine.Surface, substr string) engine.Surface {
 	t.Helper()
 	m := byURL(list, substr)
 	if len(m) != 1 {
@@ -84,14 +53,7 @@ func oneByURL(t *testing.T, list []Surface, substr string) Surface {
 	return m[0]
 }
 
-func codeOf(err error) apitype.Code {
-	if e, ok := apitype.As(err); ok {
-		return e.Code
-	}
-	return ""
-}
-
-func openSurfaces(t *testing.T) (*Browser, *Tab) {
+func openSurfaces(t *testing.T) (*engine.Browser, *engine.Tab) {
 	t.Helper()
 	a, _ := testpages.StartPair(t)
 	b := ownBrowser(t)
@@ -99,7 +61,7 @@ func openSurfaces(t *testing.T) (*Browser, *Tab) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tab.Navigate(ctxT(t), a.Page("surfaces/top.html")); err != nil {
+	if _, err := nav.Navigate(ctxT(t), tab, a.Page("surfaces/top.html")); err != nil {
 		t.Fatal(err)
 	}
 	settled(t, b)
@@ -109,7 +71,7 @@ func openSurfaces(t *testing.T) (*Browser, *Tab) {
 func TestSurfacesListKindsParentsOrigins(t *testing.T) {
 	b, tab := openSurfaces(t)
 	active, list := surfaceList(t, b)
-	if active != tab.ID || list[0].ID != tab.ID || list[0].Kind != KindTab || !list[0].Active || list[0].Title != "surfaces top" {
+	if active != tab.ID || list[0].ID != tab.ID || list[0].Kind != engine.KindTab || !list[0].Active || list[0].Title != "surfaces top" {
 		t.Fatalf("first surface should be the active tab %s: %+v", tab.ID, list)
 	}
 	seen := map[string]bool{}
@@ -126,7 +88,7 @@ func TestSurfacesListKindsParentsOrigins(t *testing.T) {
 		if s.ID != tab.ID && s.Active {
 			t.Fatalf("%s claims to be active", s.ID)
 		}
-		if s.Capabilities != (Capabilities{true, true, true}) {
+		if s.Capabilities != (engine.Capabilities{true, true, true}) {
 			t.Fatalf("%s: capabilities %+v", s.ID, s.Capabilities)
 		}
 	}
@@ -134,7 +96,7 @@ func TestSurfacesListKindsParentsOrigins(t *testing.T) {
 	nested := oneByURL(t, list, "label=nested")
 	cross := oneByURL(t, list, "label=cross")
 	want := []struct {
-		s              Surface
+		s              engine.Surface
 		parent, origin string
 	}{
 		{mid, tab.ID, "same-origin"},
@@ -142,13 +104,13 @@ func TestSurfacesListKindsParentsOrigins(t *testing.T) {
 		{cross, tab.ID, "cross-origin"},
 	}
 	for _, w := range want {
-		if w.s.Kind != KindFrame || w.s.ParentID != w.parent || w.s.OriginRelation != w.origin {
+		if w.s.Kind != engine.KindFrame || w.s.ParentID != w.parent || w.s.OriginRelation != w.origin {
 			t.Errorf("%s: want frame under %s, %s; got %+v", w.s.URL, w.parent, w.origin, w.s)
 		}
 	}
 	var opaque int
 	for _, s := range list {
-		if s.Kind == KindFrame && s.ParentID == tab.ID && s.OriginRelation == "opaque" {
+		if s.Kind == engine.KindFrame && s.ParentID == tab.ID && s.OriginRelation == "opaque" {
 			opaque++
 		}
 	}
@@ -195,48 +157,53 @@ func TestSurfaceSwitchScopesEverything(t *testing.T) {
 		t.Fatalf("frame surface snapshot is not scoped to the frame:\n%s", s.Text)
 	}
 	press := ref(t, s, "button", "Press")
-	if _, err := fs.Click(ctxT(t), press, ClickOptions{}); err != nil {
+	if _, err := action.Click(ctxT(t), fs, press, action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fs.Wait(ctxT(t), WaitOptions{Text: "pressed:cross:true"}); err != nil {
+	if _, err := nav.Wait(ctxT(t), fs, nav.WaitOptions{Text: "pressed:cross:true"}); err != nil {
 		t.Fatal(err)
 	}
 	// Reads, eval and waits run in the frame.
-	txt, err := fs.PageText(ctxT(t))
+	txt, err := action.PageText(ctxT(t), fs)
 	if err != nil || !strings.Contains(txt, "pressed:cross:true") || strings.Contains(txt, "top idle") {
 		t.Fatalf("page text of the frame surface: %q %v", txt, err)
 	}
-	v, err := fs.Eval(ctxT(t), "location.search")
+	v, err := action.Eval(ctxT(t), fs, "location.search")
 	if err != nil || string(v) != `"?label=cross"` {
 		t.Fatalf("eval in the frame surface: %s %v", v, err)
 	}
 	// The top page saw none of it.
-	if got, _ := tab.PageText(ctxT(t)); !strings.Contains(got, "top idle") {
+	if got, _ := action.PageText(ctxT(t), tab); !strings.Contains(got, "top idle") {
 		t.Fatalf("top page changed: %q", got)
 	}
 
 	// Refs are keyed by surface: each refuses the other's, naming it.
 	topRef := ref(t, topSnap, "button", "Open popup")
-	_, err = fs.Click(ctxT(t), topRef, ClickOptions{})
+	_, err = action.Click(ctxT(t), fs, topRef, action.ClickOptions{})
 	if e, ok := apitype.As(err); !ok || e.Code != apitype.RefWrongSurface || e.SurfaceID != tab.ID || !e.NotExecuted {
 		t.Fatalf("tab ref on frame surface: want REF_WRONG_SURFACE naming %s, got %v", tab.ID, err)
 	}
-	_, err = tab.Click(ctxT(t), press, ClickOptions{})
+	wantStep(t, err, apitype.Step{Op: "switch", Args: map[string]string{"id": tab.ID}})
+	_, err = action.Click(ctxT(t), tab, press, action.ClickOptions{})
 	if e, ok := apitype.As(err); !ok || e.Code != apitype.RefWrongSurface || e.SurfaceID != cross.ID {
 		t.Fatalf("frame ref on tab: want REF_WRONG_SURFACE naming %s, got %v", cross.ID, err)
 	}
 	// The same element has a ref of its own on each surface.
 	again := snap(t, tab)
-	if r := refsByFrame(again, "button", "Press")[fs.rootFrame()]; r == "" || r == press {
+	if r := refsByFrame(again, "button", "Press")[fs.Root()]; r == "" || r == press {
 		t.Fatalf("tab snapshot should give the cross frame's button its own ref (frame one %s), got %q", press, r)
 	}
 	// Navigation is the page's.
-	if _, err := fs.Reload(ctxT(t)); codeOf(err) != apitype.SurfaceUnsupported {
+	_, err = nav.Reload(ctxT(t), fs)
+	if codeOf(err) != apitype.SurfaceUnsupported {
 		t.Fatalf("reload on a frame surface: want SURFACE_UNSUPPORTED, got %v", err)
 	}
-	if _, err := b.SwitchWindow(ctxT(t), cross.ID); codeOf(err) != apitype.SurfaceUnsupported {
+	wantStep(t, err, apitype.Step{Op: "switch", Args: map[string]string{"id": tab.ID}})
+	_, err = b.SwitchWindow(ctxT(t), cross.ID)
+	if codeOf(err) != apitype.SurfaceUnsupported {
 		t.Fatalf("switch-window to a frame: want SURFACE_UNSUPPORTED, got %v", err)
 	}
+	wantStep(t, err, apitype.Step{Op: "switch", Args: map[string]string{"id": cross.ID}})
 }
 
 func TestSurfaceIDsAcrossNavigation(t *testing.T) {
@@ -253,10 +220,10 @@ func TestSurfaceIDsAcrossNavigation(t *testing.T) {
 		t.Fatal(err)
 	}
 	next := ref(t, snap(t, ms), "link", "Next page")
-	if _, err := ms.Click(ctxT(t), next, ClickOptions{}); err != nil {
+	if _, err := action.Click(ctxT(t), ms, next, action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ms.Wait(ctxT(t), WaitOptions{URL: "page=2"}); err != nil {
+	if _, err := nav.Wait(ctxT(t), ms, nav.WaitOptions{URL: "page=2"}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the new nested frame", func() bool {
@@ -274,7 +241,7 @@ func TestSurfaceIDsAcrossNavigation(t *testing.T) {
 	// The cross-site frame comes back to the top's site (its renderer
 	// process goes away, the frame stays): same surface.
 	top := snap(t, tab)
-	if _, err := tab.Click(ctxT(t), ref(t, top, "button", "Bring cross home"), ClickOptions{}); err != nil {
+	if _, err := action.Click(ctxT(t), tab, ref(t, top, "button", "Bring cross home"), action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the frame's new document", func() bool {
@@ -296,7 +263,7 @@ func TestSurfaceIDsAcrossNavigation(t *testing.T) {
 	}
 
 	// The tab navigates: same tab id; its frames are new frames.
-	if _, err := tab.Navigate(ctxT(t), tab.URL()); err != nil {
+	if _, err := nav.Navigate(ctxT(t), tab, tab.URL()); err != nil {
 		t.Fatal(err)
 	}
 	settled(t, b)
@@ -305,7 +272,7 @@ func TestSurfaceIDsAcrossNavigation(t *testing.T) {
 		t.Fatalf("tab id changed on navigation: %+v", list[0])
 	}
 	for _, old := range []string{mid.ID, cross.ID} {
-		if slices.ContainsFunc(list, func(s Surface) bool { return s.ID == old }) {
+		if slices.ContainsFunc(list, func(s engine.Surface) bool { return s.ID == old }) {
 			t.Fatalf("frame surface %s survived its parent's new document", old)
 		}
 	}
@@ -330,16 +297,12 @@ func TestSurfaceLifecycle(t *testing.T) {
 	cross := oneByURL(t, list, "label=cross")
 
 	// A second window, and a popup from window.open that closes itself.
-	res, err := cdpproto.Call(ctxT(t), b.conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank", NewWindow: ptr(true)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	win, err := b.tabForTarget(ctxT(t), string(res.TargetID))
+	win, err := b.NewWindow(ctxT(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	top := snap(t, tab)
-	if _, err := tab.Click(ctxT(t), ref(t, top, "button", "Open popup"), ClickOptions{}); err != nil {
+	if _, err := action.Click(ctxT(t), tab, ref(t, top, "button", "Open popup"), action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the popup", func() bool {
@@ -348,14 +311,14 @@ func TestSurfaceLifecycle(t *testing.T) {
 	})
 	_, list = surfaceList(t, b)
 	popup := oneByURL(t, list, "popup.html")
-	if popup.Kind != KindTab || popup.ParentID != "" {
+	if popup.Kind != engine.KindTab || popup.ParentID != "" {
 		t.Fatalf("popup: %+v", popup)
 	}
 	ws := b.Windows(ctxT(t))
 	if len(ws) != 3 {
 		t.Fatalf("windows: %+v", ws)
 	}
-	wid := map[string]Window{}
+	wid := map[string]engine.Window{}
 	for _, w := range ws {
 		wid[w.ID] = w
 		if w.WindowID == 0 {
@@ -374,11 +337,11 @@ func TestSurfaceLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ps.Click(ctxT(t), ref(t, snap(t, ps), "button", "Close me"), ClickOptions{}); err != nil {
+	if _, err := action.Click(ctxT(t), ps, ref(t, snap(t, ps), "button", "Close me"), action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-ps.closed:
+	case <-ps.Closed():
 	case <-ctxT(t).Done():
 		t.Fatal("popup did not close")
 	}
@@ -386,6 +349,7 @@ func TestSurfaceLifecycle(t *testing.T) {
 	if e, ok := apitype.As(err); !ok || e.Code != apitype.SurfaceClosed || !strings.Contains(e.Hint, tab.ID) || !strings.Contains(e.Hint, cross.ID) {
 		t.Fatalf("the active surface closed: want SURFACE_CLOSED listing live surfaces, got %v", err)
 	}
+	wantStep(t, err, apitype.Step{Op: "switch"})
 	if _, err := b.Switch(ctxT(t), popup.ID); codeOf(err) != apitype.SurfaceClosed {
 		t.Fatalf("switch to a closed popup: want SURFACE_CLOSED, got %v", err)
 	}
@@ -402,7 +366,7 @@ func TestSurfaceLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	fref := ref(t, snap(t, fs), "button", "Press")
-	if _, err := tab.Click(ctxT(t), ref(t, top, "button", "Remove cross"), ClickOptions{}); err != nil {
+	if _, err := action.Click(ctxT(t), tab, ref(t, top, "button", "Remove cross"), action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the frame's tombstone", func() bool {
@@ -412,11 +376,11 @@ func TestSurfaceLifecycle(t *testing.T) {
 	if _, err := b.Tab(ctxT(t), ""); codeOf(err) != apitype.SurfaceClosed {
 		t.Fatalf("active frame removed: want SURFACE_CLOSED, got %v", err)
 	}
-	if _, err := fs.Click(ctxT(t), fref, ClickOptions{}); err == nil {
+	if _, err := action.Click(ctxT(t), fs, fref, action.ClickOptions{}); err == nil {
 		t.Fatal("click in a removed frame succeeded")
 	}
 	_, list = surfaceList(t, b)
-	if slices.ContainsFunc(list, func(s Surface) bool { return s.ID == cross.ID || s.ID == popup.ID }) {
+	if slices.ContainsFunc(list, func(s engine.Surface) bool { return s.ID == cross.ID || s.ID == popup.ID }) {
 		t.Fatalf("tombstoned surfaces still listed: %+v", list)
 	}
 }
@@ -472,21 +436,21 @@ func TestSurfaceEvents(t *testing.T) {
 	// Dialogs: answered at once by the policy, recorded with their frame's
 	// surface.
 	top := snap(t, tab)
-	click := func(s *Tab, snapOf *Snapshot, name string) {
+	click := func(s *engine.Tab, snapOf *capture.Snapshot, name string) {
 		t.Helper()
-		if _, err := s.Click(ctxT(t), ref(t, snapOf, "button", name), ClickOptions{}); err != nil {
+		if _, err := action.Click(ctxT(t), s, ref(t, snapOf, "button", name), action.ClickOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	waitText := func(s *Tab, text string) {
+	waitText := func(s *engine.Tab, text string) {
 		t.Helper()
-		if _, err := s.Wait(ctxT(t), WaitOptions{Text: text}); err != nil {
+		if _, err := nav.Wait(ctxT(t), s, nav.WaitOptions{Text: text}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	click(tab, top, "Confirm")
 	waitText(tab, "confirm:false")
-	b.SetDialogPolicy(DialogPolicy{Mode: "accept", PromptText: "loupe"})
+	b.SetDialogPolicy(engine.DialogPolicy{Mode: "accept", PromptText: "loupe"})
 	click(tab, top, "Prompt")
 	waitText(tab, "prompt:loupe")
 	cs, _ := b.Tab(ctxT(t), cross.ID)
@@ -497,7 +461,7 @@ func TestSurfaceEvents(t *testing.T) {
 	if len(d) != 3 {
 		t.Fatalf("dialogs: %+v", d)
 	}
-	want := []DialogRecord{
+	want := []engine.DialogRecord{
 		{SurfaceID: tab.ID, Type: "confirm", Message: "sure?", Action: "dismissed"},
 		{SurfaceID: tab.ID, Type: "prompt", Message: "name?", Action: "accepted", PromptText: "loupe"},
 		{SurfaceID: cross.ID, Type: "confirm", Message: "from cross?", Action: "accepted"},
@@ -516,7 +480,7 @@ func TestSurfaceEvents(t *testing.T) {
 func TestSurfaceBrowserStopLeavesNoProcess(t *testing.T) {
 	b, tab := openSurfaces(t)
 	top := snap(t, tab)
-	if _, err := tab.Click(ctxT(t), ref(t, top, "button", "Open popup"), ClickOptions{}); err != nil {
+	if _, err := action.Click(ctxT(t), tab, ref(t, top, "button", "Open popup"), action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the popup", func() bool { return b.TabCount() == 2 })
@@ -547,7 +511,7 @@ func TestSurfaceKindsElectron(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Launch(ctxT(t), LaunchOptions{Binary: bin, ProfileDir: filepath.Join(t.TempDir(), "profile"),
+	b, err := engine.Launch(ctxT(t), engine.LaunchOptions{Binary: bin, ProfileDir: filepath.Join(t.TempDir(), "profile"),
 		Args: []string{"--user-agent=Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) my-app/1.0.0 Chrome/156.0.0.0 Electron/40.0.0 Safari/537.36"}})
 	if err != nil {
 		t.Fatal(err)
@@ -557,7 +521,7 @@ func TestSurfaceKindsElectron(t *testing.T) {
 		t.Fatal("user agent with Electron/ not recognised")
 	}
 	host, _ := b.Tab(ctxT(t), "")
-	if _, err := host.Navigate(ctxT(t), a.Page("frames/top.html")); err != nil {
+	if _, err := nav.Navigate(ctxT(t), host, a.Page("frames/top.html")); err != nil {
 		t.Fatal(err)
 	}
 	view, err := b.NewTab(ctxT(t))
@@ -568,36 +532,36 @@ func TestSurfaceKindsElectron(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds := func() map[string]Surface {
+	kinds := func() map[string]engine.Surface {
 		_, list := b.Surfaces(ctxT(t))
-		m := map[string]Surface{}
+		m := map[string]engine.Surface{}
 		for _, s := range list {
 			m[s.ID] = s
 		}
 		return m
 	}
 	for _, id := range []string{host.ID, view.ID, guest.ID} {
-		if k := kinds()[id]; k.Kind != KindOther || k.ParentID != "" {
+		if k := kinds()[id]; k.Kind != engine.KindOther || k.ParentID != "" {
 			t.Fatalf("without the main process, %s must be other: %+v", id, k)
 		}
 	}
-	if k := kinds(); k[host.ID].Kind != KindOther || len(k) < 5 {
+	if k := kinds(); k[host.ID].Kind != engine.KindOther || len(k) < 5 {
 		t.Fatalf("frames of an Electron page are still frames: %+v", k)
 	}
 	calls := 0
-	classify := func(ctx context.Context) (map[string]Classification, error) {
+	classify := func(ctx context.Context) (map[string]engine.Classification, error) {
 		calls++
-		return map[string]Classification{
-			host.TargetID:  {Kind: KindWindow},
-			view.TargetID:  {Kind: KindWebContentsView},
-			guest.TargetID: {Kind: KindWebview, ParentTargetID: host.TargetID},
+		return map[string]engine.Classification{
+			host.TargetID:  {Kind: engine.KindWindow},
+			view.TargetID:  {Kind: engine.KindWebContentsView},
+			guest.TargetID: {Kind: engine.KindWebview, ParentTargetID: host.TargetID},
 		}, nil
 	}
 	if err := b.SetClassifier(ctxT(t), classify); err != nil {
 		t.Fatal(err)
 	}
 	k := kinds()
-	if k[host.ID].Kind != KindWindow || k[view.ID].Kind != KindWebContentsView || k[guest.ID].Kind != KindWebview || k[guest.ID].ParentID != host.ID {
+	if k[host.ID].Kind != engine.KindWindow || k[view.ID].Kind != engine.KindWebContentsView || k[guest.ID].Kind != engine.KindWebview || k[guest.ID].ParentID != host.ID {
 		t.Fatalf("classified kinds: %+v", k)
 	}
 	if !b.Features()["electronClassification"] {
@@ -609,7 +573,7 @@ func TestSurfaceKindsElectron(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := kinds(); k[late.ID].Kind != KindOther || calls != before+1 {
+	if k := kinds(); k[late.ID].Kind != engine.KindOther || calls != before+1 {
 		t.Fatalf("unclassified page: %+v, classifier calls %d → %d", k[late.ID], before, calls)
 	}
 }
@@ -621,7 +585,7 @@ func TestSurfaceBackgroundTabKeepsFocus(t *testing.T) {
 	if _, err := b.NewTab(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
-	v, err := tab.Eval(ctxT(t), "document.hasFocus()")
+	v, err := action.Eval(ctxT(t), tab, "document.hasFocus()")
 	if err != nil || string(v) != "true" {
 		t.Fatalf("a tab behind a new one: document.hasFocus() = %s %v, want true", v, err)
 	}

@@ -9,8 +9,7 @@ import (
 	"sync"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/cdp"
@@ -54,7 +53,7 @@ type pageState struct {
 	url      string
 	openerID string
 	frames   map[string]*frame
-	worlds   map[string]*world // by frame id
+	worlds   map[string]*World // by frame id
 	owners   map[ownerKey]int64
 	// worldLocks makes world creation single-flight per frame: concurrent
 	// frame captures ask for their parents' worlds too.
@@ -77,7 +76,7 @@ func newTab(b *Browser, id string, info targetInfo, sess *cdp.Session) *Tab {
 		TargetID: info.TargetID, b: b, sess: sess,
 		ready: make(chan struct{}), closed: make(chan struct{}),
 		title: info.Title, url: info.URL, openerID: info.OpenerID,
-		frames: map[string]*frame{}, worlds: map[string]*world{}, owners: map[ownerKey]int64{},
+		frames: map[string]*frame{}, worlds: map[string]*World{}, owners: map[ownerKey]int64{},
 		worldLocks: map[string]*sync.Mutex{}, frameSurf: map[string]*Tab{}, frameTombs: map[string]bool{},
 		pastSurf: map[string]string{}, contexts: map[ctxKey]string{}, mainCtx: map[string]mainContext{}, agentCtx: map[string]mainContext{},
 	}
@@ -102,6 +101,29 @@ func (p *pageState) frameSurface(frameID string) *Tab {
 	}
 	return s
 }
+
+// Lock serialises operations on the page's surfaces (a tab and the frames
+// in it share one lock): every operation that resolves or binds refs, or
+// sends input, holds it while it does, so two operations' refs and input
+// never interleave. Waits take it only to resolve what they wait for.
+func (t *Tab) Lock() { t.op.Lock() }
+
+// Unlock ends what Lock began.
+func (t *Tab) Unlock() { t.op.Unlock() }
+
+// Root is the id of the frame the surface starts at: the page's top frame
+// (whose id is the target id) for a tab, the frame itself for a frame
+// surface. Snapshots, reads, waits and eval start there; coordinates and
+// input are always the page's (see ToTop).
+func (t *Tab) Root() string { return t.root }
+
+// Session is the page target's session. Input, navigation and screenshots
+// go there whatever frame the surface starts at; calls for a node go to
+// the session of its frame (World.Session).
+func (t *Tab) Session() *cdp.Session { return t.sess }
+
+// Refs is the surface's ref table. Read and change it under Lock.
+func (t *Tab) Refs() *snapshot.Table { return t.refs }
 
 func (t *Tab) wait(ctx context.Context) error {
 	select {
@@ -154,6 +176,46 @@ func (t *Tab) openerSurface() string {
 	return ""
 }
 
+// URL is the tab's current top-level address.
+func (t *Tab) URL() string {
+	_, u := t.info()
+	return u
+}
+
+// Title is the tab's current title.
+func (t *Tab) Title() string {
+	title, _ := t.info()
+	return title
+}
+
+func (t *Tab) String() string { return fmt.Sprintf("%s (%s)", t.ID, t.URL()) }
+
+// Refresh asks the browser for the page's title, because targetInfoChanged
+// events may trail a load event, and returns it with the surface's
+// committed URL.
+func (t *Tab) Refresh(ctx context.Context) (title, url string) {
+	title, url = t.info()
+	if f, ok := t.frameState(t.root); ok && f.url != "" {
+		url = f.url
+	}
+	if ti, err := cdpproto.Call(ctx, t.b.conn.Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: target.ID(t.TargetID)}); err == nil && ti.TargetInfo != nil {
+		title = ti.TargetInfo.Title
+		t.setInfo(title, url)
+	}
+	return title, url
+}
+
+// PageOnly refuses operations that only a page root can do: loupe does not
+// navigate a frame's session history on its own (a frame navigates by
+// what is clicked in it, or with the page).
+func (t *Tab) PageOnly(what string) error {
+	if !t.IsFrame() {
+		return nil
+	}
+	return apitype.Errorf(apitype.SurfaceUnsupported, "surface %s is a frame; a frame cannot %s on its own", t.ID, what).
+		Fix("switch to its page ({1}) or click a link inside the frame", apitype.Step{Op: "switch", Args: map[string]string{"id": t.tab.ID}})
+}
+
 func (t *Tab) markClosed() {
 	t.mu.Lock()
 	if t.isClosed {
@@ -163,71 +225,6 @@ func (t *Tab) markClosed() {
 	t.isClosed = true
 	t.mu.Unlock()
 	close(t.closed)
-}
-
-// evalIn evaluates expr in the world, awaiting a promise, and decodes the
-// JSON value it returns into out (which may be nil).
-func (t *Tab) evalIn(ctx context.Context, w *world, expr string, out any) error {
-	res, err := cdpproto.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: expr, ContextID: runtime.ExecutionContextID(w.ctxID),
-		ReturnByValue: ptr(true), AwaitPromise: ptr(true), Silent: ptr(true),
-	})
-	if err != nil {
-		return mapWorldErr(err)
-	}
-	if ex := res.ExceptionDetails; ex != nil {
-		msg := ex.Text
-		if ex.Exception != nil && ex.Exception.Description != "" {
-			msg = ex.Exception.Description
-		}
-		if strings.Contains(msg, "Execution context was destroyed") || strings.Contains(msg, "Inspected target navigated or closed") {
-			return fmt.Errorf("%w: %s", ErrDocumentGone, msg)
-		}
-		return fmt.Errorf("page agent: %s", firstLine(msg))
-	}
-	if out == nil || res.Result == nil || len(res.Result.Value) == 0 {
-		return nil
-	}
-	return jsonv2.Unmarshal(res.Result.Value, out)
-}
-
-// unmarshalValue decodes a by-value remote object.
-func unmarshalValue(o *runtime.RemoteObject, out any) error {
-	if o == nil || len(o.Value) == 0 {
-		return fmt.Errorf("page agent: no value")
-	}
-	return jsonv2.Unmarshal(o.Value, out)
-}
-
-// agentCall runs one agent function in a world: name(args...).
-func (t *Tab) agentCall(ctx context.Context, w *world, fn string, out any, args ...any) error {
-	var b strings.Builder
-	b.WriteString("__loupe.")
-	b.WriteString(fn)
-	b.WriteByte('(')
-	for i, a := range args {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		js, err := jsonv2.Marshal(a)
-		if err != nil {
-			return err
-		}
-		b.Write(js)
-	}
-	b.WriteByte(')')
-	return t.evalIn(ctx, w, b.String(), out)
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-func staleErr(ref, why string) *apitype.Error {
-	return apitype.Errorf(apitype.StaleRef, "%s is stale: %s", ref, why)
 }
 
 // framesInOrder lists the page's frame surfaces parent-first: a depth-first

@@ -8,6 +8,8 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/action"
+	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/input"
 )
 
@@ -26,7 +28,7 @@ type SnapshotIn struct {
 }
 
 // SnapshotOut is a snapshot.
-type SnapshotOut struct{ engine.Snapshot }
+type SnapshotOut struct{ capture.Snapshot }
 
 // Text is the snapshot text; a cut one says how to see the rest.
 func (o *SnapshotOut) Text() string {
@@ -87,7 +89,7 @@ func (in *ClickIn) Validate() error {
 }
 
 // ActOut reports an action.
-type ActOut engine.ActionResult
+type ActOut action.Result
 
 // Text is terse: what happened and to which ref.
 func (o *ActOut) Text() string {
@@ -239,7 +241,7 @@ func (in *UploadIn) Validate() error {
 	return nil
 }
 
-func act(r *engine.ActionResult, err error) (*ActOut, error) {
+func act(r *action.Result, err error) (*ActOut, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -253,16 +255,16 @@ func actOps() []*Op {
 			if err != nil {
 				return nil, err
 			}
-			return act(tab.Click(ctx, in.Target, engine.ClickOptions{Button: in.button, Count: count, Modifiers: in.mods}))
+			return act(action.Click(ctx, tab, in.Target, action.ClickOptions{Button: in.button, Count: count, Modifiers: in.mods}))
 		}
 	}
-	targetAct := func(f func(tab *engine.Tab, ctx context.Context, ref string) (*engine.ActionResult, error)) func(ctx context.Context, env Env, in *TargetIn) (*ActOut, error) {
+	targetAct := func(f func(ctx context.Context, tab *engine.Tab, ref string) (*action.Result, error)) func(ctx context.Context, env Env, in *TargetIn) (*ActOut, error) {
 		return func(ctx context.Context, env Env, in *TargetIn) (*ActOut, error) {
 			tab, err := env.Tab(ctx)
 			if err != nil {
 				return nil, err
 			}
-			return act(f(tab, ctx, in.Target))
+			return act(f(ctx, tab, in.Target))
 		}
 	}
 	return []*Op{
@@ -272,7 +274,7 @@ func actOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				s, err := tab.Snapshot(ctx, engine.SnapshotOptions{
+				s, err := capture.Take(ctx, tab, capture.SnapshotOptions{
 					NoCompact: in.NoCompact, BackendIDs: in.BackendIDs, Interactive: in.Interactive, Depth: in.Depth,
 					Viewport: in.Viewport, Locators: in.Locators, Scope: in.Scope, MaxChars: in.MaxChars,
 				})
@@ -289,7 +291,7 @@ func actOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				return act(tab.Fill(ctx, in.Target, in.Text))
+				return act(action.Fill(ctx, tab, in.Target, in.Text))
 			}),
 		define("type", "type text key by key (into TARGET, or the focused element)", Write, actTimeout,
 			func(ctx context.Context, env Env, in *TypeIn) (*ActOut, error) {
@@ -305,7 +307,7 @@ func actOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				return act(tab.Drag(ctx, in.From, in.To))
+				return act(action.Drag(ctx, tab, in.From, in.To))
 			}),
 		define("press", "press keys or chords on the focused element", Write, actTimeout,
 			func(ctx context.Context, env Env, in *PressIn) (*ActOut, error) {
@@ -313,25 +315,25 @@ func actOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				return act(tab.Press(ctx, in.chords))
+				return act(action.Press(ctx, tab, in.chords))
 			}),
-		define("hover", "move the mouse over an element", Write, actTimeout, targetAct((*engine.Tab).Hover)),
-		define("focus", "focus an element", Write, actTimeout, targetAct((*engine.Tab).Focus)),
+		define("hover", "move the mouse over an element", Write, actTimeout, targetAct(action.Hover)),
+		define("focus", "focus an element", Write, actTimeout, targetAct(action.Focus)),
 		define("select", "choose options of a <select> by value or label", Write, actTimeout,
 			func(ctx context.Context, env Env, in *SelectIn) (*ActOut, error) {
 				tab, err := env.Tab(ctx)
 				if err != nil {
 					return nil, err
 				}
-				return act(tab.Select(ctx, in.Target, in.Values))
+				return act(action.Select(ctx, tab, in.Target, in.Values))
 			}),
 		define("check", "check a checkbox, radio button or switch", Write, actTimeout,
-			targetAct(func(tab *engine.Tab, ctx context.Context, ref string) (*engine.ActionResult, error) {
-				return tab.SetChecked(ctx, ref, true)
+			targetAct(func(ctx context.Context, tab *engine.Tab, ref string) (*action.Result, error) {
+				return action.SetChecked(ctx, tab, ref, true)
 			})),
 		define("uncheck", "uncheck a checkbox or switch", Write, actTimeout,
-			targetAct(func(tab *engine.Tab, ctx context.Context, ref string) (*engine.ActionResult, error) {
-				return tab.SetChecked(ctx, ref, false)
+			targetAct(func(ctx context.Context, tab *engine.Tab, ref string) (*action.Result, error) {
+				return action.SetChecked(ctx, tab, ref, false)
 			})),
 		define("upload", "choose files for a file input", Write, actTimeout,
 			func(ctx context.Context, env Env, in *UploadIn) (*ActOut, error) {
@@ -354,7 +356,7 @@ func actOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				return act(tab.Upload(ctx, in.Target, paths))
+				return act(action.Upload(ctx, tab, in.Target, paths))
 			}),
 		define("scroll", "scroll an element into view, or turn the mouse wheel", Write, actTimeout,
 			func(ctx context.Context, env Env, in *ScrollIn) (*ActOut, error) {
@@ -362,7 +364,7 @@ func actOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				return act(tab.Scroll(ctx, in.Target, engine.ScrollOptions{DX: in.DX, DY: in.DY}))
+				return act(action.Scroll(ctx, tab, in.Target, action.ScrollOptions{DX: in.DX, DY: in.DY}))
 			}),
 	}
 }
@@ -370,13 +372,13 @@ func actOps() []*Op {
 // typeText types, after emptying the field with --clear, and presses Enter
 // with --submit. A failure after the first step reports that input was
 // sent.
-func typeText(ctx context.Context, tab *engine.Tab, in *TypeIn) (*engine.ActionResult, error) {
+func typeText(ctx context.Context, tab *engine.Tab, in *TypeIn) (*action.Result, error) {
 	if in.Clear {
-		if _, err := tab.Fill(ctx, in.Target, ""); err != nil {
+		if _, err := action.Fill(ctx, tab, in.Target, ""); err != nil {
 			return nil, err
 		}
 	}
-	r, err := tab.Type(ctx, in.Target, in.Text)
+	r, err := action.Type(ctx, tab, in.Target, in.Text)
 	if err != nil {
 		if in.Clear {
 			return nil, executed(err)
@@ -385,7 +387,7 @@ func typeText(ctx context.Context, tab *engine.Tab, in *TypeIn) (*engine.ActionR
 	}
 	if in.Submit {
 		enter, _ := input.ParseChord("Enter")
-		if _, err := tab.Press(ctx, []input.Chord{enter}); err != nil {
+		if _, err := action.Press(ctx, tab, []input.Chord{enter}); err != nil {
 			return nil, executed(err)
 		}
 		r.Note = "typed and submitted"

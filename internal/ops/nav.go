@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/nav"
 )
 
 // OpenIn is the input of open.
@@ -25,7 +26,7 @@ func (in *OpenIn) Validate() error {
 }
 
 // NavOut reports where a tab is after a navigation.
-type NavOut engine.NavResult
+type NavOut nav.Result
 
 // Text is "s1 Title <url>".
 func (o *NavOut) Text() string {
@@ -122,7 +123,7 @@ func navOps() []*Op {
 				} else if tab, err = env.Tab(ctx); err != nil {
 					return nil, err
 				}
-				r, err := tab.Navigate(ctx, in.URL)
+				r, err := nav.Navigate(ctx, tab, in.URL)
 				if err != nil {
 					return nil, err
 				}
@@ -138,7 +139,7 @@ func navOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				r, err := tab.Reload(ctx)
+				r, err := nav.Reload(ctx, tab)
 				if err != nil {
 					return nil, err
 				}
@@ -164,7 +165,7 @@ func navOps() []*Op {
 				}
 				out := &TabOut{TabInfo: engine.TabInfo{ID: tab.ID, URL: tab.URL(), Active: true}}
 				if in.URL != "" {
-					r, err := tab.Navigate(ctx, in.URL)
+					r, err := nav.Navigate(ctx, tab, in.URL)
 					if err != nil {
 						return nil, err
 					}
@@ -203,7 +204,7 @@ func history(ctx context.Context, env Env, delta int) (*NavOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := tab.History(ctx, delta)
+	r, err := nav.History(ctx, tab, delta)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/capture"
 )
 
 // QueryIn is the input of query.
@@ -34,7 +35,7 @@ func (in *QueryIn) Validate() error {
 }
 
 // QueryOut lists matches.
-type QueryOut engine.QueryResult
+type QueryOut capture.QueryResult
 
 // Text is the count, then one line a match.
 func (o *QueryOut) Text() string {
@@ -109,7 +110,7 @@ func findOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				r, err := tab.Query(ctx, engine.QueryOptions{Role: in.Role, Name: in.Name, Text: in.Text, Exact: in.Exact,
+				r, err := capture.Query(ctx, tab, capture.QueryOptions{Role: in.Role, Name: in.Name, Text: in.Text, Exact: in.Exact,
 					Within: in.Within, FrameOf: in.FrameOf, Limit: in.Limit})
 				if err != nil {
 					return nil, err

@@ -8,7 +8,8 @@ import (
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 
-	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/action"
+	"github.com/loupe-dev/loupe/internal/engine/nav"
 )
 
 // TextIn is the input of text.
@@ -44,7 +45,7 @@ func (in *AttrIn) Validate() error {
 }
 
 // BoxOut is an element's box.
-type BoxOut engine.Box
+type BoxOut action.ElementBox
 
 // Text is "x y width height".
 func (o *BoxOut) Text() string {
@@ -52,7 +53,7 @@ func (o *BoxOut) Text() string {
 }
 
 // StateOut is an element's state.
-type StateOut engine.ElementState
+type StateOut action.ElementState
 
 // Text lists the state words.
 func (o *StateOut) Text() string {
@@ -138,7 +139,7 @@ func (in *WaitIn) Validate() error {
 }
 
 // WaitOut reports a met condition.
-type WaitOut engine.WaitResult
+type WaitOut nav.WaitResult
 
 // Text says what was seen and how long it took.
 func (o *WaitOut) Text() string { return fmt.Sprintf("ok %s after %s", o.Matched, o.Waited) }
@@ -180,7 +181,7 @@ func readOps() []*Op {
 			if err != nil {
 				return nil, err
 			}
-			v, _, err := tab.Read(ctx, in.Target, what, "")
+			v, _, err := action.Read(ctx, tab, in.Target, what, "")
 			if err != nil {
 				return nil, err
 			}
@@ -195,10 +196,10 @@ func readOps() []*Op {
 					return nil, err
 				}
 				if in.Target == "" {
-					s, err := tab.PageText(ctx)
+					s, err := action.PageText(ctx, tab)
 					return &ValueOut{Value: s}, err
 				}
-				v, _, err := tab.Read(ctx, in.Target, "text", "")
+				v, _, err := action.Read(ctx, tab, in.Target, "text", "")
 				return &ValueOut{Ref: in.Target, Value: v}, err
 			}),
 		define("html", "print an element's outer HTML", Read, actTimeout, read("html")),
@@ -209,7 +210,7 @@ func readOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				v, present, err := tab.Read(ctx, in.Target, "attr", in.Name)
+				v, present, err := action.Read(ctx, tab, in.Target, "attr", in.Name)
 				if err != nil {
 					return nil, err
 				}
@@ -221,7 +222,7 @@ func readOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				b, err := tab.Box(ctx, in.Target)
+				b, err := action.Box(ctx, tab, in.Target)
 				return (*BoxOut)(b), err
 			}),
 		define("state", "print an element's role and state (visible, enabled, checked, …)", Read, actTimeout,
@@ -230,7 +231,7 @@ func readOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				s, err := tab.State(ctx, in.Target)
+				s, err := action.State(ctx, tab, in.Target)
 				return (*StateOut)(s), err
 			}),
 		define("eval", "evaluate JavaScript in the page and print its JSON value", Write, actTimeout,
@@ -239,7 +240,7 @@ func readOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				v, err := tab.Eval(ctx, in.JS)
+				v, err := action.Eval(ctx, tab, in.JS)
 				if err != nil {
 					return nil, err
 				}
@@ -253,7 +254,7 @@ func readOps() []*Op {
 				}
 				ctx, cancel := context.WithTimeout(ctx, in.timeout)
 				defer cancel()
-				r, err := tab.Wait(ctx, engine.WaitOptions{Text: in.Text, Ref: in.Target, URL: in.URL, Load: in.Load})
+				r, err := nav.Wait(ctx, tab, nav.WaitOptions{Text: in.Text, Ref: in.Target, URL: in.URL, Load: in.Load})
 				return (*WaitOut)(r), err
 			}),
 		define("screenshot", "capture a PNG of the viewport, the full page or an element", Read, actTimeout,
@@ -262,7 +263,7 @@ func readOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				png, err := tab.Screenshot(ctx, engine.ScreenshotOptions{Ref: in.Target, FullPage: in.Full})
+				png, err := action.Screenshot(ctx, tab, action.ScreenshotOptions{Ref: in.Target, FullPage: in.Full})
 				if err != nil {
 					return nil, err
 				}

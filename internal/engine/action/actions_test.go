@@ -1,0 +1,213 @@
+package action_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/action"
+	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/input"
+)
+
+func status(t *testing.T, tab *engine.Tab) string {
+	return evalString(t, tab, "document.getElementById('status').textContent")
+}
+
+func TestClickIsTrusted(t *testing.T) {
+	tab := openTab(t, "form.html")
+	s := snap(t, tab)
+	if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Go"), action.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(t, tab); got != "clicked-go:true" {
+		t.Fatalf("status %q", got)
+	}
+	if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Twice"), action.ClickOptions{Count: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(t, tab); got != "dblclicked" {
+		t.Fatalf("status %q", got)
+	}
+}
+
+func TestClickScrollsIntoView(t *testing.T) {
+	tab := openTab(t, "form.html")
+	s := snap(t, tab)
+	if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Far away"), action.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(t, tab); got != "clicked-far" {
+		t.Fatalf("status %q", got)
+	}
+}
+
+func TestClickNotActionable(t *testing.T) {
+	tab := openTab(t, "form.html")
+	s := snap(t, tab)
+	cases := []struct{ name, want string }{
+		{"Off", "disabled"},
+		{"Under", "covered: div#overlay"},
+		{"Moving", "keeps moving"},
+	}
+	for _, c := range cases {
+		_, err := action.Click(ctxT(t), tab, ref(t, s, "button", c.name), action.ClickOptions{})
+		e := wantCode(t, err, apitype.NotActionable)
+		if !strings.Contains(e.Message, c.want) || !e.NotExecuted {
+			t.Errorf("%s: %+v", c.name, e)
+		}
+	}
+	if got := status(t, tab); got != "idle" {
+		t.Fatalf("a refused click reached the page: %q", got)
+	}
+	// The invisible button is not in the snapshot at all.
+	if strings.Contains(s.Text, "Ghost") {
+		t.Fatalf("visibility:hidden button in snapshot:\n%s", s.Text)
+	}
+}
+
+func TestFillControlledInput(t *testing.T) {
+	tab := openTab(t, "form.html")
+	s := snap(t, tab)
+	r, err := action.Fill(ctxT(t), tab, ref(t, s, "textbox", "Controlled"), "héllo 👋")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Value != "héllo 👋" {
+		t.Fatalf("value %v", r.Value)
+	}
+	if got := evalString(t, tab, "document.getElementById('echo').textContent"); got != "state:héllo 👋" {
+		t.Fatalf("page state %q: input events did not reach the page", got)
+	}
+	// Fill replaces; an empty fill clears.
+	for _, c := range []struct{ role, name, text string }{
+		{"textbox", "Email", "new@example.com"},
+		{"textbox", "Bio", "second"},
+		{"textbox", "Editor", "rewritten"},
+		{"textbox", "Email", ""},
+	} {
+		r, err := action.Fill(ctxT(t), tab, ref(t, s, c.role, c.name), c.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(r.Value.(string)); got != c.text {
+			t.Errorf("fill %s with %q: value %q", c.name, c.text, got)
+		}
+	}
+	_, err = action.Fill(ctxT(t), tab, ref(t, s, "button", "Go"), "x")
+	wantCode(t, err, apitype.NotActionable)
+}
+
+func TestTypeAndPress(t *testing.T) {
+	tab := openTab(t, "form.html")
+	s := snap(t, tab)
+	keys := ref(t, s, "textbox", "Keys")
+	if _, err := action.Type(ctxT(t), tab, keys, "aB"); err != nil {
+		t.Fatal(err)
+	}
+	var chords []input.Chord
+	for _, k := range []string{"Control+A", "Shift+Tab", "Enter"} {
+		c, err := input.ParseChord(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chords = append(chords, c)
+	}
+	if _, err := action.Focus(ctxT(t), tab, keys); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := action.Press(ctxT(t), tab, chords[:1]); err != nil {
+		t.Fatal(err)
+	}
+	// Control+A selected everything: typing replaces it.
+	if _, err := action.Type(ctxT(t), tab, "", "z"); err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, tab, "document.getElementById('keys').value"); got != "z" {
+		t.Fatalf("value after Control+A, z: %q", got)
+	}
+	if _, err := action.Press(ctxT(t), tab, chords[1:2]); err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, tab, "document.getElementById('keylog').textContent"); got != "a S-B C-Control C-A z S-Shift S-Tab" {
+		t.Fatalf("keys seen by the page: %q", got)
+	}
+	if got := evalString(t, tab, "document.activeElement.id"); got != "ctl" {
+		t.Fatalf("Shift+Tab moved focus to %q", got)
+	}
+}
+
+func TestCheckSelectHover(t *testing.T) {
+	tab := openTab(t, "form.html")
+	s := snap(t, tab)
+	agree := ref(t, s, "checkbox", "Agree")
+	if _, err := action.SetChecked(ctxT(t), tab, agree, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(t, tab); got != "agree:true" {
+		t.Fatalf("status %q", got)
+	}
+	r, err := action.SetChecked(ctxT(t), tab, agree, true)
+	if err != nil || r.Executed {
+		t.Fatalf("checking a checked box: %+v %v", r, err)
+	}
+	if _, err := action.SetChecked(ctxT(t), tab, agree, false); err != nil {
+		t.Fatal(err)
+	}
+	size := ref(t, s, "combobox", "Size")
+	if _, err := action.Select(ctxT(t), tab, size, []string{"Large"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(t, tab); got != "size:l" {
+		t.Fatalf("status %q", got)
+	}
+	_, err = action.Select(ctxT(t), tab, size, []string{"Huge"})
+	wantCode(t, err, apitype.BadInput)
+	if _, err := action.Hover(ctxT(t), tab, ref(t, s, "button", "Hover me")); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(t, tab); got != "hovered" {
+		t.Fatalf("status %q", got)
+	}
+}
+
+func TestRefsStableAndStale(t *testing.T) {
+	tab := openTab(t, "form.html")
+	s1 := snap(t, tab)
+	s2 := snap(t, tab)
+	if s1.Text != s2.Text {
+		t.Fatalf("two snapshots of the same page differ:\n%s\n---\n%s", s1.Text, s2.Text)
+	}
+	// A removed element's ref is stale.
+	rm := ref(t, s1, "button", "Remove me")
+	if _, err := action.Click(ctxT(t), tab, rm, action.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := action.Click(ctxT(t), tab, rm, action.ClickOptions{})
+	wantCode(t, err, apitype.StaleRef)
+
+	// After navigation, old refs are stale even though the new page has a
+	// button with the same name, and nothing is clicked.
+	goRef := ref(t, s1, "button", "Go")
+	if _, err := action.Click(ctxT(t), tab, ref(t, s1, "link", "Next page"), action.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t)
+	if _, err := nav.Wait(withTimeout(ctx, 5*time.Second), tab, nav.WaitOptions{Text: "MK-SECOND"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = action.Click(ctxT(t), tab, goRef, action.ClickOptions{})
+	e := wantCode(t, err, apitype.StaleRef)
+	if !e.NotExecuted {
+		t.Fatal("stale click not marked not_executed")
+	}
+	s3 := snap(t, tab)
+	if ref(t, s3, "button", "Go") == goRef {
+		t.Fatal("a ref was reused across documents")
+	}
+	// A ref never issued.
+	_, err = action.Click(ctxT(t), tab, "e99999", action.ClickOptions{})
+	wantCode(t, err, apitype.RefNotFound)
+}

@@ -1,0 +1,176 @@
+package action
+
+import (
+	"context"
+	"strings"
+
+	cdpproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
+)
+
+// ElementState is an element's role and interaction state.
+type ElementState struct {
+	Ref        string `json:"ref"`
+	Role       string `json:"role"`
+	Tag        string `json:"tag"`
+	Visible    bool   `json:"visible"`
+	Enabled    bool   `json:"enabled"`
+	Editable   bool   `json:"editable"`
+	Checked    any    `json:"checked"` // true, false, "mixed" or null
+	Focused    bool   `json:"focused"`
+	InViewport bool   `json:"inViewport"`
+}
+
+func state(ctx context.Context, t *engine.Tab, tg *target) (*ElementState, error) {
+	var s struct {
+		OK  bool   `json:"ok"`
+		Err string `json:"err"`
+		ElementState
+	}
+	if err := tg.World.Call(ctx, "read", &s, tg.Elem, "state"); err != nil {
+		return nil, engine.StaleIfGone(tg.Ref, err)
+	}
+	if !s.OK {
+		return nil, (&engine.AgentResult{Err: s.Err}).Check(tg.Ref)
+	}
+	s.ElementState.Ref = tg.Ref
+	return &s.ElementState, nil
+}
+
+// State reports the element's role and interaction state.
+func State(ctx context.Context, t *engine.Tab, ref string) (*ElementState, error) {
+	t.Lock()
+	defer t.Unlock()
+	tg, err := resolve(ctx, t, ref)
+	if err != nil {
+		return nil, err
+	}
+	return state(ctx, t, tg)
+}
+
+// Read returns text, html or value of an element, or one attribute
+// (what = "attr", arg = its name). For "attr", present is false when the
+// element has no such attribute.
+func Read(ctx context.Context, t *engine.Tab, ref, what, arg string) (value string, present bool, err error) {
+	t.Lock()
+	defer t.Unlock()
+	tg, err := resolve(ctx, t, ref)
+	if err != nil {
+		return "", false, err
+	}
+	var r struct {
+		OK      bool    `json:"ok"`
+		Err     string  `json:"err"`
+		Value   *string `json:"value"`
+		Present bool    `json:"present"`
+	}
+	if err := tg.World.Call(ctx, "read", &r, tg.Elem, what, arg); err != nil {
+		return "", false, engine.StaleIfGone(ref, err)
+	}
+	if !r.OK {
+		return "", false, (&engine.AgentResult{Err: r.Err}).Check(tg.Ref)
+	}
+	if r.Value == nil {
+		return "", r.Present, nil
+	}
+	return *r.Value, what != "attr" || r.Present, nil
+}
+
+// PageText returns the visible text of the whole page, shadow roots
+// included.
+func PageText(ctx context.Context, t *engine.Tab) (string, error) {
+	t.Lock()
+	defer t.Unlock()
+	w, err := t.World(ctx, t.Root())
+	if err != nil {
+		return "", err
+	}
+	var s string
+	err = w.Call(ctx, "pageText", &s)
+	return s, err
+}
+
+// ElementBox is an element's border box in top-level viewport coordinates (CSS
+// pixels), with the page's scroll offset.
+type ElementBox struct {
+	Ref     string  `json:"ref"`
+	X       float64 `json:"x"`
+	Y       float64 `json:"y"`
+	Width   float64 `json:"width"`
+	Height  float64 `json:"height"`
+	ScrollX float64 `json:"scrollX"`
+	ScrollY float64 `json:"scrollY"`
+}
+
+// Box returns the element's box without scrolling or moving anything.
+func Box(ctx context.Context, t *engine.Tab, ref string) (*ElementBox, error) {
+	t.Lock()
+	defer t.Unlock()
+	tg, err := resolve(ctx, t, ref)
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		OK  bool   `json:"ok"`
+		Err string `json:"err"`
+		ElementBox
+	}
+	if err := tg.World.Call(ctx, "read", &r, tg.Elem, "box"); err != nil {
+		return nil, engine.StaleIfGone(ref, err)
+	}
+	if !r.OK {
+		return nil, (&engine.AgentResult{Err: r.Err}).Check(tg.Ref)
+	}
+	r.ElementBox.Ref = tg.Ref
+	// In a subframe the box is in the frame's viewport; move its origin to
+	// the top level (no hit test: reading moves nothing).
+	if r.ElementBox.X, r.ElementBox.Y, err = t.ToTop(ctx, tg.Ref, tg.Frame, r.ElementBox.X, r.ElementBox.Y, false); err != nil {
+		return nil, err
+	}
+	return &r.ElementBox, nil
+}
+
+// Eval evaluates a JavaScript expression in the page's own world (it sees
+// the page's globals) and returns its JSON value; a promise is awaited.
+func Eval(ctx context.Context, t *engine.Tab, expr string) (jsonv2.Value, error) {
+	t.Lock()
+	defer t.Unlock()
+	params := runtime.EvaluateParams{
+		Expression: expr, ReturnByValue: ptr(true), AwaitPromise: ptr(true), UserGesture: ptr(true),
+		ReplMode: ptr(true),
+	}
+	sess, ctxID, err := t.PageContext()
+	if err != nil {
+		return nil, err
+	}
+	params.ContextID = runtime.ExecutionContextID(ctxID)
+	res, err := cdpproto.Call(ctx, sess, runtime.Evaluate, params)
+	if err != nil {
+		return nil, err
+	}
+	if ex := res.ExceptionDetails; ex != nil {
+		msg := ex.Text
+		if ex.Exception != nil && ex.Exception.Description != "" {
+			msg = ex.Exception.Description
+		}
+		return nil, apitype.Errorf(apitype.EvalFailed, "%s", strings.TrimSpace(msg)).Executed()
+	}
+	r := res.Result
+	switch {
+	case r == nil || r.Type == "undefined":
+		return jsonv2.Value("null"), nil
+	case r.UnserializableValue != "":
+		// NaN, Infinity, -0, bigints: not JSON; give them as strings.
+		return jsonv2.Marshal(string(r.UnserializableValue))
+	case len(r.Value) == 0:
+		if r.Description != "" {
+			return jsonv2.Marshal(r.Description)
+		}
+		return jsonv2.Value("null"), nil
+	}
+	return r.Value, nil
+}

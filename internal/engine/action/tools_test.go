@@ -1,0 +1,78 @@
+package action_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine/action"
+	"github.com/loupe-dev/loupe/internal/engine/nav"
+)
+
+func TestDragHTML5AndPointer(t *testing.T) {
+	tab := openTab(t, "drag.html")
+	s := snap(t, tab)
+	// HTML5 drag and drop: the page's drop handler sees the data its
+	// dragstart set, and a trusted event.
+	if _, err := action.Drag(ctxT(t), tab, "#item2", ref(t, s, "region", "Drop zone")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nav.Wait(ctxT(t), tab, nav.WaitOptions{Text: "dropped:item2:true"}); err != nil {
+		t.Fatal(err)
+	}
+	// A pointer drag: the slider follows several mouse moves to the mark.
+	if _, err := action.Drag(ctxT(t), tab, ref(t, s, "slider", "Volume"), ref(t, s, "button", "Mark")); err != nil {
+		t.Fatal(err)
+	}
+	txt, _ := action.PageText(ctxT(t), tab)
+	if !strings.Contains(txt, "slider:245:moves>2=true") {
+		t.Fatalf("pointer drag did not move the slider to the mark: %q", txt)
+	}
+	// A bad target changes nothing.
+	_, err := action.Drag(ctxT(t), tab, ref(t, s, "slider", "Volume"), "e999999")
+	if e, ok := apitype.As(err); !ok || e.Code != apitype.RefNotFound || !e.NotExecuted {
+		t.Fatalf("drag to a ref never issued: %v", err)
+	}
+}
+
+// TestNoSecondClickWhileNavigating: a form posts to a slow server; a second
+// click on Pay while the first submit's navigation is in flight is refused
+// (STALE_REF, not executed), and the server sees one payment.
+func TestNoSecondClickWhileNavigating(t *testing.T) {
+	release := make(chan struct{})
+	var posts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.Method == http.MethodPost {
+			posts.Add(1)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			fmt.Fprint(w, `<p>paid</p>`)
+			return
+		}
+		fmt.Fprint(w, `<form method="post" action="/pay"><button>Pay</button></form>`)
+	}))
+	defer srv.Close()
+	defer close(release)
+	tab := openTab(t, srv.URL+"/")
+	pay := ref(t, snap(t, tab), "button", "Pay")
+	if _, err := action.Click(ctxT(t), tab, pay, action.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The POST has reached the server, so the navigation has started.
+	eventually(t, "the first POST", func() bool { return posts.Load() == 1 })
+	_, err := action.Click(ctxT(t), tab, pay, action.ClickOptions{})
+	if e, ok := apitype.As(err); !ok || e.Code != apitype.StaleRef || !e.NotExecuted || !strings.Contains(e.Message, "navigating") {
+		t.Fatalf("second click during the navigation: %v", err)
+	}
+	wantStep(t, err, apitype.Step{Op: "wait", Args: map[string]string{"load": "true"}})
+	if n := posts.Load(); n != 1 {
+		t.Fatalf("server saw %d payments", n)
+	}
+}

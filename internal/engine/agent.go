@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	cdpproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/cdp"
+)
+
+// World is the agent's isolated world in one document of a frame: where
+// the page agent (internal/snapshot/js) runs, apart from the page's own
+// scripts. A World belongs to one document; once that document has gone,
+// calls in it fail with ErrDocumentGone. Get one with Tab.World.
+type World struct {
+	frame  string
+	ctxID  int64
+	loader string
+	sess   *cdp.Session
+}
+
+// Frame is the id of the frame whose document the world is in.
+func (w *World) Frame() string { return w.frame }
+
+// ContextID is the world's execution context id. It names the document
+// too: refs are bound to it (snapshot.Doc.World).
+func (w *World) ContextID() int64 { return w.ctxID }
+
+// Document is the loader id of the world's document, as FrameInfo.Document
+// gives the frame's current one.
+func (w *World) Document() string { return w.loader }
+
+// Session is the session that hosts the world's frame: DOM and Runtime
+// calls for its nodes go there.
+func (w *World) Session() *cdp.Session { return w.sess }
+
+// Eval evaluates expr in the world, awaiting a promise, and decodes the
+// JSON value it returns into out (which may be nil).
+func (w *World) Eval(ctx context.Context, expr string, out any) error {
+	res, err := cdpproto.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: expr, ContextID: runtime.ExecutionContextID(w.ctxID),
+		ReturnByValue: ptr(true), AwaitPromise: ptr(true), Silent: ptr(true),
+	})
+	if err != nil {
+		return mapWorldErr(err)
+	}
+	if ex := res.ExceptionDetails; ex != nil {
+		msg := ex.Text
+		if ex.Exception != nil && ex.Exception.Description != "" {
+			msg = ex.Exception.Description
+		}
+		if strings.Contains(msg, "Execution context was destroyed") || strings.Contains(msg, "Inspected target navigated or closed") {
+			return fmt.Errorf("%w: %s", ErrDocumentGone, msg)
+		}
+		return fmt.Errorf("page agent: %s", firstLine(msg))
+	}
+	if out == nil || res.Result == nil || len(res.Result.Value) == 0 {
+		return nil
+	}
+	return jsonv2.Unmarshal(res.Result.Value, out)
+}
+
+// Call runs one page agent function in the world, fn(args...), each
+// argument passed as JSON, and decodes its JSON result into out.
+func (w *World) Call(ctx context.Context, fn string, out any, args ...any) error {
+	var b strings.Builder
+	b.WriteString("__loupe.")
+	b.WriteString(fn)
+	b.WriteByte('(')
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		js, err := jsonv2.Marshal(a)
+		if err != nil {
+			return err
+		}
+		b.Write(js)
+	}
+	b.WriteByte(')')
+	return w.Eval(ctx, b.String(), out)
+}
+
+// WithObject calls fn with a remote object for one of the world's elements
+// (by the agent's element id), for DOM domain calls on it in w.Session(),
+// and releases the object afterwards. The element's document having gone
+// is ErrDocumentGone.
+func (w *World) WithObject(ctx context.Context, elem int64, fn func(obj runtime.RemoteObjectID) error) error {
+	obj, err := w.objectOf(ctx, elem)
+	if err != nil {
+		return err
+	}
+	defer w.release(obj)
+	return fn(obj)
+}
+
+// objectOf returns a remote object for the element. Release it with
+// w.release.
+func (w *World) objectOf(ctx context.Context, elem int64) (runtime.RemoteObjectID, error) {
+	res, err := cdpproto.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: fmt.Sprintf("__loupe.byId(%d)", elem), ContextID: runtime.ExecutionContextID(w.ctxID), ObjectGroup: "loupe",
+	})
+	if err != nil {
+		return "", mapWorldErr(err)
+	}
+	if res.Result == nil || res.Result.ObjectID == "" {
+		return "", ErrDocumentGone
+	}
+	return res.Result.ObjectID, nil
+}
+
+// unmarshalValue decodes a by-value remote object.
+func unmarshalValue(o *runtime.RemoteObject, out any) error {
+	if o == nil || len(o.Value) == 0 {
+		return fmt.Errorf("page agent: no value")
+	}
+	return jsonv2.Unmarshal(o.Value, out)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// AgentResult is what the page agent's element functions return (prepare,
+// frameOffset, focusSelect, selectOptions, fileInput, armPress, …): OK, or
+// why not, and the facts the function found.
+type AgentResult struct {
+	OK       bool     `json:"ok"`
+	Err      string   `json:"err"`
+	Detail   string   `json:"detail"`
+	X        float64  `json:"x"`
+	Y        float64  `json:"y"`
+	W        float64  `json:"w"`
+	H        float64  `json:"h"`
+	Empty    bool     `json:"empty"`
+	Multiple bool     `json:"multiple"`
+	Values   []string `json:"values"`
+	Seq      int64    `json:"seq"`
+	I        int64    `json:"i"` // another element the action goes to (fileInput)
+	// Via says where the input went in the element's stead: through the
+	// label or drawn wrapper of a hidden native toggle, or at a part of
+	// its own widget lying on top of it.
+	Via string `json:"via"`
+}
+
+// notActionable words the agent's refusals: the ref, then the agent's
+// detail, go into the format.
+var notActionable = map[string]string{
+	"hidden":      "%s is not visible (%s)",
+	"disabled":    "%s is disabled (%s)",
+	"covered":     "%s is covered: %s",
+	"unstable":    "%s keeps moving (animating): %s",
+	"noteditable": "%s is not an editable field (%s)",
+	"unfocusable": "%s cannot take focus (%s)",
+	"notselect":   "%s is not a <select> (%s); click the option instead",
+	"notfile":     "%s is not a file input (%s)",
+}
+
+// Check turns an agent failure about ref's element into a registry error
+// (nil when r is OK).
+func (r *AgentResult) Check(ref string) error {
+	if r.OK {
+		return nil
+	}
+	if f, ok := notActionable[r.Err]; ok {
+		return apitype.Errorf(apitype.NotActionable, f, ref, r.Detail)
+	}
+	switch r.Err {
+	case "gone":
+		return staleErr(ref, "the element was removed from the page")
+	case "nooption":
+		return apitype.Errorf(apitype.BadInput, "%s: %s", ref, r.Detail)
+	}
+	return fmt.Errorf("page agent: %s %s", r.Err, r.Detail)
+}
+
+// StaleIfGone maps ref's document vanishing mid-operation (ErrDocumentGone)
+// to STALE_REF; any other error is returned as it is.
+func StaleIfGone(ref string, err error) error {
+	if errors.Is(err, ErrDocumentGone) {
+		return staleErr(ref, "its document went away")
+	}
+	return err
+}

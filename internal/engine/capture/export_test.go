@@ -1,0 +1,44 @@
+package capture
+
+import (
+	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/snapshot"
+)
+
+// The internals the tests of locators and captures look at.
+var (
+	FrameTimeout    = frameTimeout
+	LocatorRoles    = locatorRoles
+	StepSpec        = stepSpec
+	CaptureAll      = captureAll
+	SurfaceComplete = surfaceComplete
+	BindRefs        = bindRefs
+	AssignLocators  = assignLocators
+	Locate          = locate
+	LocateOne       = locateOne
+	SimilarRefs     = similarRefs
+	WithSimilar     = withSimilar
+	Merge           = merge
+)
+
+type (
+	LocMatch       = locMatch
+	FrameCapture   = frameCapture
+	FrameStepError = frameStepError
+	QueryReply     = queryReply
+)
+
+func (m locMatch) Frame() string        { return m.frame }
+func (m locMatch) World() *engine.World { return m.w }
+func (m locMatch) Elem() int64          { return m.elem }
+func (m locMatch) Role() string         { return m.role }
+
+func (e *frameStepError) Matches() []locMatch { return e.matches }
+
+// MarkPartial makes a capture count as partial (a scoped or viewport one).
+func (c *frameCapture) MarkPartial() { c.partial = true }
+
+// NewFrameCapture is a frame's capture as captureFrames makes it.
+func NewFrameCapture(id, parent string, page *snapshot.Page) *frameCapture {
+	return &frameCapture{id: id, parent: parent, page: page}
+}

@@ -1,0 +1,310 @@
+// Package enginetest is what the engine's behaviour tests share: a browser
+// for the whole test binary, fresh tabs at fixture pages, snapshots and
+// refs by role and name, and error checks. The engine's packages test one
+// layer each, but every layer needs a real Chromium (LOUPE_CHROMIUM, or
+// /usr/bin/chromium) and the pages of package testpages to do it.
+package enginetest
+
+import (
+	"context"
+	"maps"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/chromium"
+	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/action"
+	"github.com/loupe-dev/loupe/internal/engine/capture"
+	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/testpages"
+)
+
+// One browser and one fixture server serve a whole test binary; each test
+// opens its own tab.
+var (
+	browser *engine.Browser
+	server  *httptest.Server
+)
+
+// Main runs a package's tests with the shared browser and fixture server,
+// and returns the exit code: func TestMain(m *testing.M) {
+// os.Exit(enginetest.Main(m)) }.
+func Main(m *testing.M) int {
+	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+	if err != nil {
+		println("engine tests need Chromium:", err.Error())
+		return 1
+	}
+	dir, err := os.MkdirTemp("", "loupe-engine-test-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	server = httptest.NewServer(testpages.Handler())
+	defer server.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b, err := engine.Launch(ctx, engine.LaunchOptions{Binary: bin, ProfileDir: filepath.Join(dir, "s", "profile")})
+	if err != nil {
+		println("launch:", err.Error())
+		return 1
+	}
+	browser = b
+	defer b.Close(context.Background())
+	return m.Run()
+}
+
+// Browser is the shared browser (nil outside Main).
+func Browser() *engine.Browser { return browser }
+
+// URL is the shared fixture server's origin.
+func URL() string { return server.URL }
+
+// Page is the URL of a fixture page on the shared server.
+func Page(page string) string { return server.URL + "/" + page }
+
+// OpenTab opens a fresh tab in the shared browser at a fixture page (or at
+// a URL, or blank for ""), waits for it to load, and closes it after the
+// test.
+func OpenTab(t testing.TB, page string) *engine.Tab {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	tab, err := browser.NewTab(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = browser.CloseTab(ctx, tab.ID)
+	})
+	if page != "" {
+		url := page
+		if !strings.Contains(page, "://") {
+			url = Page(page)
+		}
+		if _, err := nav.Navigate(ctx, tab, url); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tab
+}
+
+// OwnBrowser launches a browser for one test, so its surface list holds
+// only what the test made.
+func OwnBrowser(t *testing.T) *engine.Browser {
+	t.Helper()
+	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := engine.Launch(Ctx(t), engine.LaunchOptions{Binary: bin, ProfileDir: filepath.Join(t.TempDir(), "profile")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close(context.Background()) })
+	return b
+}
+
+// Ctx is a context for one step of a test: 15 s, ended with the test.
+func Ctx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// WithTimeout bounds ctx to d; it is released when the parent ends.
+func WithTimeout(ctx context.Context, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	_ = cancel // released when the parent test context ends
+	return ctx
+}
+
+// Eventually polls cond until it holds (bounded, 10 s). It is for registry
+// changes that follow browser events with no reply to wait on (a popup
+// closing itself, a frame removed by script): the test cannot know which
+// reply those events precede.
+func Eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Snap takes a default snapshot of the surface.
+func Snap(t testing.TB, tab *engine.Tab) *capture.Snapshot {
+	t.Helper()
+	return SnapWith(t, tab, capture.SnapshotOptions{})
+}
+
+// SnapWith takes a snapshot of the surface with options.
+func SnapWith(t testing.TB, tab *engine.Tab, o capture.SnapshotOptions) *capture.Snapshot {
+	t.Helper()
+	s, err := capture.Take(Ctx(t), tab, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Ref returns the ref of the only node with that role and name.
+func Ref(t testing.TB, s *capture.Snapshot, role, name string) string {
+	t.Helper()
+	var found []string
+	for _, r := range s.Refs {
+		if r.Role == role && r.Name == name {
+			found = append(found, r.Ref)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("want one %s %q in snapshot, found %v:\n%s", role, name, found, s.Text)
+	}
+	return found[0]
+}
+
+// RefsByFrame returns the refs with that role and name, keyed by frame id
+// ("" for the top document).
+func RefsByFrame(s *capture.Snapshot, role, name string) map[string]string {
+	out := map[string]string{}
+	for _, r := range s.Refs {
+		if r.Role == role && r.Name == name {
+			out[r.FrameID] = r.Ref
+		}
+	}
+	return out
+}
+
+// FrameIDs finds want refs with that role and name, one per frame: the top
+// document's, the subframes' ids, and all of them by frame.
+func FrameIDs(t *testing.T, s *capture.Snapshot, role, name string, want int) (top string, subs []string, byFrame map[string]string) {
+	t.Helper()
+	byFrame = RefsByFrame(s, role, name)
+	if len(byFrame) != want {
+		t.Fatalf("want %d %s %q (one per frame), got %v in:\n%s", want, role, name, byFrame, s.Text)
+	}
+	for f := range byFrame {
+		if f == "" {
+			top = byFrame[f]
+		} else {
+			subs = append(subs, f)
+		}
+	}
+	return top, subs, byFrame
+}
+
+// EvalString evaluates an expression whose value is a string in the page.
+func EvalString(t *testing.T, tab *engine.Tab, expr string) string {
+	t.Helper()
+	v, err := action.Eval(Ctx(t), tab, expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s string
+	if err := jsonv2.Unmarshal(v, &s); err != nil {
+		t.Fatalf("eval %s: %s is not a string", expr, v)
+	}
+	return s
+}
+
+// CLIWords matches what no engine error may say: a loupe command or a
+// command-line flag. The engine returns recovery steps (apitype.Step) and
+// each front end writes them in its own terms.
+var CLIWords = regexp.MustCompile(`loupe |--[a-z]`)
+
+// CheckNoCLI fails the test if the error's message or hint names a loupe
+// command or a command-line flag.
+func CheckNoCLI(t testing.TB, err error) {
+	t.Helper()
+	e, ok := apitype.As(err)
+	if !ok {
+		return
+	}
+	for _, s := range []string{e.Message, e.Hint} {
+		if CLIWords.MatchString(s) {
+			t.Errorf("engine error in a front end's terms: %q (%s)", s, e.Code)
+		}
+	}
+}
+
+// WantCode fails the test unless err is a registry error with that code,
+// and returns it. Its message and hint must name no command line.
+func WantCode(t testing.TB, err error, code apitype.Code) *apitype.Error {
+	t.Helper()
+	e, ok := apitype.As(err)
+	if !ok || e.Code != code {
+		t.Fatalf("want %s, got %v", code, err)
+	}
+	CheckNoCLI(t, err)
+	return e
+}
+
+// CodeOf is the registry code of err ("" when it has none).
+func CodeOf(err error) apitype.Code {
+	if e, ok := apitype.As(err); ok {
+		return e.Code
+	}
+	return ""
+}
+
+// OOPIF is the tab's (only) out-of-process frame.
+func OOPIF(t *testing.T, tab *engine.Tab) *engine.FrameInfo {
+	t.Helper()
+	var found *engine.FrameInfo
+	var walk func(id string, depth int)
+	walk = func(id string, depth int) {
+		for _, c := range tab.ChildFrames(id) {
+			if f, ok := tab.Frame(c); ok && f.Session != tab.Session() {
+				found = &f
+			}
+			if depth < 16 {
+				walk(c, depth+1)
+			}
+		}
+	}
+	walk(tab.Root(), 0)
+	if found == nil {
+		t.Fatal("no out-of-process frame")
+	}
+	return found
+}
+
+var refOnLine = regexp.MustCompile(`\[ref=(e\d+)\]`)
+
+// RefOfLine returns the ref printed on a snapshot line, or "".
+func RefOfLine(l string) string {
+	m := refOnLine.FindStringSubmatch(l)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// WantStep fails the test unless err is a registry error whose recovery
+// holds that step, and names no command line.
+func WantStep(t testing.TB, err error, step apitype.Step) {
+	t.Helper()
+	e, ok := apitype.As(err)
+	if !ok {
+		t.Fatalf("want an error with recovery %+v, got %v", step, err)
+	}
+	CheckNoCLI(t, err)
+	for _, s := range e.Recovery {
+		if s.Op == step.Op && maps.Equal(s.Args, step.Args) {
+			return
+		}
+	}
+	t.Fatalf("%s: want recovery %+v, got %+v (hint %q)", e.Code, step, e.Recovery, e.Hint)
+}

@@ -1,0 +1,21 @@
+package engine
+
+import (
+	"context"
+
+	cdpproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+)
+
+// NewWindow opens a blank page in a new browser window, for tests of the
+// window view.
+func (b *Browser) NewWindow(ctx context.Context) (*Tab, error) {
+	res, err := cdpproto.Call(ctx, b.conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank", NewWindow: ptr(true)})
+	if err != nil {
+		return nil, err
+	}
+	return b.tabForTarget(ctx, string(res.TargetID))
+}
+
+// Closed is closed when the tab's target has gone.
+func (t *Tab) Closed() <-chan struct{} { return t.closed }

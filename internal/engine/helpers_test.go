@@ -1,0 +1,17 @@
+package engine_test
+
+import (
+	"github.com/loupe-dev/loupe/internal/engine/enginetest"
+)
+
+// The shared test helpers, by their short names.
+var (
+	ctxT        = enginetest.Ctx
+	snap        = enginetest.Snap
+	ref         = enginetest.Ref
+	wantStep    = enginetest.WantStep
+	codeOf      = enginetest.CodeOf
+	eventually  = enginetest.Eventually
+	ownBrowser  = enginetest.OwnBrowser
+	refsByFrame = enginetest.RefsByFrame
+)

@@ -1,0 +1,201 @@
+// Package nav moves a tab between documents and waits for what a page
+// does: open a URL, go back or forward, reload, and wait for text, an
+// element, a URL or the load event. Waits follow page events (DOM
+// mutations, navigation and lifecycle events), never a timer. It sits on
+// the engine core and resolves wait targets through package capture.
+package nav
+
+import (
+	"context"
+	"errors"
+
+	cdpproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/page"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/cdp"
+	"github.com/loupe-dev/loupe/internal/engine"
+)
+
+// Result is the outcome of a navigation.
+type Result struct {
+	Surface string `json:"surface"`
+	URL     string `json:"url"`
+	Title   string `json:"title"`
+	// Loaded is false when the document committed but its load event had
+	// not fired when the deadline came (a slow subresource, say).
+	Loaded bool `json:"loaded"`
+}
+
+// navWatch follows the main frame's navigation events from before a
+// navigation starts, so none is missed.
+type navWatch struct {
+	t      *engine.Tab
+	events <-chan cdp.Event
+	cancel func()
+}
+
+func watchNav(t *engine.Tab) *navWatch {
+	s := t.Session()
+	if f, ok := t.Frame(t.Root()); ok {
+		s = f.Session // a frame surface's events come from the session hosting it
+	}
+	ev, cancel := s.Listen("Page.frameNavigated", "Page.navigatedWithinDocument", "Page.lifecycleEvent")
+	return &navWatch{t: t, events: ev, cancel: cancel}
+}
+
+// commit waits for the main frame to commit a new document (returning its
+// loader id) or to navigate within its document (returning "").
+func (n *navWatch) commit(ctx context.Context) (loader string, restored bool, err error) {
+	main := n.t.Root()
+	for {
+		select {
+		case ev, ok := <-n.events:
+			if !ok {
+				return "", false, engine.ErrTabClosed
+			}
+			switch ev.Method {
+			case "Page.frameNavigated":
+				var e struct {
+					Frame struct {
+						ID       string `json:"id"`
+						LoaderID string `json:"loaderId"`
+					} `json:"frame"`
+					Type string `json:"type"`
+				}
+				if jsonv2.Unmarshal(ev.Params, &e) == nil && e.Frame.ID == main {
+					return e.Frame.LoaderID, e.Type == "BackForwardCacheRestore", nil
+				}
+			case "Page.navigatedWithinDocument":
+				var e struct {
+					FrameID string `json:"frameId"`
+				}
+				if jsonv2.Unmarshal(ev.Params, &e) == nil && e.FrameID == main {
+					return "", false, nil
+				}
+			}
+		case <-ctx.Done():
+			return "", false, ctx.Err()
+		}
+	}
+}
+
+// load waits for the load event of the given document of the main frame.
+// It reports false (not an error) when ctx ends first.
+func (n *navWatch) load(ctx context.Context, loader string) (bool, error) {
+	main := n.t.Root()
+	for {
+		select {
+		case ev, ok := <-n.events:
+			if !ok {
+				return false, engine.ErrTabClosed
+			}
+			if ev.Method != "Page.lifecycleEvent" {
+				continue
+			}
+			var e struct {
+				FrameID  string `json:"frameId"`
+				LoaderID string `json:"loaderId"`
+				Name     string `json:"name"`
+			}
+			if jsonv2.Unmarshal(ev.Params, &e) == nil && e.FrameID == main && e.LoaderID == loader && e.Name == "load" {
+				return true, nil
+			}
+		case <-ctx.Done():
+			return false, nil
+		}
+	}
+}
+
+// Navigate loads url in the tab and waits for its load event (bounded by
+// ctx). A URL the browser cannot load is NAVIGATION_FAILED with the
+// network error.
+func Navigate(ctx context.Context, t *engine.Tab, url string) (*Result, error) {
+	if err := t.PageOnly("navigate"); err != nil {
+		return nil, err
+	}
+	t.Lock()
+	defer t.Unlock()
+	w := watchNav(t)
+	defer w.cancel()
+	res, err := cdpproto.Call(ctx, t.Session(), page.Navigate, page.NavigateParams{URL: url})
+	if err != nil {
+		return nil, err
+	}
+	if res.ErrorText != "" {
+		return nil, apitype.Errorf(apitype.NavigationFailed, "%s: %s", url, res.ErrorText)
+	}
+	loaded := true
+	if res.LoaderID != "" {
+		if loaded, err = w.load(ctx, string(res.LoaderID)); err != nil {
+			return nil, err
+		}
+	}
+	return navResult(ctx, t, loaded), nil
+}
+
+// navResult reports where the tab is now.
+func navResult(ctx context.Context, t *engine.Tab, loaded bool) *Result {
+	title, url := t.Refresh(ctx)
+	return &Result{Surface: t.ID, URL: url, Title: title, Loaded: loaded}
+}
+
+// History moves back (delta -1) or forward (+1) in the tab's history.
+func History(ctx context.Context, t *engine.Tab, delta int) (*Result, error) {
+	if err := t.PageOnly("go back or forward"); err != nil {
+		return nil, err
+	}
+	t.Lock()
+	defer t.Unlock()
+	h, err := cdpproto.Call(ctx, t.Session(), page.GetNavigationHistory, cdpproto.Empty{})
+	if err != nil {
+		return nil, err
+	}
+	i := int(h.CurrentIndex) + delta
+	if i < 0 || i >= len(h.Entries) {
+		dir := "back"
+		if delta > 0 {
+			dir = "forward"
+		}
+		return nil, apitype.Errorf(apitype.NavigationFailed, "there is no page to go %s to", dir)
+	}
+	w := watchNav(t)
+	defer w.cancel()
+	if _, err := cdpproto.Call(ctx, t.Session(), page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[i].ID}); err != nil {
+		return nil, err
+	}
+	return finishNav(ctx, t, w)
+}
+
+// Reload reloads the tab's document.
+func Reload(ctx context.Context, t *engine.Tab) (*Result, error) {
+	if err := t.PageOnly("reload"); err != nil {
+		return nil, err
+	}
+	t.Lock()
+	defer t.Unlock()
+	w := watchNav(t)
+	defer w.cancel()
+	if _, err := cdpproto.Call(ctx, t.Session(), page.Reload, page.ReloadParams{}); err != nil {
+		return nil, err
+	}
+	return finishNav(ctx, t, w)
+}
+
+func finishNav(ctx context.Context, t *engine.Tab, w *navWatch) (*Result, error) {
+	loader, restored, err := w.commit(ctx)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, apitype.Errorf(apitype.Timeout, "the page did not navigate in time").Executed()
+		}
+		return nil, err
+	}
+	loaded := true
+	if loader != "" && !restored {
+		if loaded, err = w.load(ctx, loader); err != nil {
+			return nil, err
+		}
+	}
+	return navResult(ctx, t, loaded), nil
+}

@@ -1,0 +1,52 @@
+package nav_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine/action"
+	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/testpages"
+)
+
+func TestWaits(t *testing.T) {
+	tab := openTab(t, "form2.html")
+	s := snap(t, tab)
+	if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Later"), action.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nav.Wait(withTimeout(ctxT(t), 3*time.Second), tab, nav.WaitOptions{Text: "late text"}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err := nav.Wait(withTimeout(ctxT(t), 300*time.Millisecond), tab, nav.WaitOptions{Text: "never there"})
+	wantCode(t, err, apitype.Timeout)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("a 300ms wait took %v", d)
+	}
+	if _, err := nav.Wait(withTimeout(ctxT(t), time.Second), tab, nav.WaitOptions{URL: "*/form2.html"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nav.Wait(withTimeout(ctxT(t), time.Second), tab, nav.WaitOptions{Load: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWaitTextInFrames: a wait for text sees it in a cross-site frame, as
+// the snapshot does, and still times out for text nowhere on the page.
+func TestWaitTextInFrames(t *testing.T) {
+	a, _ := testpages.StartPair(t)
+	tab := openTab(t, a.Page("frames/top.html"))
+	snap(t, tab) // the frames are attached
+	s := snap(t, tab)
+	if !strings.Contains(s.Text, "cross idle") {
+		t.Fatalf("no cross-site frame text:\n%s", s.Text)
+	}
+	if _, err := nav.Wait(withTimeout(ctxT(t), 3*time.Second), tab, nav.WaitOptions{Text: "cross idle"}); err != nil {
+		t.Fatalf("text in the cross-site frame: %v", err)
+	}
+	_, err := nav.Wait(withTimeout(ctxT(t), 300*time.Millisecond), tab, nav.WaitOptions{Text: "nowhere at all"})
+	wantCode(t, err, apitype.Timeout)
+}

@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/snapshot"
+)
+
+// Element is a ref resolved to its element in its frame's current
+// document.
+type Element struct {
+	Ref   string // the ref, normalised ("e12")
+	Frame string // the frame whose document holds the element
+	World *World // the agent's world in that document
+	Elem  int64  // the agent's element id, valid in World
+}
+
+// ResolveRef finds the element a ref names, in the surface's ref table. It
+// never guesses: a ref from an earlier document, or whose frame is gone,
+// is STALE_REF; a ref of another surface is REF_WRONG_SURFACE (naming it);
+// a ref never issued is REF_NOT_FOUND. With a STALE_REF whose element is
+// known, last is the binding the ref had: its locator may find the
+// element's successor (package capture looks, and names it in the error).
+// Caller holds t.Lock.
+func (t *Tab) ResolveRef(ref string) (el *Element, last *snapshot.Binding, err error) {
+	ref, err = snapshot.NormalizeRef(ref)
+	if err != nil {
+		return nil, nil, apitype.Errorf(apitype.BadInput, "%v", err)
+	}
+	b, ok := t.refs.Lookup(ref)
+	if !ok {
+		if d, ok := t.refs.Dropped(ref); ok {
+			return nil, d, staleErr(ref, "it was taken from a page that has since changed or navigated")
+		}
+		if owner, elsewhere := t.refs.OwnerOf(ref); elsewhere && owner != "" {
+			e := apitype.Errorf(apitype.RefWrongSurface, "%s belongs to surface %s, not %s", ref, owner, t.ID).
+				Fix("switch to it ({1}) or take a snapshot of "+t.ID+" ({2}) and use its refs",
+					apitype.Step{Op: "switch", Args: map[string]string{"id": owner}}, apitype.Step{Op: "snapshot"})
+			e.SurfaceID = owner
+			return nil, nil, e
+		}
+		if t.refs.Issued(ref) {
+			return nil, nil, staleErr(ref, "it was taken from a page that has since changed or navigated")
+		}
+		return nil, nil, apitype.Errorf(apitype.RefNotFound, "%s was never issued on surface %s", ref, t.ID)
+	}
+	if _, ok := t.frameState(b.Doc.Frame); !ok {
+		return nil, b, staleErr(ref, "its frame is gone")
+	}
+	w := t.CurrentWorld(b.Doc.Frame)
+	if w == nil || w.ctxID != b.Doc.World {
+		return nil, b, staleErr(ref, "its document has navigated since the snapshot")
+	}
+	el = &Element{Ref: ref, World: w, Elem: b.Elem, Frame: b.Doc.Frame}
+	if err := t.CheckNavigation(el); err != nil {
+		return nil, nil, err
+	}
+	return el, nil, nil
+}
+
+// CheckNavigation refuses input to el's document while it is being
+// replaced: when its frame, or a frame above it, is navigating to a new
+// document, input sent now could land in the next one (STALE_REF, not
+// executed). Actions check it last, right before they send input.
+func (t *Tab) CheckNavigation(el *Element) error {
+	if t.navigating(el.Frame) {
+		return staleErr(el.Ref, "its page is navigating to a new document").
+			Fix("wait for it ({1}) and take a new snapshot ({2})",
+				apitype.Step{Op: "wait", Args: map[string]string{"load": "true"}}, apitype.Step{Op: "snapshot"})
+	}
+	return nil
+}
+
+func staleErr(ref, why string) *apitype.Error {
+	return apitype.Errorf(apitype.StaleRef, "%s is stale: %s", ref, why)
+}
