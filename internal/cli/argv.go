@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -222,6 +223,9 @@ func assignPositionals(v reflect.Value, params []param, toks []string) error {
 }
 
 func set(f reflect.Value, s string) error {
+	if u, ok := f.Addr().Interface().(encoding.TextUnmarshaler); ok {
+		return u.UnmarshalText([]byte(s))
+	}
 	switch f.Kind() {
 	case reflect.String:
 		f.SetString(s)

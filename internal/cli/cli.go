@@ -122,6 +122,9 @@ func (c *cmd) run(ctx context.Context, args []string) int {
 		}
 	}
 	if err != nil {
+		if e, ok := apitype.As(err); ok {
+			e.Op = op.Name
+		}
 		return c.usage(err, "usage: loupe "+usageLine(op))
 	}
 	return c.call(ctx, op, in)
@@ -285,10 +288,7 @@ func (c *cmd) print(v any, text string) int {
 
 // fail prints a runtime error and returns exit code 1.
 func (c *cmd) fail(err error) int {
-	e, ok := apitype.As(err)
-	if !ok {
-		e = apitype.Wrap(apitype.Internal, err, "%v", err)
-	}
+	e := c.render(err)
 	if c.json {
 		b, _ := json.Marshal(map[string]*apitype.Error{"error": e})
 		fmt.Fprintln(c.stdout, string(b))
@@ -305,8 +305,8 @@ func (c *cmd) fail(err error) int {
 // usage reports a usage error and returns exit code 2.
 func (c *cmd) usage(err error, line string) int {
 	msg := err.Error()
-	if e, ok := apitype.As(err); ok {
-		msg = e.Message
+	if _, ok := apitype.As(err); ok {
+		msg = c.render(err).Message
 	}
 	if c.json {
 		e := apitype.Errorf(apitype.BadInput, "%s", msg)

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -99,12 +101,14 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 		if err != nil {
 			return c.fail(err)
 		}
-		backend = mcpserver.Remote{C: cl, Session: session, Registry: c.reg}
+		// Each MCP server is its own client of the daemon's session: its
+		// current tab and snapshots are its own, apart from the CLI's.
+		backend = mcpserver.Remote{C: cl, Session: session, Client: fmt.Sprintf("mcp-%d", os.Getpid())}
 	} else {
 		cfg := c.executorConfig()
 		cfg.Headed = cfg.Headed || f.headed
 		x = executor.New(cfg)
-		backend = mcpserver.Local{X: x, Session: session}
+		backend = mcpserver.Local{X: x, Session: session, Client: "mcp"}
 		defer func() {
 			cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
@@ -113,7 +117,9 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 	}
 	if f.cdp != "" {
 		actx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		_, err := backend.Do(actx, "attach", &ops.AttachIn{CDP: f.cdp})
+		op, _ := c.reg.Lookup("attach")
+		in, _ := json.Marshal(ops.AttachIn{CDP: f.cdp})
+		_, _, err := backend.Do(actx, op, in, nil)
 		cancel()
 		if err != nil {
 			return c.fail(err)

@@ -265,3 +265,7 @@ func cmpSurfaceID(a, b string) int {
 	}
 	return strings.Compare(a, b)
 }
+
+// PageID is the surface id of the page this surface is in (its own for a
+// tab).
+func (t *Tab) PageID() string { return t.tab.ID }

@@ -22,7 +22,7 @@ type SnapshotIn struct {
 	NoCompact   bool   `json:"no_compact,omitempty" flag:"no-compact" help:"show the raw tree, without the compact transform"`
 	// BackendIDs adds each ref's DOM backendNodeId (the CLI asks for it
 	// with --json).
-	BackendIDs bool `json:"backend_ids,omitempty"`
+	BackendIDs bool `json:"backend_ids,omitempty" mcp:"-"`
 }
 
 // SnapshotOut is a snapshot.
@@ -40,25 +40,25 @@ func (o *SnapshotOut) Text() string {
 // Validate checks the numbers and the scope.
 func (in *SnapshotIn) Validate() error {
 	if in.Depth < 0 || in.MaxChars < 0 {
-		return usage("--depth and --max-chars take a positive number")
+		return usage("%s and %s take a positive number", fld("depth"), fld("max_chars"))
 	}
 	if in.MaxChars > 0 && in.MaxChars < 200 {
-		return usage("--max-chars %d is too small to show anything (at least 200)", in.MaxChars)
+		return usage("%s %d is too small to show anything (at least 200)", fld("max_chars"), in.MaxChars)
 	}
-	return checkTarget("--scope", in.Scope, false)
+	return checkTarget("scope", in.Scope, false)
 }
 
 // TargetIn names one element.
 type TargetIn struct {
-	Target string `json:"target" arg:"TARGET" help:"element ref from a snapshot, e.g. @e12"`
+	Target string `json:"ref" arg:"TARGET" help:"element ref from a snapshot, e.g. @e12"`
 }
 
 // Validate checks the ref.
-func (in *TargetIn) Validate() error { return checkTarget("TARGET", in.Target, true) }
+func (in *TargetIn) Validate() error { return checkTarget("ref", in.Target, true) }
 
 // ClickIn is the input of click.
 type ClickIn struct {
-	Target    string `json:"target" arg:"TARGET" help:"element ref from a snapshot, e.g. @e12"`
+	Target    string `json:"ref" arg:"TARGET" help:"element ref from a snapshot, e.g. @e12"`
 	Button    string `json:"button,omitempty" flag:"button" help:"left (default), right or middle"`
 	Modifiers string `json:"modifiers,omitempty" flag:"modifiers" help:"keys held during the click, e.g. Shift or Control+Shift"`
 
@@ -68,7 +68,7 @@ type ClickIn struct {
 
 // Validate checks the ref, button and modifiers.
 func (in *ClickIn) Validate() error {
-	if err := checkTarget("TARGET", in.Target, true); err != nil {
+	if err := checkTarget("ref", in.Target, true); err != nil {
 		return err
 	}
 	b, err := input.ParseButton(in.Button)
@@ -79,7 +79,7 @@ func (in *ClickIn) Validate() error {
 	if in.Modifiers != "" {
 		c, err := input.ParseChord(in.Modifiers + "+a")
 		if err != nil {
-			return usage("--modifiers %q: want Shift, Control, Alt, Meta joined by +", in.Modifiers)
+			return usage("%s %q: want Shift, Control, Alt, Meta joined by +", fld("modifiers"), in.Modifiers)
 		}
 		in.mods = c.Modifiers
 	}
@@ -112,16 +112,16 @@ func (o *ActOut) Text() string {
 
 // FillIn is the input of fill.
 type FillIn struct {
-	Target string `json:"target" arg:"TARGET" help:"ref of an editable field"`
+	Target string `json:"ref" arg:"TARGET" help:"ref of an editable field"`
 	Text   string `json:"text" arg:"TEXT" help:"the new content (empty clears the field)"`
 }
 
 // Validate checks the ref.
-func (in *FillIn) Validate() error { return checkTarget("TARGET", in.Target, true) }
+func (in *FillIn) Validate() error { return checkTarget("ref", in.Target, true) }
 
 // TypeIn is the input of type.
 type TypeIn struct {
-	Target string `json:"target,omitempty" arg:"[TARGET]" help:"field to type into; without it, types into the focused element"`
+	Target string `json:"ref,omitempty" arg:"[TARGET]" help:"field to type into; without it, types into the focused element"`
 	Text   string `json:"text" arg:"TEXT" help:"text to type, key by key"`
 	Clear  bool   `json:"clear,omitempty" flag:"clear" help:"empty the field first"`
 	Submit bool   `json:"submit,omitempty" flag:"submit" help:"press Enter after the text"`
@@ -130,12 +130,12 @@ type TypeIn struct {
 // Validate checks the optional ref.
 func (in *TypeIn) Validate() error {
 	if in.Text == "" {
-		return usage("missing TEXT")
+		return usage("missing %s", fld("text"))
 	}
 	if in.Clear && in.Target == "" {
-		return usage("--clear needs a TARGET field")
+		return usage("%s needs a %s field", fld("clear"), fld("ref"))
 	}
-	return checkTarget("TARGET", in.Target, false)
+	return checkTarget("ref", in.Target, false)
 }
 
 // DragIn is the input of drag.
@@ -146,10 +146,10 @@ type DragIn struct {
 
 // Validate checks both targets.
 func (in *DragIn) Validate() error {
-	if err := checkTarget("FROM", in.From, true); err != nil {
+	if err := checkTarget("from", in.From, true); err != nil {
 		return err
 	}
-	return checkTarget("TO", in.To, true)
+	return checkTarget("to", in.To, true)
 }
 
 // PressIn is the input of press.
@@ -162,7 +162,7 @@ type PressIn struct {
 // Validate parses every chord.
 func (in *PressIn) Validate() error {
 	if len(in.Keys) == 0 {
-		return usage("missing KEYS (e.g. Enter, Control+A)")
+		return usage("missing %s (e.g. Enter, Control+A)", fld("keys"))
 	}
 	in.chords = in.chords[:0]
 	for _, k := range in.Keys {
@@ -177,24 +177,24 @@ func (in *PressIn) Validate() error {
 
 // SelectIn is the input of select.
 type SelectIn struct {
-	Target string   `json:"target" arg:"TARGET" help:"ref of a <select>"`
+	Target string   `json:"ref" arg:"TARGET" help:"ref of a <select>"`
 	Values []string `json:"values" arg:"VALUE..." help:"option values or labels to choose"`
 }
 
 // Validate checks the ref and that there is a value.
 func (in *SelectIn) Validate() error {
-	if err := checkTarget("TARGET", in.Target, true); err != nil {
+	if err := checkTarget("ref", in.Target, true); err != nil {
 		return err
 	}
 	if len(in.Values) == 0 {
-		return usage("missing VALUE")
+		return usage("missing %s", fld("values"))
 	}
 	return nil
 }
 
 // ScrollIn is the input of scroll.
 type ScrollIn struct {
-	Target string  `json:"target,omitempty" arg:"[TARGET]" help:"element to scroll into view (and to turn the wheel over)"`
+	Target string  `json:"ref,omitempty" arg:"[TARGET]" help:"element to scroll into view (and to turn the wheel over)"`
 	DX     float64 `json:"dx,omitempty" flag:"dx" help:"horizontal wheel delta in CSS pixels"`
 	DY     float64 `json:"dy,omitempty" flag:"dy" help:"vertical wheel delta in CSS pixels"`
 }
@@ -202,9 +202,9 @@ type ScrollIn struct {
 // Validate checks that there is something to do.
 func (in *ScrollIn) Validate() error {
 	if in.Target == "" && in.DX == 0 && in.DY == 0 {
-		return usage("give a TARGET to scroll into view, or --dx/--dy")
+		return usage("give a %s to scroll into view, or %s/%s", fld("ref"), fld("dx"), fld("dy"))
 	}
-	return checkTarget("TARGET", in.Target, false)
+	return checkTarget("ref", in.Target, false)
 }
 
 // UploadIn is the input of upload. The CLI reads the files named on its
@@ -212,9 +212,9 @@ func (in *ScrollIn) Validate() error {
 // in the session's files directory. A path is never taken from a client
 // as is: everything handed to the page lives in the session's directory.
 type UploadIn struct {
-	Target   string       `json:"target" arg:"TARGET" help:"ref of a file input"`
+	Target   string       `json:"ref" arg:"TARGET" help:"ref of a file input"`
 	Files    []string     `json:"files,omitempty" arg:"FILE..." help:"files to choose"`
-	Contents []UploadFile `json:"contents,omitempty"`
+	Contents []UploadFile `json:"contents,omitempty" mcp:"-"`
 }
 
 // UploadFile is one file sent with an upload.
@@ -225,11 +225,11 @@ type UploadFile struct {
 
 // Validate checks the ref and that there are files.
 func (in *UploadIn) Validate() error {
-	if err := checkTarget("TARGET", in.Target, true); err != nil {
+	if err := checkTarget("ref", in.Target, true); err != nil {
 		return err
 	}
 	if len(in.Files)+len(in.Contents) == 0 {
-		return usage("missing FILE")
+		return usage("missing %s", fld("files"))
 	}
 	for _, c := range in.Contents {
 		if c.Name == "" || c.Name != filepath.Base(c.Name) || c.Name[0] == '.' {
@@ -280,9 +280,9 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return &SnapshotOut{*s}, nil
-			}),
-		define("click", "click an element (trusted mouse input at its centre)", Write, actTimeout, click(1)),
-		define("dblclick", "double-click an element", Write, actTimeout, click(2)),
+			}).mcp(Tool{Name: "browser_snapshot", Core: true, Defaults: map[string]any{"max_chars": 40000}, Desc: "The page as a tree of roles and names, frames included, with [ref=eN] on every line an agent can act on."}),
+		define("click", "click an element (trusted mouse input at its centre)", Write, actTimeout, click(1)).mcp(Tool{Name: "browser_click", Core: true, Select: "double", Value: false, Default: true, Desc: "Click an element (trusted mouse input) by ref or locator; reports what changed."}),
+		define("dblclick", "double-click an element", Write, actTimeout, click(2)).mcp(Tool{Name: "browser_click", Select: "double", Value: true}),
 		define("fill", "replace the content of a field with text", Write, actTimeout,
 			func(ctx context.Context, env Env, in *FillIn) (*ActOut, error) {
 				tab, err := env.Tab(ctx)
@@ -290,7 +290,7 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return act(tab.Fill(ctx, in.Target, in.Text))
-			}),
+			}).mcp(Tool{Name: "browser_fill", Desc: "Replace the content of a field with text in one step; reports what changed."}),
 		define("type", "type text key by key (into TARGET, or the focused element)", Write, actTimeout,
 			func(ctx context.Context, env Env, in *TypeIn) (*ActOut, error) {
 				tab, err := env.Tab(ctx)
@@ -298,7 +298,7 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return act(typeText(ctx, tab, in))
-			}),
+			}).mcp(Tool{Name: "browser_type", Core: true, Desc: "Type text into a field key by key (clear first, submit with Enter if asked); reports what changed."}),
 		define("drag", "drag an element onto another (pointer drags and HTML5 drag and drop)", Write, actTimeout,
 			func(ctx context.Context, env Env, in *DragIn) (*ActOut, error) {
 				tab, err := env.Tab(ctx)
@@ -306,7 +306,7 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return act(tab.Drag(ctx, in.From, in.To))
-			}),
+			}).mcp(Tool{Name: "browser_drag", Desc: "Drag an element onto another (pointer drags and HTML5 drag and drop)."}),
 		define("press", "press keys or chords on the focused element", Write, actTimeout,
 			func(ctx context.Context, env Env, in *PressIn) (*ActOut, error) {
 				tab, err := env.Tab(ctx)
@@ -314,9 +314,9 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return act(tab.Press(ctx, in.chords))
-			}),
-		define("hover", "move the mouse over an element", Write, actTimeout, targetAct((*engine.Tab).Hover)),
-		define("focus", "focus an element", Write, actTimeout, targetAct((*engine.Tab).Focus)),
+			}).mcp(Tool{Name: "browser_press", Core: true, Desc: "Press keys or chords (Enter, Tab, Escape, Control+A) on the focused element."}),
+		define("hover", "move the mouse over an element", Write, actTimeout, targetAct((*engine.Tab).Hover)).mcp(Tool{Name: "browser_hover", Desc: "Move the mouse over an element."}),
+		define("focus", "focus an element", Write, actTimeout, targetAct((*engine.Tab).Focus)).mcp(Tool{Name: "browser_focus", Desc: "Focus an element without clicking it."}),
 		define("select", "choose options of a <select> by value or label", Write, actTimeout,
 			func(ctx context.Context, env Env, in *SelectIn) (*ActOut, error) {
 				tab, err := env.Tab(ctx)
@@ -324,15 +324,15 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return act(tab.Select(ctx, in.Target, in.Values))
-			}),
+			}).mcp(Tool{Name: "browser_select", Core: true, Desc: "Choose options of a <select> by value or label."}),
 		define("check", "check a checkbox, radio button or switch", Write, actTimeout,
 			targetAct(func(tab *engine.Tab, ctx context.Context, ref string) (*engine.ActionResult, error) {
 				return tab.SetChecked(ctx, ref, true)
-			})),
+			})).mcp(Tool{Name: "browser_check", Select: "checked", Value: true, Default: true, Desc: "Check (or with checked: false, uncheck) a checkbox, radio button or switch."}),
 		define("uncheck", "uncheck a checkbox or switch", Write, actTimeout,
 			targetAct(func(tab *engine.Tab, ctx context.Context, ref string) (*engine.ActionResult, error) {
 				return tab.SetChecked(ctx, ref, false)
-			})),
+			})).mcp(Tool{Name: "browser_check", Select: "checked", Value: false}),
 		define("upload", "choose files for a file input", Write, actTimeout,
 			func(ctx context.Context, env Env, in *UploadIn) (*ActOut, error) {
 				var paths []string
@@ -355,7 +355,7 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return act(tab.Upload(ctx, in.Target, paths))
-			}),
+			}).as(ActUpload).mcp(Tool{Name: "browser_upload", Desc: "Choose files for a file input; files are named in the session's files directory."}),
 		define("scroll", "scroll an element into view, or turn the mouse wheel", Write, actTimeout,
 			func(ctx context.Context, env Env, in *ScrollIn) (*ActOut, error) {
 				tab, err := env.Tab(ctx)
@@ -363,7 +363,7 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return act(tab.Scroll(ctx, in.Target, engine.ScrollOptions{DX: in.DX, DY: in.DY}))
-			}),
+			}).mcp(Tool{Name: "browser_scroll", Core: true, Desc: "Scroll an element into view, or turn the mouse wheel by dx/dy pixels."}),
 	}
 }
 

@@ -22,15 +22,15 @@ type QueryIn struct {
 // Validate needs something to look for.
 func (in *QueryIn) Validate() error {
 	if in.Role == "" && in.Name == "" && in.Text == "" {
-		return usage("give --role, --name or --text")
+		return usage("give %s, %s or %s", fld("role"), fld("name"), fld("text"))
 	}
 	if in.Limit < 0 {
-		return usage("--limit takes a positive number")
+		return usage("%s takes a positive number", fld("limit"))
 	}
-	if err := checkTarget("--within", in.Within, false); err != nil {
+	if err := checkTarget("within", in.Within, false); err != nil {
 		return err
 	}
-	return checkTarget("--frame-of", in.FrameOf, false)
+	return checkTarget("frame_of", in.FrameOf, false)
 }
 
 // QueryOut lists matches.
@@ -115,7 +115,7 @@ func findOps() []*Op {
 					return nil, err
 				}
 				return (*QueryOut)(r), nil
-			}),
+			}).mcp(Tool{Name: "browser_query", Core: true, Desc: "Find elements by role, name or text (in a container or a ref's frame); lists each match with its ref and says when ambiguous."}),
 		define("downloads", "list the session's downloads, or wait for one to finish", Read, navTimeout,
 			func(ctx context.Context, env Env, in *DownloadsIn) (*DownloadsOut, error) {
 				b, err := env.Browser(ctx)
@@ -132,6 +132,6 @@ func findOps() []*Op {
 					return nil, err
 				}
 				return out, nil
-			}),
+			}).mcp(Tool{Name: "browser_download", Desc: "List downloads, or wait for one to finish; files land in the session's files/downloads."}),
 	}
 }
