@@ -1,8 +1,8 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"os"
 	"slices"
 	"testing"
