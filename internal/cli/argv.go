@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -36,7 +37,7 @@ func specOf(t reflect.Type) spec {
 		if !f.IsExported() {
 			continue
 		}
-		p := param{index: i, help: f.Tag.Get("help"), kind: f.Type.Kind(), short: f.Tag.Get("short"), meta: f.Tag.Get("meta")}
+		p := param{index: i, help: helpText(f.Tag.Get("help")), kind: f.Type.Kind(), short: f.Tag.Get("short"), meta: f.Tag.Get("meta")}
 		if a, ok := f.Tag.Lookup("arg"); ok {
 			p.name = a
 			if strings.HasPrefix(a, "[") {
@@ -56,6 +57,16 @@ func specOf(t reflect.Type) spec {
 	}
 	return s
 }
+
+// helpText renders a help tag's field names ({field:NAME}) as the flags
+// and arguments that set them.
+func helpText(h string) string {
+	return fieldMarkup.ReplaceAllStringFunc(h, func(m string) string {
+		return renderer{}.Field("", m[len("{field:"):len(m)-1])
+	})
+}
+
+var fieldMarkup = regexp.MustCompile(`\{field:[a-z_]+\}`)
 
 func (s spec) flag(name string) (param, bool) {
 	for _, f := range s.flags {

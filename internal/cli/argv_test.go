@@ -26,7 +26,7 @@ func TestUsageLine(t *testing.T) {
 		"select":     "select TARGET VALUE...",
 		"scroll":     "scroll [TARGET] [--dx DX] [--dy DY]",
 		"open":       "open URL [--new-tab]",
-		"snapshot":   "snapshot [-i|--interactive] [--depth DEPTH] [--viewport] [--locators] [--scope SCOPE] [--max-chars MAX-CHARS] [--no-compact]",
+		"snapshot":   "snapshot [-i|--interactive] [--depth N] [--viewport] [--locators] [--scope TARGET] [--max-chars N] [--no-compact]",
 		"screenshot": "screenshot [TARGET] [--full] [-o O]",
 		"wait":       "wait [--text TEXT] [--target TARGET] [--url URL] [--load] [--timeout DURATION]",
 		"attr":       "attr TARGET NAME",

@@ -71,6 +71,9 @@ func quote(v string) string {
 // Field is the flag (--max-chars) or the positional (TARGET) that sets a
 // field of op.
 func (r renderer) Field(opName, name string) string {
+	if r.reg == nil {
+		return "--" + strings.ReplaceAll(name, "_", "-")
+	}
 	if op, ok := r.reg.Lookup(opName); ok {
 		if f, ok := wireField(op.InType(), name); ok {
 			if a := f.Tag.Get("arg"); a != "" {

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -11,6 +12,9 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/ops"
 )
+
+// fieldMarkup is a field named in a help text ({field:NAME}).
+var fieldMarkup = regexp.MustCompile(`\{field:[a-z_]+\}`)
 
 // navSnapshotChars caps the snapshot that navigations return: past it the
 // text is cut at a line, and the agent can take a scoped or interactive
@@ -96,6 +100,10 @@ func addFields(t *tool, m *member, typ reflect.Type) {
 			panic(fmt.Sprintf("mcpserver: %s field %s: type %s has no plain JSON Schema type (tag it mcp:\"-\")", m.op.Name, name, f.Type))
 		}
 		s.Description = f.Tag.Get("help")
+		if h, ok := f.Tag.Lookup("mcphelp"); ok {
+			s.Description = h
+		}
+		s.Description = fieldMarkup.ReplaceAllStringFunc(s.Description, func(m string) string { return m[len("{field:") : len(m)-1] })
 		if d, ok := m.t.Defaults[name]; ok {
 			s.Description += fmt.Sprintf(" (default %v)", d)
 		}
@@ -161,7 +169,17 @@ func (t *tool) finish() {
 			}
 		}
 		s := &jsonschema.Schema{Type: "boolean"}
-		if !boolean {
+		if boolean {
+			var parts []string
+			for _, m := range t.members {
+				d := fmt.Sprintf("%v: %s", m.t.Value, m.op.Summary)
+				if m.t.Default {
+					d += " (default)"
+				}
+				parts = append(parts, d)
+			}
+			s.Description = strings.Join(parts, "; ")
+		} else {
 			s = &jsonschema.Schema{Type: "string", Enum: vals, Description: strings.Join(words, ", ")}
 			switch {
 			case strings.HasPrefix(def, "leave"):

@@ -14,11 +14,11 @@ import (
 // SnapshotIn is the input of snapshot.
 type SnapshotIn struct {
 	Interactive bool   `json:"interactive,omitempty" flag:"interactive" short:"i" help:"only actionable nodes (with their frame and place)"`
-	Depth       int    `json:"depth,omitempty" flag:"depth" help:"cut each frame's tree below N levels"`
+	Depth       int    `json:"depth,omitempty" flag:"depth" meta:"N" help:"cut each frame's tree below N levels"`
 	Viewport    bool   `json:"viewport,omitempty" flag:"viewport" help:"only what intersects the viewport (default: full page)"`
 	Locators    bool   `json:"locators,omitempty" flag:"locators" help:"print each ref's stable locator"`
-	Scope       string `json:"scope,omitempty" flag:"scope" help:"only the subtree of TARGET (a ref or locator), also inside frames"`
-	MaxChars    int    `json:"max_chars,omitempty" flag:"max-chars" help:"truncate at a line boundary after N characters"`
+	Scope       string `json:"scope,omitempty" flag:"scope" meta:"TARGET" help:"only the subtree of this element (a ref or locator), also inside frames"`
+	MaxChars    int    `json:"max_chars,omitempty" flag:"max-chars" meta:"N" help:"truncate at a line boundary after N characters"`
 	NoCompact   bool   `json:"no_compact,omitempty" flag:"no-compact" help:"show the raw tree, without the compact transform"`
 	// BackendIDs adds each ref's DOM backendNodeId (the CLI asks for it
 	// with --json).
@@ -50,7 +50,7 @@ func (in *SnapshotIn) Validate() error {
 
 // TargetIn names one element.
 type TargetIn struct {
-	Target string `json:"ref" arg:"TARGET" help:"element ref from a snapshot, e.g. @e12"`
+	Target string `json:"ref" arg:"TARGET" help:"the element: a ref from a snapshot (e12) or a locator (role=button[name=\"Save\"])"`
 }
 
 // Validate checks the ref.
@@ -58,7 +58,7 @@ func (in *TargetIn) Validate() error { return checkTarget("ref", in.Target, true
 
 // ClickIn is the input of click.
 type ClickIn struct {
-	Target    string `json:"ref" arg:"TARGET" help:"element ref from a snapshot, e.g. @e12"`
+	Target    string `json:"ref" arg:"TARGET" help:"the element: a ref from a snapshot (e12) or a locator (role=button[name=\"Save\"])"`
 	Button    string `json:"button,omitempty" flag:"button" help:"left (default), right or middle"`
 	Modifiers string `json:"modifiers,omitempty" flag:"modifiers" help:"keys held during the click, e.g. Shift or Control+Shift"`
 
@@ -112,7 +112,7 @@ func (o *ActOut) Text() string {
 
 // FillIn is the input of fill.
 type FillIn struct {
-	Target string `json:"ref" arg:"TARGET" help:"ref of an editable field"`
+	Target string `json:"ref" arg:"TARGET" help:"the field: a ref (e12) or a locator"`
 	Text   string `json:"text" arg:"TEXT" help:"the new content (empty clears the field)"`
 }
 
@@ -177,7 +177,7 @@ func (in *PressIn) Validate() error {
 
 // SelectIn is the input of select.
 type SelectIn struct {
-	Target string   `json:"ref" arg:"TARGET" help:"ref of a <select>"`
+	Target string   `json:"ref" arg:"TARGET" help:"the <select>: a ref (e12) or a locator"`
 	Values []string `json:"values" arg:"VALUE..." help:"option values or labels to choose"`
 }
 
@@ -212,7 +212,7 @@ func (in *ScrollIn) Validate() error {
 // in the session's files directory. A path is never taken from a client
 // as is: everything handed to the page lives in the session's directory.
 type UploadIn struct {
-	Target   string       `json:"ref" arg:"TARGET" help:"ref of a file input"`
+	Target   string       `json:"ref" arg:"TARGET" help:"the file input (or what opens it): a ref or a locator"`
 	Files    []string     `json:"files,omitempty" arg:"FILE..." help:"files to choose"`
 	Contents []UploadFile `json:"contents,omitempty" mcp:"-"`
 }

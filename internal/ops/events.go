@@ -72,7 +72,7 @@ type DialogsIn struct {
 	Accept     bool   `json:"accept,omitempty" flag:"accept" help:"accept every later dialog (OK, leave the page)"`
 	Dismiss    bool   `json:"dismiss,omitempty" flag:"dismiss" help:"dismiss every later dialog (Cancel, stay on the page)"`
 	Auto       bool   `json:"auto,omitempty" flag:"auto" help:"back to the default: accept alerts and beforeunload, dismiss confirm and prompt"`
-	PromptText string `json:"prompt_text,omitempty" flag:"prompt-text" meta:"TEXT" help:"text to answer prompts with (with --accept)"`
+	PromptText string `json:"prompt_text,omitempty" flag:"prompt-text" meta:"TEXT" help:"text to answer prompts with (with {field:accept})"`
 }
 
 // Validate allows one policy at a time.

@@ -16,7 +16,7 @@ type QueryIn struct {
 	Exact   bool   `json:"exact,omitempty" flag:"exact" help:"the name must match whole"`
 	Within  string `json:"within,omitempty" flag:"within" meta:"TARGET" help:"search only inside this element (ref or locator)"`
 	FrameOf string `json:"frame_of,omitempty" flag:"frame-of" meta:"REF" help:"search only the frame holding this ref"`
-	Limit   int    `json:"limit,omitempty" flag:"limit" help:"list at most N matches (default 20; the count is always exact)"`
+	Limit   int    `json:"limit,omitempty" flag:"limit" meta:"N" help:"list at most N matches (default 20; the count is always exact)"`
 }
 
 // Validate needs something to look for.
@@ -70,7 +70,9 @@ func (o *QueryOut) Text() string {
 
 // DownloadsIn is the input of downloads.
 type DownloadsIn struct {
-	Wait bool `json:"wait,omitempty" flag:"wait" help:"return the next finished download not returned before, waiting (--timeout, default 30s) if none has finished"`
+	Wait bool `json:"wait,omitempty" flag:"wait" help:"return the next finished download not returned before, waiting for one if none has finished"`
+	// Timeout bounds the wait (default: the operation's 30 s).
+	Timeout Millis `json:"timeout_ms,omitempty" flag:"timeout" meta:"DURATION" help:"how long to wait (default 30s)" mcphelp:"how long to wait, in milliseconds (default 30000)"`
 }
 
 // DownloadsOut lists downloads, and the one waited for.
@@ -123,6 +125,11 @@ func findOps() []*Op {
 					return nil, err
 				}
 				out := &DownloadsOut{}
+				if in.Wait && in.Timeout > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, in.Timeout.Duration())
+					defer cancel()
+				}
 				if in.Wait {
 					if out.Finished, err = b.WaitDownload(ctx); err != nil {
 						return nil, err

@@ -31,7 +31,7 @@ func (o *ValueOut) Text() string { return o.Value }
 
 // AttrIn is the input of attr.
 type AttrIn struct {
-	Target string `json:"ref" arg:"TARGET" help:"element ref"`
+	Target string `json:"ref" arg:"TARGET" help:"the element: a ref (e12) or a locator"`
 	Name   string `json:"name" arg:"NAME" help:"attribute name"`
 }
 
@@ -107,7 +107,7 @@ type WaitIn struct {
 	Target  string `json:"ref,omitempty" flag:"target" help:"wait until this element is visible"`
 	URL     string `json:"url,omitempty" flag:"url" help:"wait until the URL matches (a glob with *, else a substring)"`
 	Load    bool   `json:"load,omitempty" flag:"load" help:"wait until the page has loaded"`
-	Timeout Millis `json:"timeout_ms,omitempty" flag:"timeout" meta:"DURATION" help:"how long to wait (default 3s, at most 60s), e.g. 500ms or 5s"`
+	Timeout Millis `json:"timeout_ms,omitempty" flag:"timeout" meta:"DURATION" help:"how long to wait (default 3s, at most 60s), e.g. 500ms or 5s" mcphelp:"how long to wait, in milliseconds (default 3000, at most 60000)"`
 
 	timeout time.Duration
 }

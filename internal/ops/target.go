@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/url"
@@ -135,4 +136,21 @@ func (m *Millis) UnmarshalText(b []byte) error {
 	}
 	*m = Millis(d.Milliseconds())
 	return nil
+}
+
+// UnmarshalJSON takes a number of milliseconds, or a duration string.
+func (m *Millis) UnmarshalJSON(b []byte) error {
+	var n float64
+	if err := json.Unmarshal(b, &n); err == nil {
+		if n != float64(int64(n)) {
+			return fmt.Errorf("%v: want whole milliseconds", n)
+		}
+		*m = Millis(n)
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("want a number of milliseconds")
+	}
+	return m.UnmarshalText([]byte(s))
 }
