@@ -32,12 +32,15 @@ is not loopback are refused).
 
 By default the engine runs in this process: a browser session (default name
 "mcp") started on the first tool call and closed when the server stops.
-  --daemon      use the daemon's sessions instead (shared with the CLI)
-  --headed      show the browser window (in-process engine)
-  --cdp URL     attach the session to a running browser or Electron app
-  --session N   the session to use
-  --allow-eval  add browser_eval (JavaScript in the page)
-  --tools core  serve only the core tools (fewer tokens in the tool list)`
+
+  --http 127.0.0.1:PORT  streamable HTTP on this loopback address, not stdio
+  --daemon               use the daemon's sessions instead (shared with the CLI)
+  --headed               show the browser window (in-process engine)
+  --cdp URL              attach the session to a running browser or Electron app
+  --session NAME         the session to use
+  --allow-eval           add browser_eval (JavaScript in the page)
+  --tools core|full      core: only the core tools (fewer tokens in the tool
+                         list); full (the default): every tool`
 
 type mcpFlags struct {
 	http, cdp, tools         string
