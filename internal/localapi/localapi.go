@@ -58,6 +58,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 	name := strings.ReplaceAll(r.PathValue("name"), ".", " ")
+	// A client of another build may mean other things by the same input:
+	// refuse before anything runs, not after.
+	if b := r.Header.Get(apitype.HeaderBuild); b != "" && s.build != "" && b != s.build {
+		e := apitype.Errorf(apitype.DaemonUnavailable, "the running daemon is build %s, this loupe is build %s", s.build, b)
+		writeError(w, http.StatusConflict, e.Fix("restart the daemon with this build ({1}; its sessions will close)", apitype.Step{Op: "daemon stop"}))
+		return
+	}
 	var req apitype.OpRequest
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err == nil && len(body) > maxBody {

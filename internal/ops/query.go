@@ -15,7 +15,7 @@ type QueryIn struct {
 	Text    string `json:"text,omitempty" flag:"text" help:"the innermost elements whose text contains this"`
 	Exact   bool   `json:"exact,omitempty" flag:"exact" help:"the name must match whole"`
 	Within  string `json:"within,omitempty" flag:"within" meta:"TARGET" help:"search only inside this element (ref or locator)"`
-	FrameOf string `json:"frame_of,omitempty" flag:"frame-of" meta:"REF" help:"search only the frame holding this ref"`
+	FrameOf string `json:"frame_of,omitempty" flag:"frame-of" meta:"TARGET" help:"search only the frame holding this element (ref or locator)"`
 	Limit   int    `json:"limit,omitempty" flag:"limit" meta:"N" help:"list at most N matches (default 20; the count is always exact)"`
 }
 
