@@ -2,20 +2,24 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: demo test build chromium corpus bench clean
+.PHONY: demo test build go chromium corpus bench clean
 
 ## demo: install Chromium if missing, build, and drive a local page end to end
-demo: chromium build
+demo: go chromium build
 	$(GO) run ./cmd/demo -loupe bin/loupe
 
 ## test: install Chromium (and gcc, npm) if missing, the corpus, then vet and run every test (race detector on)
-test: chromium corpus
+test: go chromium corpus
 	@scripts/ensure-deb.sh gcc gcc libc6-dev
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
 
-build:
+build: go
 	$(GO) build -o bin/loupe ./cmd/loupe
+
+## go: fail clearly when the Go found cannot build loupe (go.mod's go line)
+go:
+	@GO=$(GO) scripts/check-go.sh
 
 chromium:
 	@scripts/ensure-chromium.sh
@@ -26,7 +30,7 @@ corpus:
 	cd e2e/realapps && npm ci --no-audit --no-fund
 
 ## bench: Go benchmarks on this machine (see BENCHMARKS.md for the peer bench)
-bench: chromium
+bench: go chromium
 	$(GO) test -run '^$$' -bench Large -benchtime 10x ./internal/engine/
 	$(GO) test -run '^$$' -bench . -benchtime 7x ./e2e/
 

@@ -46,7 +46,7 @@ func TestUsageErrorsTouchNothing(t *testing.T) {
 		{[]string{"scroll", "--dy", "nine"}, "is not a number"},
 		{[]string{"--session", "../etc", "snapshot"}, "--session"},
 		{[]string{"tab"}, "tab needs a command"},
-		{[]string{"tab", "close"}, "missing ID"},
+		{[]string{"tab", "activate"}, "missing ID"},
 	}
 	for _, c := range cases {
 		r := e.run(c.args...)

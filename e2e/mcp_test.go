@@ -118,10 +118,11 @@ func TestMCPStdio(t *testing.T) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 	}
-	want := []string{"browser_click", "browser_close", "browser_console", "browser_dialogs", "browser_download", "browser_drag",
-		"browser_eval", "browser_hover", "browser_navigate", "browser_network", "browser_open", "browser_press", "browser_query",
-		"browser_read", "browser_screenshot", "browser_scroll", "browser_select", "browser_snapshot", "browser_surfaces",
-		"browser_switch_surface", "browser_tabs", "browser_type", "browser_upload", "browser_wait"}
+	want := []string{"browser_check", "browser_click", "browser_close", "browser_console", "browser_dialogs", "browser_doctor",
+		"browser_download", "browser_drag", "browser_eval", "browser_fill", "browser_focus", "browser_hover", "browser_navigate",
+		"browser_network", "browser_press", "browser_query", "browser_read", "browser_screenshot", "browser_scroll",
+		"browser_select", "browser_snapshot", "browser_status", "browser_surfaces", "browser_switch_surface",
+		"browser_switch_window", "browser_tabs", "browser_type", "browser_upload", "browser_wait", "browser_windows"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("tools:\n got %v\nwant %v", names, want)
@@ -179,8 +180,8 @@ func TestMCPStdio(t *testing.T) {
 			t.Errorf("click %v: %s not_executed=%v", args, code, notExec)
 		}
 	}
-	if code, _ := errorOf(t, m.call("browser_wait", map[string]any{"text": "x", "timeout_ms": 9000})); code != "BAD_INPUT" {
-		t.Errorf("wait over the 8 s cap: %s", code)
+	if code, _ := errorOf(t, m.call("browser_wait", map[string]any{"text": "x", "timeout_ms": 61000})); code != "BAD_INPUT" {
+		t.Errorf("wait over the 60 s cap (the one limit of every front end): %s", code)
 	}
 	start := time.Now()
 	if code, _ := errorOf(t, m.call("browser_wait", map[string]any{"text": "never there"})); code != "TIMEOUT" || time.Since(start) > 6*time.Second {

@@ -1,5 +1,5 @@
 // Command loupe is a browser runtime for AI agents: a CLI, a daemon that
-// owns the browsers, and (later) an MCP server, in one binary.
+// owns the browsers, and an MCP server (loupe mcp), in one binary.
 package main
 
 import (

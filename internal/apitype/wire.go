@@ -15,15 +15,80 @@ const (
 
 // OpRequest is the body of POST /v0/op/NAME.
 type OpRequest struct {
-	Session   string          `json:"session,omitempty"`
+	Session string `json:"session,omitempty"`
+	// Client names the caller within the session; each client keeps its
+	// own current surface and snapshots ("" is the CLI's).
+	Client    string          `json:"client,omitempty"`
 	Input     json.RawMessage `json:"input,omitempty"`
 	TimeoutMS int64           `json:"timeout_ms,omitempty"`
+	// Report asks for a write's report.
+	Report *ReportOptions `json:"report,omitempty"`
 }
 
 // OpResponse is the reply: a result or an error, never both.
 type OpResponse struct {
 	Result json.RawMessage `json:"result,omitempty"`
+	Report *Report         `json:"report,omitempty"`
 	Error  *Error          `json:"error,omitempty"`
+}
+
+// ReportOptions say what a write's report carries besides the changes of
+// the session: Diff, the lines of the caller's last snapshot of its
+// surface that changed; Snapshot, a whole new snapshot instead (cut at
+// MaxChars when set).
+type ReportOptions struct {
+	Diff     bool `json:"diff,omitempty"`
+	Snapshot bool `json:"snapshot,omitempty"`
+	MaxChars int  `json:"max_chars,omitempty"`
+}
+
+// Report is what a write changed, taken by the executor right after the
+// write settled, in the same call, for every front end alike.
+type Report struct {
+	// Surface is the caller's current surface after the write.
+	Surface string `json:"surface_id,omitempty"`
+	// SwitchedFrom is the caller's surface before, when the write changed it.
+	SwitchedFrom string `json:"switched_from,omitempty"`
+	// Navigated is the surface's new URL, when it changed.
+	Navigated string   `json:"navigated,omitempty"`
+	Opened    []string `json:"opened,omitempty"` // page roots that appeared
+	Closed    []string `json:"closed,omitempty"` // page roots that went away
+	// Dialogs answered during the write.
+	Dialogs []ReportDialog `json:"dialogs,omitempty"`
+	// DownloadsStarted counts downloads that began.
+	DownloadsStarted int `json:"downloads_started,omitempty"`
+	// Diff is the change to the caller's last snapshot of Surface.
+	Diff *Diff `json:"diff,omitempty"`
+	// NoBaseline: a diff was asked for, but the caller has no snapshot of
+	// Surface to compare with.
+	NoBaseline bool `json:"no_baseline,omitempty"`
+	// Snapshot is a new snapshot of Surface (when asked for).
+	Snapshot *ReportSnapshot `json:"snapshot,omitempty"`
+	// SnapshotError says why no snapshot or diff could be taken.
+	SnapshotError string `json:"snapshot_error,omitempty"`
+}
+
+// ReportDialog is one dialog answered during a write.
+type ReportDialog struct {
+	SurfaceID string `json:"surface_id,omitempty"`
+	Type      string `json:"type"`
+	Message   string `json:"message"`
+	Action    string `json:"action"`
+}
+
+// Diff is a line diff of a snapshot: Lines holds the changed lines, cut
+// to a bound that the text states.
+type Diff struct {
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+	Lines   string `json:"lines,omitempty"`
+}
+
+// ReportSnapshot is a snapshot's text (without its size footer).
+type ReportSnapshot struct {
+	Text      string `json:"text"`
+	Chars     int    `json:"chars"`
+	Truncated bool   `json:"truncated,omitempty"`
 }
 
 // Status is the reply of GET /v0/status.

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"encoding"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -35,7 +37,7 @@ func specOf(t reflect.Type) spec {
 		if !f.IsExported() {
 			continue
 		}
-		p := param{index: i, help: f.Tag.Get("help"), kind: f.Type.Kind(), short: f.Tag.Get("short"), meta: f.Tag.Get("meta")}
+		p := param{index: i, help: helpText(f.Tag.Get("help")), kind: f.Type.Kind(), short: f.Tag.Get("short"), meta: f.Tag.Get("meta")}
 		if a, ok := f.Tag.Lookup("arg"); ok {
 			p.name = a
 			if strings.HasPrefix(a, "[") {
@@ -56,6 +58,26 @@ func specOf(t reflect.Type) spec {
 	return s
 }
 
+// helpText renders a help tag's field names ({field:NAME}) as the flags
+// and arguments that set them.
+func helpText(h string) string {
+	return fieldMarkup.ReplaceAllStringFunc(h, func(m string) string {
+		return renderer{}.Field("", m[len("{field:"):len(m)-1])
+	})
+}
+
+var fieldMarkup = regexp.MustCompile(`\{field:[a-z_]+\}`)
+
+// hasFlag reports whether the input has a --name flag.
+func (s spec) hasFlag(name string) bool {
+	for _, f := range s.flags {
+		if f.name == name {
+			return true
+		}
+	}
+	return false
+}
+
 func (s spec) flag(name string) (param, bool) {
 	for _, f := range s.flags {
 		if f.name == name || (len(name) == 1 && f.short == name) {
@@ -63,75 +85,6 @@ func (s spec) flag(name string) (param, bool) {
 		}
 	}
 	return param{}, false
-}
-
-// usageLine is "click TARGET [--button X] …".
-func usageLine(op *ops.Op) string {
-	s := specOf(op.InType())
-	parts := []string{op.Name}
-	for _, p := range s.pos {
-		switch {
-		case p.rest:
-			parts = append(parts, p.name+"...")
-		case p.optional:
-			parts = append(parts, "["+p.name+"]")
-		default:
-			parts = append(parts, p.name)
-		}
-	}
-	for _, f := range s.flags {
-		dash := "--"
-		if len(f.name) == 1 {
-			dash = "-"
-		}
-		name := dash + f.name
-		if f.short != "" {
-			name = "-" + f.short + "|" + name
-		}
-		if f.kind == reflect.Bool {
-			parts = append(parts, "["+name+"]")
-		} else {
-			meta := f.meta
-			if meta == "" {
-				meta = strings.ToUpper(f.name)
-			}
-			parts = append(parts, "["+name+" "+meta+"]")
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
-// help is the full help of an operation.
-func help(op *ops.Op) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "usage: loupe %s\n\n%s.\n", usageLine(op), capitalize(op.Summary))
-	s := specOf(op.InType())
-	if len(s.pos)+len(s.flags) > 0 {
-		b.WriteString("\n")
-	}
-	for _, p := range s.pos {
-		fmt.Fprintf(&b, "  %-14s %s\n", p.name, p.help)
-	}
-	for _, f := range s.flags {
-		dash := "--"
-		if len(f.name) == 1 {
-			dash = "-"
-		}
-		name := dash + f.name
-		if f.short != "" {
-			name = "-" + f.short + ", " + name
-		}
-		fmt.Fprintf(&b, "  %-18s %s\n", name, f.help)
-	}
-	b.WriteString("\nGlobal flags: --session NAME, --json, --timeout DURATION\n")
-	return b.String()
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // parseArgs fills a new input of op from argv. Errors are usage errors.
@@ -222,6 +175,9 @@ func assignPositionals(v reflect.Value, params []param, toks []string) error {
 }
 
 func set(f reflect.Value, s string) error {
+	if u, ok := f.Addr().Interface().(encoding.TextUnmarshaler); ok {
+		return u.UnmarshalText([]byte(s))
+	}
 	switch f.Kind() {
 	case reflect.String:
 		f.SetString(s)

@@ -10,8 +10,6 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,17 +31,17 @@ const Version = "0.1.0-dev"
 type cmd struct {
 	stdout, stderr io.Writer
 	home           string
-	build          string
 	session        string
 	sessionSet     bool
 	json           bool
 	timeout        time.Duration
+	timeoutArg     string // --timeout as given, until the command is known
 	reg            *ops.Registry
 }
 
 // Main runs the command line and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
-	c := &cmd{stdout: stdout, stderr: stderr, reg: ops.New(), session: "default", build: buildID()}
+	c := &cmd{stdout: stdout, stderr: stderr, reg: ops.New(), session: "default"}
 	c.home = os.Getenv("LOUPE_HOME")
 	if c.home == "" {
 		h, err := os.UserHomeDir()
@@ -60,60 +58,33 @@ func Main(args []string, stdout, stderr io.Writer) int {
 }
 
 func (c *cmd) run(ctx context.Context, args []string) int {
-	verb, rest, helpWanted, err := c.globals(args)
+	words, helpWanted, err := c.globals(args)
 	if err != nil {
 		return c.usage(err, "")
 	}
-	switch verb[0] {
-	case "", "help":
-		if len(verb) > 1 || (verb[0] == "help" && len(rest) > 0) {
-			name := strings.Join(append(verb[1:], rest...), " ")
-			if op, ok := c.reg.Lookup(name); ok {
-				fmt.Fprint(c.stdout, help(op))
-				return 0
-			}
-		}
+	if len(words) == 0 {
 		fmt.Fprint(c.stdout, c.overview())
-		if verb[0] == "" && !helpWanted {
-			return 2
-		}
-		return 0
-	case "version":
-		fmt.Fprintf(c.stdout, "loupe %s (build %s)\n", Version, c.build)
-		return 0
-	case "mcp":
 		if helpWanted {
-			fmt.Fprintln(c.stdout, mcpHelp)
 			return 0
 		}
-		return c.mcp(ctx, rest)
-	case "daemon":
-		if helpWanted || len(verb) < 2 {
-			fmt.Fprintln(c.stdout, "usage: loupe daemon start|stop|status\n\nStart, stop or inspect the background daemon that owns the browsers.\nThe first command starts it on its own; `daemon stop` ends every session.")
-			if helpWanted {
-				return 0
-			}
-			return 2
-		}
-		if len(rest) > 0 {
-			return c.usage(fmt.Errorf("unexpected argument %q", rest[0]), "usage: loupe daemon start|stop|status")
-		}
-		if verb[1] == "run" {
-			// The daemon itself lives until it is stopped: no deadline.
-			return c.daemonCmd(ctx, verb[1])
-		}
-		ctx, cancel := c.deadline(ctx, 30*time.Second)
-		defer cancel()
-		return c.daemonCmd(ctx, verb[1])
+		return 2
 	}
-	name := strings.Join(verb, " ")
-	op, ok := c.reg.Lookup(name)
-	if !ok {
-		return c.usage(fmt.Errorf("unknown command %q", name), "run `loupe help` for the list of commands")
+	e, rest, err := c.resolve(words, "loupe")
+	if err != nil {
+		return c.usage(err, "")
 	}
 	if helpWanted {
-		fmt.Fprint(c.stdout, help(op))
-		return 0
+		return c.printHelp(e)
+	}
+	if e.group != nil {
+		return c.usage(groupNeedsCommand(e.name, e.group), "")
+	}
+	op := e.op
+	if rest, err = c.applyTimeout(op, rest); err != nil {
+		return c.usage(err, "")
+	}
+	if e.b != nil {
+		return e.b.run(c, ctx, rest)
 	}
 	in, err := parseArgs(op, rest)
 	if err == nil {
@@ -122,19 +93,22 @@ func (c *cmd) run(ctx context.Context, args []string) int {
 		}
 	}
 	if err != nil {
+		if e, ok := apitype.As(err); ok {
+			e.Op = op.Name
+		}
 		return c.usage(err, "usage: loupe "+usageLine(op))
 	}
 	return c.call(ctx, op, in)
 }
 
-// globals splits argv into the verb (one or two words), the verb's own
-// arguments, and the global flags, which may appear anywhere.
-func (c *cmd) globals(args []string) (verb, rest []string, helpWanted bool, err error) {
-	var toks []string
+// globals takes the global flags out of argv, wherever they are (before a
+// "--"), and returns the other words in order. --version in place of the
+// command is the version command.
+func (c *cmd) globals(args []string) (words []string, helpWanted bool, err error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
-			toks = append(toks, args[i:]...)
+			words = append(words, args[i:]...)
 			break
 		}
 		name, val, hasVal := strings.Cut(a, "=")
@@ -145,48 +119,50 @@ func (c *cmd) globals(args []string) (verb, rest []string, helpWanted bool, err 
 		case "-h", "--help":
 			helpWanted = true
 			continue
+		case "--version":
+			if len(words) == 0 && !hasVal {
+				words = append(words, "version")
+				continue
+			}
 		case "--session", "--timeout":
 			if !hasVal {
 				if i+1 >= len(args) {
-					return nil, nil, false, fmt.Errorf("%s needs a value", name)
+					return nil, false, fmt.Errorf("%s needs a value", name)
 				}
 				i++
 				val = args[i]
 			}
 			if name == "--session" {
 				if !executor.ValidSession(val) {
-					return nil, nil, false, fmt.Errorf("--session %q: use letters, digits, '.', '_' or '-'", val)
+					return nil, false, fmt.Errorf("--session %q: use letters, digits, '.', '_' or '-'", val)
 				}
 				c.session, c.sessionSet = val, true
 				continue
 			}
-			// `wait` has its own --timeout: hand it over.
-			if len(toks) > 0 && toks[0] == "wait" {
-				toks = append(toks, "--timeout="+val)
-				continue
-			}
-			d, perr := time.ParseDuration(val)
-			if perr != nil || d <= 0 {
-				return nil, nil, false, fmt.Errorf("--timeout %q: want a duration such as 10s", val)
-			}
-			c.timeout = d
+			c.timeoutArg = val
 			continue
 		}
-		toks = append(toks, a)
+		words = append(words, a)
 	}
-	if len(toks) == 0 {
-		return []string{""}, nil, helpWanted, nil
+	return words, helpWanted, nil
+}
+
+// applyTimeout gives the global --timeout to an operation that has a
+// --timeout of its own (wait), wherever it was on the line, and otherwise
+// makes it the command's deadline.
+func (c *cmd) applyTimeout(op *ops.Op, rest []string) ([]string, error) {
+	if c.timeoutArg == "" {
+		return rest, nil
 	}
-	verb = []string{toks[0]}
-	rest = toks[1:]
-	if (toks[0] == "tab" || toks[0] == "daemon") && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		verb = append(verb, rest[0])
-		rest = rest[1:]
+	if op != nil && specOf(op.InType()).hasFlag("timeout") {
+		return append(rest, "--timeout="+c.timeoutArg), nil
 	}
-	if toks[0] == "tab" && len(verb) == 1 {
-		return nil, nil, false, errors.New("tab needs a command: new, close or activate")
+	d, err := time.ParseDuration(c.timeoutArg)
+	if err != nil || d <= 0 {
+		return nil, fmt.Errorf("--timeout %q: want a duration such as 10s", c.timeoutArg)
 	}
-	return verb, rest, helpWanted, nil
+	c.timeout = d
+	return rest, nil
 }
 
 func (c *cmd) deadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
@@ -285,10 +261,7 @@ func (c *cmd) print(v any, text string) int {
 
 // fail prints a runtime error and returns exit code 1.
 func (c *cmd) fail(err error) int {
-	e, ok := apitype.As(err)
-	if !ok {
-		e = apitype.Wrap(apitype.Internal, err, "%v", err)
-	}
+	e := c.render(err)
 	if c.json {
 		b, _ := json.Marshal(map[string]*apitype.Error{"error": e})
 		fmt.Fprintln(c.stdout, string(b))
@@ -302,19 +275,27 @@ func (c *cmd) fail(err error) int {
 	return 1
 }
 
-// usage reports a usage error and returns exit code 2.
+// usage reports a usage error and returns exit code 2. A registry error's
+// own hint (a suggestion for a mistyped command) is printed after it, then
+// line (usually the command's usage).
 func (c *cmd) usage(err error, line string) int {
-	msg := err.Error()
-	if e, ok := apitype.As(err); ok {
-		msg = e.Message
+	e, ok := apitype.As(err)
+	if !ok {
+		e = apitype.Errorf(apitype.BadInput, "%s", err)
+	} else if e.Code != apitype.BadInput {
+		e = apitype.Errorf(apitype.BadInput, "%s", e.Message)
 	}
+	generic := e.Hint == apitype.Hints[apitype.BadInput]
+	e = e.Render(renderer{c.reg})
 	if c.json {
-		e := apitype.Errorf(apitype.BadInput, "%s", msg)
 		b, _ := json.Marshal(map[string]*apitype.Error{"error": e})
 		fmt.Fprintln(c.stdout, string(b))
 		return 2
 	}
-	fmt.Fprintln(c.stderr, "loupe: "+msg)
+	fmt.Fprintln(c.stderr, "loupe: "+e.Message)
+	if e.Hint != "" && !generic {
+		fmt.Fprintln(c.stderr, e.Hint)
+	}
 	if line != "" {
 		fmt.Fprintln(c.stderr, line)
 	}
@@ -330,31 +311,4 @@ func (c *cmd) executorConfig() executor.Config {
 		cfg.BrowserLog = c.stderr // the daemon's log
 	}
 	return cfg
-}
-
-func (c *cmd) overview() string {
-	var b strings.Builder
-	b.WriteString("loupe: a browser runtime for AI agents\n\nusage: loupe [--session NAME] [--json] COMMAND [ARGS]\n\nCommands:\n")
-	for _, op := range c.reg.All() {
-		fmt.Fprintf(&b, "  %-13s %s\n", op.Name, op.Summary)
-	}
-	b.WriteString("  daemon        start, stop or inspect the background daemon\n")
-	b.WriteString("\nTARGET is a ref from the last snapshot: @e12 or e12.\nRun `loupe help COMMAND` for a command's arguments.\n")
-	b.WriteString("Environment: LOUPE_HOME (default ~/.loupe), LOUPE_CHROMIUM (browser binary), LOUPE_HEADED=1,\nLOUPE_BROWSER_ARGS (extra browser flags), LOUPE_BROWSER_LOG=1 (browser stderr into the daemon log).\n")
-	return b.String()
-}
-
-// buildID names this build: a hash of the executable's size and time, so a
-// CLI notices a daemon started from an older binary.
-func buildID() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return Version
-	}
-	st, err := os.Stat(exe)
-	if err != nil {
-		return Version
-	}
-	h := sha256.Sum256([]byte(fmt.Sprintf("%s|%d|%d", Version, st.Size(), st.ModTime().UnixNano())))
-	return hex.EncodeToString(h[:6])
 }

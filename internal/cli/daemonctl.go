@@ -23,7 +23,7 @@ const startTimeout = 15 * time.Second
 // ensureDaemon returns a client of the running daemon, starting one if
 // none answers.
 func (c *cmd) ensureDaemon(ctx context.Context) (*client.Client, error) {
-	cl := client.New(daemon.SocketPath(c.home), c.build)
+	cl := client.New(daemon.SocketPath(c.home), buildID())
 	if _, err := cl.Status(ctx); err == nil {
 		return cl, nil
 	} else if !errors.Is(err, client.ErrNoDaemon) {
@@ -82,16 +82,37 @@ func (c *cmd) startDaemon(ctx context.Context) error {
 	}
 }
 
+// daemonVerb is `loupe daemon start|stop|status|run`.
+func (c *cmd) daemonVerb(ctx context.Context, args []string) int {
+	if len(args) == 0 {
+		return c.usage(errors.New("daemon needs a command: start, stop, status or run"), daemonUsage)
+	}
+	if len(args) > 1 {
+		return c.usage(fmt.Errorf("unexpected argument %q", args[1]), daemonUsage)
+	}
+	if args[0] == "run" {
+		// The daemon itself lives until it is stopped: no deadline.
+		return c.daemonCmd(ctx, "run")
+	}
+	d := 30 * time.Second
+	if c.timeout > 0 {
+		d = c.timeout
+	}
+	ctx, cancel := c.deadline(ctx, d)
+	defer cancel()
+	return c.daemonCmd(ctx, args[0])
+}
+
 // daemonCmd runs `loupe daemon start|stop|status|run`.
 func (c *cmd) daemonCmd(ctx context.Context, sub string) int {
-	cl := client.New(daemon.SocketPath(c.home), c.build)
+	cl := client.New(daemon.SocketPath(c.home), buildID())
 	switch sub {
 	case "run":
 		var ready *os.File
 		if os.Getenv("LOUPE_READY_FD") == "3" {
 			ready = os.NewFile(3, "ready")
 		}
-		cfg := daemon.Config{Home: c.home, Build: c.build, Executor: c.executorConfig()}
+		cfg := daemon.Config{Home: c.home, Build: buildID(), Executor: c.executorConfig()}
 		var err error
 		if ready != nil {
 			err = daemon.Run(ctx, cfg, ready)
@@ -159,7 +180,7 @@ func (c *cmd) daemonCmd(ctx context.Context, sub string) int {
 		}
 		return c.print(map[string]any{"stopped": true, "pid": st.PID}, fmt.Sprintf("daemon stopped (pid %d)", st.PID))
 	}
-	return c.usage(fmt.Errorf("unknown daemon command %q (want start, stop, status)", sub), "usage: loupe daemon start|stop|status")
+	return c.usage(fmt.Errorf("unknown daemon command %q (want start, stop, status or run)", sub), daemonUsage)
 }
 
 // waitUnlocked blocks until the daemon lock is free, i.e. the daemon has

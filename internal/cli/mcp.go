@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -30,12 +32,15 @@ is not loopback are refused).
 
 By default the engine runs in this process: a browser session (default name
 "mcp") started on the first tool call and closed when the server stops.
-  --daemon      use the daemon's sessions instead (shared with the CLI)
-  --headed      show the browser window (in-process engine)
-  --cdp URL     attach the session to a running browser or Electron app
-  --session N   the session to use
-  --allow-eval  add browser_eval (JavaScript in the page)
-  --tools core  serve only the core tools (fewer tokens in the tool list)`
+
+  --http 127.0.0.1:PORT  streamable HTTP on this loopback address, not stdio
+  --daemon               use the daemon's sessions instead (shared with the CLI)
+  --headed               show the browser window (in-process engine)
+  --cdp URL              attach the session to a running browser or Electron app
+  --session NAME         the session to use
+  --allow-eval           add browser_eval (JavaScript in the page)
+  --tools core|full      core: only the core tools (fewer tokens in the tool
+                         list); full (the default): every tool`
 
 type mcpFlags struct {
 	http, cdp, tools         string
@@ -99,12 +104,14 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 		if err != nil {
 			return c.fail(err)
 		}
-		backend = mcpserver.Remote{C: cl, Session: session, Registry: c.reg}
+		// Each MCP server is its own client of the daemon's session: its
+		// current tab and snapshots are its own, apart from the CLI's.
+		backend = mcpserver.Remote{C: cl, Session: session, Client: fmt.Sprintf("mcp-%d", os.Getpid())}
 	} else {
 		cfg := c.executorConfig()
 		cfg.Headed = cfg.Headed || f.headed
 		x = executor.New(cfg)
-		backend = mcpserver.Local{X: x, Session: session}
+		backend = mcpserver.Local{X: x, Session: session, Client: "mcp"}
 		defer func() {
 			cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
@@ -113,7 +120,9 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 	}
 	if f.cdp != "" {
 		actx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		_, err := backend.Do(actx, "attach", &ops.AttachIn{CDP: f.cdp})
+		op, _ := c.reg.Lookup("attach")
+		in, _ := json.Marshal(ops.AttachIn{CDP: f.cdp})
+		_, _, err := backend.Do(actx, op, in, nil)
 		cancel()
 		if err != nil {
 			return c.fail(err)

@@ -86,23 +86,31 @@ func (c *Client) do(ctx context.Context, method, path string, body any, out any,
 	return dec.Decode(out)
 }
 
-// Call runs an operation and returns its result as JSON. A registry error
-// comes back as *apitype.Error.
+// Call runs an operation as the session's CLI client and returns its
+// result as JSON. A registry error comes back as *apitype.Error.
 func (c *Client) Call(ctx context.Context, op, session string, in any, timeout time.Duration) (json.RawMessage, error) {
 	raw, err := json.Marshal(in)
 	if err != nil {
 		return nil, err
 	}
+	resp, err := c.Do(ctx, op, apitype.OpRequest{Session: session, Input: raw, TimeoutMS: timeout.Milliseconds()})
+	if err != nil {
+		return nil, err
+	}
+	return resp.Result, nil
+}
+
+// Do sends one operation request and returns the reply; a registry error
+// comes back as *apitype.Error.
+func (c *Client) Do(ctx context.Context, op string, req apitype.OpRequest) (*apitype.OpResponse, error) {
 	var resp apitype.OpResponse
-	if err := c.do(ctx, http.MethodPost, apitype.OpPath(op), apitype.OpRequest{
-		Session: session, Input: raw, TimeoutMS: timeout.Milliseconds(),
-	}, &resp, true); err != nil {
+	if err := c.do(ctx, http.MethodPost, apitype.OpPath(op), req, &resp, true); err != nil {
 		return nil, err
 	}
 	if resp.Error != nil {
 		return nil, resp.Error
 	}
-	return resp.Result, nil
+	return &resp, nil
 }
 
 // Status asks the daemon for its status.

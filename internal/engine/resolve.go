@@ -34,7 +34,7 @@ func (t *Tab) ResolveRef(ref string) (el *Element, last *snapshot.Binding, err e
 		if owner, elsewhere := t.refs.OwnerOf(ref); elsewhere && owner != "" {
 			e := apitype.Errorf(apitype.RefWrongSurface, "%s belongs to surface %s, not %s", ref, owner, t.ID).
 				Fix("switch to it ({1}) or take a snapshot of "+t.ID+" ({2}) and use its refs",
-					apitype.Step{Op: "switch", Args: map[string]string{"id": owner}}, apitype.Step{Op: "snapshot"})
+					apitype.Step{Op: "switch", Args: map[string]string{"surface_id": owner}}, apitype.Step{Op: "snapshot"})
 			e.SurfaceID = owner
 			return nil, nil, e
 		}

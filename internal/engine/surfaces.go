@@ -275,7 +275,7 @@ func (b *Browser) SwitchWindow(ctx context.Context, id string) (*Tab, error) {
 			return nil
 		}
 		return apitype.Errorf(apitype.SurfaceUnsupported, "surface %s is a frame, not a window", id).
-			Fix("select frames with {1}", apitype.Step{Op: "switch", Args: map[string]string{"id": id}})
+			Fix("select frames with {1}", apitype.Step{Op: "switch", Args: map[string]string{"surface_id": id}})
 	})
 }
 

@@ -183,7 +183,7 @@ func TestSurfaceSwitchScopesEverything(t *testing.T) {
 	if e, ok := apitype.As(err); !ok || e.Code != apitype.RefWrongSurface || e.SurfaceID != tab.ID || !e.NotExecuted {
 		t.Fatalf("tab ref on frame surface: want REF_WRONG_SURFACE naming %s, got %v", tab.ID, err)
 	}
-	wantStep(t, err, apitype.Step{Op: "switch", Args: map[string]string{"id": tab.ID}})
+	wantStep(t, err, apitype.Step{Op: "switch", Args: map[string]string{"surface_id": tab.ID}})
 	_, err = action.Click(ctxT(t), tab, press, action.ClickOptions{})
 	if e, ok := apitype.As(err); !ok || e.Code != apitype.RefWrongSurface || e.SurfaceID != cross.ID {
 		t.Fatalf("frame ref on tab: want REF_WRONG_SURFACE naming %s, got %v", cross.ID, err)
@@ -198,12 +198,12 @@ func TestSurfaceSwitchScopesEverything(t *testing.T) {
 	if codeOf(err) != apitype.SurfaceUnsupported {
 		t.Fatalf("reload on a frame surface: want SURFACE_UNSUPPORTED, got %v", err)
 	}
-	wantStep(t, err, apitype.Step{Op: "switch", Args: map[string]string{"id": tab.ID}})
+	wantStep(t, err, apitype.Step{Op: "switch", Args: map[string]string{"surface_id": tab.ID}})
 	_, err = b.SwitchWindow(ctxT(t), cross.ID)
 	if codeOf(err) != apitype.SurfaceUnsupported {
 		t.Fatalf("switch-window to a frame: want SURFACE_UNSUPPORTED, got %v", err)
 	}
-	wantStep(t, err, apitype.Step{Op: "switch", Args: map[string]string{"id": cross.ID}})
+	wantStep(t, err, apitype.Step{Op: "switch", Args: map[string]string{"surface_id": cross.ID}})
 }
 
 func TestSurfaceIDsAcrossNavigation(t *testing.T) {

@@ -213,7 +213,7 @@ func (t *Tab) PageOnly(what string) error {
 		return nil
 	}
 	return apitype.Errorf(apitype.SurfaceUnsupported, "surface %s is a frame; a frame cannot %s on its own", t.ID, what).
-		Fix("switch to its page ({1}) or click a link inside the frame", apitype.Step{Op: "switch", Args: map[string]string{"id": t.tab.ID}})
+		Fix("switch to its page ({1}) or click a link inside the frame", apitype.Step{Op: "switch", Args: map[string]string{"surface_id": t.tab.ID}})
 }
 
 func (t *Tab) markClosed() {
@@ -262,3 +262,7 @@ func cmpSurfaceID(a, b string) int {
 	}
 	return strings.Compare(a, b)
 }
+
+// PageID is the surface id of the page this surface is in (its own for a
+// tab).
+func (t *Tab) PageID() string { return t.tab.ID }

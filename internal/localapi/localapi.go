@@ -49,7 +49,7 @@ func New(x *executor.Executor, build, home string, shutdown func()) *Server {
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Origin") != "" || (r.Host != apitype.Host && r.Host != "") {
-		writeError(w, http.StatusForbidden, apitype.Errorf(apitype.Denied, "requests from browsers or foreign hosts are refused"))
+		writeError(w, http.StatusForbidden, apitype.Errorf(apitype.ForeignOrigin, "the local API refuses requests that carry an Origin or a Host other than %q", apitype.Host))
 		return
 	}
 	w.Header().Set(apitype.HeaderBuild, s.build)
@@ -58,6 +58,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 	name := strings.ReplaceAll(r.PathValue("name"), ".", " ")
+	// A client of another build may mean other things by the same input:
+	// refuse before anything runs, not after.
+	if b := r.Header.Get(apitype.HeaderBuild); b != "" && s.build != "" && b != s.build {
+		e := apitype.Errorf(apitype.DaemonUnavailable, "the running daemon is build %s, this loupe is build %s", s.build, b)
+		writeError(w, http.StatusConflict, e.Fix("restart the daemon with this build ({1}; its sessions will close)", apitype.Step{Op: "daemon stop"}))
+		return
+	}
 	var req apitype.OpRequest
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err == nil && len(body) > maxBody {
@@ -73,7 +80,8 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out, err := s.x.Do(r.Context(), executor.Request{
-		Op: name, Session: req.Session, Input: req.Input, Timeout: time.Duration(req.TimeoutMS) * time.Millisecond,
+		Op: name, Session: req.Session, Client: req.Client, Input: req.Input,
+		Timeout: time.Duration(req.TimeoutMS) * time.Millisecond, Report: req.Report,
 	})
 	if err != nil {
 		e, _ := apitype.As(err)
@@ -83,12 +91,12 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 		writeError(w, statusOf(e.Code), e)
 		return
 	}
-	res, err := json.Marshal(out)
+	res, err := json.Marshal(out.Out)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, apitype.Wrap(apitype.Internal, err, "encoding result: %v", err))
 		return
 	}
-	writeJSON(w, http.StatusOK, apitype.OpResponse{Result: res})
+	writeJSON(w, http.StatusOK, apitype.OpResponse{Result: res, Report: out.Report})
 }
 
 func statusOf(c apitype.Code) int {

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"slices"
 	"testing"
@@ -25,7 +26,10 @@ func BenchmarkMCPOverhead(b *testing.B) {
 	srv := testpages.Start(b, "127.0.0.1")
 	x := executor.New(executor.Config{Home: b.TempDir(), Chromium: os.Getenv("LOUPE_CHROMIUM")})
 	defer x.Close(context.Background())
-	backend := Local{X: x, Session: "bench"}
+	backend := Local{X: x, Session: "bench", Client: "mcp"}
+	reg := ops.New()
+	openOp, _ := reg.Lookup("open")
+	textOp, _ := reg.Lookup("text")
 	s, err := New(Options{Backend: backend, Version: "bench"})
 	if err != nil {
 		b.Fatal(err)
@@ -37,7 +41,7 @@ func BenchmarkMCPOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer cs.Close()
-	if _, err := backend.Do(ctx, "open", &ops.OpenIn{URL: srv.Page("basic.html")}); err != nil {
+	if _, _, err := backend.Do(ctx, openOp, json.RawMessage(`{"url":"`+srv.Page("basic.html")+`"}`), nil); err != nil {
 		b.Fatal(err)
 	}
 	var direct, viaMCP []time.Duration
@@ -45,7 +49,7 @@ func BenchmarkMCPOverhead(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		if _, err := backend.Do(ctx, "text", &ops.TextIn{}); err != nil {
+		if _, _, err := backend.Do(ctx, textOp, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 		direct = append(direct, time.Since(t0))

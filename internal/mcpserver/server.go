@@ -1,17 +1,22 @@
 // Package mcpserver serves loupe's operations as Model Context Protocol
-// tools. Every tool runs one or more registry operations through a Backend
-// (the executor in this process, or the daemon), so MCP, the CLI and the
-// local API share one path, one set of errors and one ledger.
+// tools. The tools are generated from the operation descriptors in
+// internal/ops (each op's Tools): names, descriptions, input schemas and
+// which operation a call runs all come from there, so MCP never drifts from
+// the CLI and the local API. Every call runs through a Backend (the
+// executor in this process, or the daemon) as this server's own client of
+// the session: its current tab and last snapshots are its own.
 //
 // What an agent gets:
 //   - inputs checked against each tool's schema before anything runs; a
-//     malformed call is a BAD_INPUT tool error, never a Go error string;
+//     malformed call is a BAD_INPUT tool error naming the field it
+//     probably meant, never a Go error string;
 //   - errors as tool results (isError) carrying the registry's code,
-//     message, hint and not_executed, as text and as structured content;
-//   - writes that report what changed: whether they executed, a
+//     message, hint (in tool calls, never CLI flags) and not_executed, as
+//     text and as structured content;
+//   - writes that report what changed (the executor's write report): a
 //     navigation, pages opened or closed, dialogs answered, and the lines
-//     of the agent's last snapshot of that surface that changed (capped),
-//     so it rarely needs a new snapshot (snapshot: true returns one);
+//     of the agent's last snapshot of that surface that changed (capped);
+//     navigations return the new page's snapshot;
 //   - each result's _meta with its estimated token count and the time the
 //     call took.
 package mcpserver
@@ -24,7 +29,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,49 +39,53 @@ import (
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
-// Backend runs one registry operation for the server's session and returns
-// its typed output (a pointer from ops.Op.NewOut) or a registry error.
+// Backend runs one registry operation, its input as JSON, for the server's
+// session and client, and returns its typed output (a pointer from
+// ops.Op.NewOut) with the write report when one was asked for, or a
+// registry error.
 type Backend interface {
-	Do(ctx context.Context, op string, in any) (any, error)
+	Do(ctx context.Context, op *ops.Op, in json.RawMessage, report *apitype.ReportOptions) (any, *apitype.Report, error)
 }
 
 // Local runs operations on an executor in this process.
 type Local struct {
 	X       *executor.Executor
 	Session string
+	Client  string
 }
 
 // Do runs the operation.
-func (l Local) Do(ctx context.Context, op string, in any) (any, error) {
-	return l.X.Do(ctx, executor.Request{Op: op, Session: l.Session, Decoded: in})
+func (l Local) Do(ctx context.Context, op *ops.Op, in json.RawMessage, report *apitype.ReportOptions) (any, *apitype.Report, error) {
+	r, err := l.X.Do(ctx, executor.Request{Op: op.Name, Session: l.Session, Client: l.Client, Input: in, Report: report})
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.Out, r.Report, nil
 }
 
 // Remote runs operations through the daemon, sharing its sessions.
 type Remote struct {
-	C        *client.Client
-	Session  string
-	Registry *ops.Registry
+	C       *client.Client
+	Session string
+	Client  string
 }
 
 // Do runs the operation and decodes its output.
-func (r Remote) Do(ctx context.Context, op string, in any) (any, error) {
-	o, ok := r.Registry.Lookup(op)
-	if !ok {
-		return nil, fmt.Errorf("mcpserver: no operation %q", op)
-	}
-	timeout := o.Timeout
+func (r Remote) Do(ctx context.Context, op *ops.Op, in json.RawMessage, report *apitype.ReportOptions) (any, *apitype.Report, error) {
+	timeout := op.Timeout
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = time.Until(dl)
 	}
-	raw, err := r.C.Call(ctx, op, r.Session, in, timeout)
+	resp, err := r.C.Do(ctx, op.Name, apitype.OpRequest{Session: r.Session, Client: r.Client, Input: in,
+		TimeoutMS: timeout.Milliseconds(), Report: report})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := o.NewOut()
-	if err := json.Unmarshal(raw, out); err != nil {
-		return nil, fmt.Errorf("mcpserver: decoding %s: %w", op, err)
+	out := op.NewOut()
+	if err := json.Unmarshal(resp.Result, out); err != nil {
+		return nil, nil, fmt.Errorf("mcpserver: decoding %s: %w", op.Name, err)
 	}
-	return out, nil
+	return out, resp.Report, nil
 }
 
 // Options configure a server.
@@ -96,8 +104,8 @@ type Server struct {
 	srv  *mcp.Server
 	opts Options
 
-	mu   sync.Mutex
-	last map[string]lastSnapshot // by surface id
+	reg   *ops.Registry
+	tools map[string]*tool // by name
 }
 
 // New builds the server and registers its tools.
@@ -109,18 +117,20 @@ func New(o Options) (*Server, error) {
 		return nil, fmt.Errorf("--tools %q: want core or full", o.Tools)
 	}
 	s := &Server{
-		b: o.Backend, opts: o, last: map[string]lastSnapshot{},
+		b: o.Backend, opts: o, reg: ops.New(),
 		srv: mcp.NewServer(&mcp.Implementation{Name: "loupe", Version: o.Version}, &mcp.ServerOptions{
 			Instructions: "loupe drives a browser. Call browser_snapshot to see the page as a tree with [ref=eN] on every " +
 				"actionable node, then act on refs (or locators such as role=button[name=\"Save\"]). Writes report what " +
-				"changed since your last snapshot of that surface. Frames and popups are surfaces: see browser_surfaces.",
+				"changed since your last snapshot of that surface. Frames and popups are surfaces: see browser_surfaces. " +
+				"Your current tab is your own: other clients of the session keep theirs.",
 		}),
 	}
-	for _, t := range s.tools() {
-		if o.Tools == "core" && !t.core {
+	s.tools = buildTools(s.reg)
+	for _, t := range sortedTools(s.tools) {
+		if o.Tools == "core" && !t.core || t.gate == "eval" && !o.AllowEval {
 			continue
 		}
-		s.srv.AddTool(t.tool, t.handler)
+		s.srv.AddTool(t.tool, s.handler(t))
 	}
 	return s, nil
 }
@@ -170,11 +180,12 @@ func loopbackHost(hostport string) bool {
 
 // errorResult turns an error into a tool error with the registry's code,
 // message, hint and not_executed.
-func errorResult(err error) *mcp.CallToolResult {
+func (s *Server) errorResult(err error) *mcp.CallToolResult {
 	e, ok := apitype.As(err)
 	if !ok {
 		e = apitype.Wrap(apitype.Internal, err, "%v", err)
 	}
+	e = e.Render(renderer{s})
 	text := fmt.Sprintf("%s: %s", e.Code, e.Message)
 	if e.Hint != "" {
 		text += "\nhint: " + e.Hint
@@ -227,4 +238,16 @@ func text(out any) string {
 	}
 	b, _ := json.Marshal(out)
 	return string(b)
+}
+
+// Tools lists the names of the tools the server offers.
+func (s *Server) Tools() []string {
+	var names []string
+	for _, t := range sortedTools(s.tools) {
+		if s.opts.Tools == "core" && !t.core || t.gate == "eval" && !s.opts.AllowEval {
+			continue
+		}
+		names = append(names, t.tool.Name)
+	}
+	return names
 }

@@ -34,7 +34,11 @@ func TestBodyDropsSizeFooter(t *testing.T) {
 func TestErrorResult(t *testing.T) {
 	e := apitype.Errorf(apitype.StaleRef, "e5 is stale")
 	e.SimilarRefs = []string{"e9"}
-	r := errorResult(e)
+	s, err := New(Options{Backend: Local{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.errorResult(e)
 	text := r.Content[0].(*mcp.TextContent).Text
 	if !r.IsError || !strings.HasPrefix(text, "STALE_REF: e5 is stale\nhint: ") || !strings.Contains(text, "similar refs: e9") || !strings.Contains(text, "not executed") {
 		t.Errorf("registry error: %v %q", r.IsError, text)
@@ -43,7 +47,7 @@ func TestErrorResult(t *testing.T) {
 		t.Errorf("structured: %+v", sc)
 	}
 	// A plain Go error never reaches the agent as a bare string.
-	r = errorResult(errors.New("boom"))
+	r = s.errorResult(errors.New("boom"))
 	if text := r.Content[0].(*mcp.TextContent).Text; !strings.HasPrefix(text, "INTERNAL: boom") {
 		t.Errorf("plain error: %q", text)
 	}

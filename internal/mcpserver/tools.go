@@ -1,199 +1,259 @@
 package mcpserver
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"time"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/ops"
 )
 
-// toolDef is one tool and whether it is in the core set.
-type toolDef struct {
+// fieldMarkup is a field named in a help text ({field:NAME}).
+var fieldMarkup = regexp.MustCompile(`\{field:[a-z_]+\}`)
+
+// navSnapshotChars caps the snapshot that navigations return: past it the
+// text is cut at a line, and the agent can take a scoped or interactive
+// snapshot.
+const navSnapshotChars = 20000
+
+// tool is one MCP tool and the operations it runs.
+type tool struct {
 	tool    *mcp.Tool
 	core    bool
-	handler mcp.ToolHandler
+	gate    string
+	members []member
+	// sel is the field that picks the member ("" with one member).
+	sel   string
+	props map[string]*jsonschema.Schema
+	// lists are the fields that take a list; a single string is taken as
+	// a list of one.
+	lists    map[string]bool
+	resolved *jsonschema.Resolved
+	// write: some member writes, and the tool takes `snapshot`; nav: that
+	// snapshot is on by default (navigations).
+	write, nav bool
 }
 
-// def builds a tool whose input is In: its schema comes from In's json and
-// jsonschema tags (fields without omitempty are required, unknown
-// properties refused), enums restrict string fields. Arguments are checked
-// against the schema here, so a malformed call is BAD_INPUT with the
-// registry's hint, and never reaches an operation.
-func def[In any](name, desc string, core bool, enums map[string][]any, run func(ctx context.Context, in *In) (*mcp.CallToolResult, error)) toolDef {
-	schema, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(fmt.Sprintf("mcpserver: schema of %s: %v", name, err))
+// member is one operation of a tool.
+type member struct {
+	op     *ops.Op
+	t      ops.Tool
+	fields map[string]bool // the op's input fields offered by the tool
+}
+
+// buildTools derives every tool from the operation descriptors. A
+// descriptor that cannot be offered (a field type with no plain JSON
+// Schema type, a field meaning two things in one tool) panics: it is a
+// programming error that the tests catch.
+func buildTools(reg *ops.Registry) map[string]*tool {
+	tools := map[string]*tool{}
+	for _, op := range reg.All() {
+		for _, dt := range op.Tools {
+			t := tools[dt.Name]
+			if t == nil {
+				t = &tool{tool: &mcp.Tool{Name: dt.Name}, props: map[string]*jsonschema.Schema{}, lists: map[string]bool{}}
+				tools[dt.Name] = t
+			}
+			if dt.Desc != "" {
+				t.tool.Description = dt.Desc
+			}
+			t.core = t.core || dt.Core
+			if dt.Gate != "" {
+				t.gate = dt.Gate
+			}
+			if dt.Select != "" {
+				t.sel = dt.Select
+			}
+			m := member{op: op, t: dt, fields: map[string]bool{}}
+			addFields(t, &m, op.InType())
+			t.members = append(t.members, m)
+			if op.Kind == ops.Write {
+				t.write = true
+				t.nav = op.Action == ops.ActNavigate
+			}
+		}
 	}
-	for prop, vals := range enums {
-		schema.Properties[prop].Enum = vals
+	for _, t := range tools {
+		t.finish()
+	}
+	return tools
+}
+
+// addFields adds the op's input fields to the tool's schema.
+func addFields(t *tool, m *member, typ reflect.Type) {
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "" || name == "-" || f.Tag.Get("mcp") == "-" {
+			continue
+		}
+		if _, fixed := m.t.Fixed[name]; fixed {
+			continue
+		}
+		s := fieldSchema(f.Type)
+		if s == nil {
+			panic(fmt.Sprintf("mcpserver: %s field %s: type %s has no plain JSON Schema type (tag it mcp:\"-\")", m.op.Name, name, f.Type))
+		}
+		s.Description = f.Tag.Get("help")
+		if h, ok := f.Tag.Lookup("mcphelp"); ok {
+			s.Description = h
+		}
+		s.Description = fieldMarkup.ReplaceAllStringFunc(s.Description, func(m string) string { return m[len("{field:") : len(m)-1] })
+		if d, ok := m.t.Defaults[name]; ok {
+			s.Description += fmt.Sprintf(" (default %v)", d)
+		}
+		if old := t.props[name]; old != nil {
+			if old.Type != s.Type {
+				panic(fmt.Sprintf("mcpserver: tool %s field %s is %s in one operation and %s in %s", t.tool.Name, name, old.Type, s.Type, m.op.Name))
+			}
+		} else {
+			t.props[name] = s
+		}
+		if s.Type == "array" {
+			t.lists[name] = true
+		}
+		m.fields[name] = true
+		_ = opts
+	}
+}
+
+// fieldSchema is a plain JSON Schema for a field type: one "type" word,
+// never a list of types, which some function-calling dialects refuse.
+func fieldSchema(t reflect.Type) *jsonschema.Schema {
+	switch t.Kind() {
+	case reflect.String:
+		return &jsonschema.Schema{Type: "string"}
+	case reflect.Bool:
+		return &jsonschema.Schema{Type: "boolean"}
+	case reflect.Int, reflect.Int64:
+		return &jsonschema.Schema{Type: "integer"}
+	case reflect.Float64:
+		return &jsonschema.Schema{Type: "number"}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String {
+			return &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "string"}}
+		}
+	}
+	return nil
+}
+
+// finish adds the selector and the report fields, marks required fields
+// and resolves the schema.
+func (t *tool) finish() {
+	if len(t.members) > 1 {
+		if t.sel == "" {
+			panic(fmt.Sprintf("mcpserver: tool %s runs %d operations but none names a selector field", t.tool.Name, len(t.members)))
+		}
+		var vals []any
+		var words []string
+		def := ""
+		boolean := false
+		for _, m := range t.members {
+			if _, ok := m.t.Value.(bool); ok {
+				boolean = true
+				continue
+			}
+			if m.t.Value == "" {
+				def = "leave it out to " + m.op.Name
+				continue
+			}
+			vals = append(vals, m.t.Value)
+			words = append(words, fmt.Sprint(m.t.Value))
+			if m.t.Default {
+				def = fmt.Sprint(m.t.Value)
+			}
+		}
+		s := &jsonschema.Schema{Type: "boolean"}
+		if boolean {
+			var parts []string
+			for _, m := range t.members {
+				d := fmt.Sprintf("%v: %s", m.t.Value, m.op.Summary)
+				if m.t.Default {
+					d += " (default)"
+				}
+				parts = append(parts, d)
+			}
+			s.Description = strings.Join(parts, "; ")
+		} else {
+			s = &jsonschema.Schema{Type: "string", Enum: vals, Description: strings.Join(words, ", ")}
+			switch {
+			case strings.HasPrefix(def, "leave"):
+				s.Description += " (" + def + ")"
+			case def != "":
+				s.Description += " (default " + def + ")"
+			}
+		}
+		if old := t.props[t.sel]; old != nil {
+			s.Description = old.Description
+		}
+		t.props[t.sel] = s
+	}
+	if t.write {
+		desc := "return a whole new snapshot instead of the changes"
+		if t.nav {
+			desc = fmt.Sprintf("return the new page's snapshot (default true; at most %d characters)", navSnapshotChars)
+		}
+		if _, taken := t.props["snapshot"]; !taken {
+			t.props["snapshot"] = &jsonschema.Schema{Type: "boolean", Description: desc}
+		}
+	}
+	schema := &jsonschema.Schema{Type: "object", Properties: t.props, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+	if len(t.members) == 1 {
+		m := t.members[0]
+		typ := m.op.InType()
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			_, hasDefault := m.t.Defaults[name]
+			if m.fields[name] && !strings.Contains(opts, "omitempty") && !hasDefault {
+				schema.Required = append(schema.Required, name)
+			}
+		}
 	}
 	resolved, err := schema.Resolve(nil)
 	if err != nil {
-		panic(fmt.Sprintf("mcpserver: schema of %s: %v", name, err))
+		panic(fmt.Sprintf("mcpserver: schema of %s: %v", t.tool.Name, err))
 	}
-	h := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		start := time.Now()
-		raw := req.Params.Arguments
-		if len(raw) == 0 || string(raw) == "null" {
-			raw = json.RawMessage("{}")
-		}
-		var in In
-		var generic any
-		if err := json.Unmarshal(raw, &generic); err != nil {
-			return withMeta(errorResult(apitype.Errorf(apitype.BadInput, "arguments of %s are not JSON: %v", name, err)), start), nil
-		}
-		if err := resolved.Validate(generic); err != nil {
-			return withMeta(errorResult(apitype.Errorf(apitype.BadInput, "arguments of %s: %v", name, err)), start), nil
-		}
-		if err := json.Unmarshal(raw, &in); err != nil {
-			return withMeta(errorResult(apitype.Errorf(apitype.BadInput, "arguments of %s: %v", name, err)), start), nil
-		}
-		res, err := run(ctx, &in)
-		if err != nil {
-			res = errorResult(err)
-		}
-		return withMeta(res, start), nil
+	t.tool.InputSchema = schema
+	t.resolved = resolved
+}
+
+// pick is the member a call's arguments select; the selector is removed.
+func (t *tool) pick(args map[string]any) (member, bool) {
+	if len(t.members) == 1 {
+		return t.members[0], true
 	}
-	return toolDef{tool: &mcp.Tool{Name: name, Description: desc, InputSchema: schema}, core: core, handler: h}
+	v, given := args[t.sel]
+	delete(args, t.sel)
+	for _, m := range t.members {
+		if given && fmt.Sprint(m.t.Value) == fmt.Sprint(v) || !given && m.t.Default {
+			return m, true
+		}
+	}
+	return member{}, false
 }
 
-// Tool inputs. Descriptions are one line: they are part of every client's
-// context.
-
-type openIn struct {
-	URL      string `json:"url" jsonschema:"address to open"`
-	NewTab   bool   `json:"new_tab,omitempty" jsonschema:"open in a new tab and use it from now on"`
-	Snapshot *bool  `json:"snapshot,omitempty" jsonschema:"return the page's snapshot (default true; at most 20000 characters)"`
+// fieldNames are the tool's fields, sorted.
+func (t *tool) fieldNames() []string {
+	names := make([]string, 0, len(t.props))
+	for n := range t.props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
-type navigateIn struct {
-	URL      string `json:"url,omitempty" jsonschema:"address to open in the current tab"`
-	Action   string `json:"action,omitempty" jsonschema:"instead of a url: back, forward or reload"`
-	Snapshot *bool  `json:"snapshot,omitempty" jsonschema:"return the page's snapshot (default true; at most 20000 characters)"`
-}
-
-type snapshotIn struct {
-	Interactive bool   `json:"interactive,omitempty" jsonschema:"only actionable nodes and their context"`
-	Depth       int    `json:"depth,omitempty" jsonschema:"cut each frame's tree below this many levels"`
-	Scope       string `json:"scope,omitempty" jsonschema:"only the subtree of this ref or locator (also inside frames)"`
-	Viewport    bool   `json:"viewport,omitempty" jsonschema:"only what is in the viewport"`
-	Locators    bool   `json:"locators,omitempty" jsonschema:"print a stable locator for each ref"`
-	MaxChars    int    `json:"max_chars,omitempty" jsonschema:"truncate after this many characters, at a line (default 40000; the cut is stated)"`
-}
-
-type screenshotIn struct {
-	Ref      string `json:"ref,omitempty" jsonschema:"element to capture (ref or locator); default the viewport"`
-	FullPage bool   `json:"full_page,omitempty" jsonschema:"the whole page instead of the viewport"`
-}
-
-type clickIn struct {
-	Ref       string `json:"ref" jsonschema:"element ref (e12) or locator (role=button[name=\"Save\"])"`
-	Double    bool   `json:"double,omitempty" jsonschema:"double click"`
-	Button    string `json:"button,omitempty" jsonschema:"left (default), right or middle"`
-	Modifiers string `json:"modifiers,omitempty" jsonschema:"keys held: Shift, Control, Alt, Meta joined by +"`
-	Snapshot  bool   `json:"snapshot,omitempty" jsonschema:"return a full new snapshot instead of the changes"`
-}
-
-type typeIn struct {
-	Ref      string `json:"ref,omitempty" jsonschema:"field to type into; default the focused element"`
-	Text     string `json:"text" jsonschema:"text to type key by key"`
-	Clear    bool   `json:"clear,omitempty" jsonschema:"empty the field first"`
-	Submit   bool   `json:"submit,omitempty" jsonschema:"press Enter afterwards"`
-	Snapshot bool   `json:"snapshot,omitempty" jsonschema:"return a full new snapshot instead of the changes"`
-}
-
-type pressIn struct {
-	Keys     []string `json:"keys" jsonschema:"keys or chords in order: Enter, Tab, Escape, ArrowDown, Control+A"`
-	Snapshot bool     `json:"snapshot,omitempty" jsonschema:"return a full new snapshot instead of the changes"`
-}
-
-type scrollIn struct {
-	Ref      string  `json:"ref,omitempty" jsonschema:"element to scroll into view (and to turn the wheel over)"`
-	DX       float64 `json:"dx,omitempty" jsonschema:"horizontal wheel delta in CSS pixels"`
-	DY       float64 `json:"dy,omitempty" jsonschema:"vertical wheel delta in CSS pixels"`
-	Snapshot bool    `json:"snapshot,omitempty" jsonschema:"return a full new snapshot instead of the changes"`
-}
-
-type selectIn struct {
-	Ref      string   `json:"ref" jsonschema:"the <select> element"`
-	Values   []string `json:"values" jsonschema:"option values or labels to choose"`
-	Snapshot bool     `json:"snapshot,omitempty" jsonschema:"return a full new snapshot instead of the changes"`
-}
-
-type refIn struct {
-	Ref      string `json:"ref" jsonschema:"element ref or locator"`
-	Snapshot bool   `json:"snapshot,omitempty" jsonschema:"return a full new snapshot instead of the changes"`
-}
-
-type dragIn struct {
-	From     string `json:"from" jsonschema:"element to drag (ref or locator)"`
-	To       string `json:"to" jsonschema:"element to drop it on"`
-	Snapshot bool   `json:"snapshot,omitempty" jsonschema:"return a full new snapshot instead of the changes"`
-}
-
-type uploadIn struct {
-	Ref      string   `json:"ref" jsonschema:"the file input"`
-	Files    []string `json:"files" jsonschema:"files in the session's files directory (downloads land in downloads/ there)"`
-	Snapshot bool     `json:"snapshot,omitempty" jsonschema:"return a full new snapshot instead of the changes"`
-}
-
-type downloadIn struct {
-	Wait      bool `json:"wait,omitempty" jsonschema:"wait for a download in progress, or the next one, to finish"`
-	TimeoutMS int  `json:"timeout_ms,omitempty" jsonschema:"how long to wait (default 30000)"`
-}
-
-type noIn struct{}
-
-type queryIn struct {
-	Role    string `json:"role,omitempty" jsonschema:"role as snapshots show it: button, link, textbox, …"`
-	Name    string `json:"name,omitempty" jsonschema:"accessible name contains this (case-insensitive)"`
-	Text    string `json:"text,omitempty" jsonschema:"innermost elements whose text contains this"`
-	Exact   bool   `json:"exact,omitempty" jsonschema:"the name must match whole"`
-	Within  string `json:"within,omitempty" jsonschema:"search only inside this element (ref or locator)"`
-	FrameOf string `json:"frame_of,omitempty" jsonschema:"search only the frame that holds this ref"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"list at most this many (default 20)"`
-}
-
-type waitIn struct {
-	Text      string `json:"text,omitempty" jsonschema:"wait until this text appears"`
-	Ref       string `json:"ref,omitempty" jsonschema:"wait until this element is visible"`
-	URL       string `json:"url,omitempty" jsonschema:"wait until the URL matches (glob with *, else substring)"`
-	Load      bool   `json:"load,omitempty" jsonschema:"wait for the load event"`
-	TimeoutMS int    `json:"timeout_ms,omitempty" jsonschema:"default 3000, at most 8000"`
-}
-
-type readIn struct {
-	Ref  string `json:"ref,omitempty" jsonschema:"element (ref or locator); without it, text reads the whole page"`
-	What string `json:"what" jsonschema:"text, value, attribute, box, state or html"`
-	Name string `json:"name,omitempty" jsonschema:"attribute name (for what: attribute)"`
-}
-
-type tabsIn struct {
-	Action string `json:"action,omitempty" jsonschema:"list (default), new, close or select"`
-	ID     string `json:"id,omitempty" jsonschema:"tab id for close and select (s1, s2, …)"`
-	URL    string `json:"url,omitempty" jsonschema:"address for new"`
-}
-
-type switchIn struct {
-	SurfaceID string `json:"surfaceId" jsonschema:"surface id from browser_surfaces"`
-}
-
-type logIn struct {
-	Surface string `json:"surface,omitempty" jsonschema:"only records of this surface"`
-	Clear   bool   `json:"clear,omitempty" jsonschema:"forget the records after returning them"`
-}
-
-type dialogsIn struct {
-	Policy     string `json:"policy,omitempty" jsonschema:"how to answer later dialogs: accept, dismiss or auto"`
-	PromptText string `json:"prompt_text,omitempty" jsonschema:"text for prompts (with policy accept)"`
-}
-
-type evalIn struct {
-	Expression string `json:"expression" jsonschema:"JavaScript evaluated in the page; its JSON value is returned"`
-	Snapshot   bool   `json:"snapshot,omitempty" jsonschema:"return a full new snapshot instead of the changes"`
+// sortedTools lists the tools by name.
+func sortedTools(m map[string]*tool) []*tool {
+	out := make([]*tool, 0, len(m))
+	for _, t := range m {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].tool.Name < out[j].tool.Name })
+	return out
 }

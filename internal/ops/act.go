@@ -16,15 +16,15 @@ import (
 // SnapshotIn is the input of snapshot.
 type SnapshotIn struct {
 	Interactive bool   `json:"interactive,omitempty" flag:"interactive" short:"i" help:"only actionable nodes (with their frame and place)"`
-	Depth       int    `json:"depth,omitempty" flag:"depth" help:"cut each frame's tree below N levels"`
+	Depth       int    `json:"depth,omitempty" flag:"depth" meta:"N" help:"cut each frame's tree below N levels"`
 	Viewport    bool   `json:"viewport,omitempty" flag:"viewport" help:"only what intersects the viewport (default: full page)"`
 	Locators    bool   `json:"locators,omitempty" flag:"locators" help:"print each ref's stable locator"`
-	Scope       string `json:"scope,omitempty" flag:"scope" help:"only the subtree of TARGET (a ref or locator), also inside frames"`
-	MaxChars    int    `json:"max_chars,omitempty" flag:"max-chars" help:"truncate at a line boundary after N characters"`
+	Scope       string `json:"scope,omitempty" flag:"scope" meta:"TARGET" help:"only the subtree of this element (a ref or locator), also inside frames"`
+	MaxChars    int    `json:"max_chars,omitempty" flag:"max-chars" meta:"N" help:"truncate at a line boundary after N characters"`
 	NoCompact   bool   `json:"no_compact,omitempty" flag:"no-compact" help:"show the raw tree, without the compact transform"`
 	// BackendIDs adds each ref's DOM backendNodeId (the CLI asks for it
 	// with --json).
-	BackendIDs bool `json:"backend_ids,omitempty"`
+	BackendIDs bool `json:"backend_ids,omitempty" mcp:"-"`
 }
 
 // SnapshotOut is a snapshot.
@@ -42,25 +42,25 @@ func (o *SnapshotOut) Text() string {
 // Validate checks the numbers and the scope.
 func (in *SnapshotIn) Validate() error {
 	if in.Depth < 0 || in.MaxChars < 0 {
-		return usage("--depth and --max-chars take a positive number")
+		return usage("%s and %s take a positive number", fld("depth"), fld("max_chars"))
 	}
 	if in.MaxChars > 0 && in.MaxChars < 200 {
-		return usage("--max-chars %d is too small to show anything (at least 200)", in.MaxChars)
+		return usage("%s %d is too small to show anything (at least 200)", fld("max_chars"), in.MaxChars)
 	}
-	return checkTarget("--scope", in.Scope, false)
+	return checkTarget("scope", in.Scope, false)
 }
 
 // TargetIn names one element.
 type TargetIn struct {
-	Target string `json:"target" arg:"TARGET" help:"element ref from a snapshot, e.g. @e12"`
+	Target string `json:"ref" arg:"TARGET" help:"the element: a ref from a snapshot (e12) or a locator (role=button[name=\"Save\"])"`
 }
 
 // Validate checks the ref.
-func (in *TargetIn) Validate() error { return checkTarget("TARGET", in.Target, true) }
+func (in *TargetIn) Validate() error { return checkTarget("ref", in.Target, true) }
 
 // ClickIn is the input of click.
 type ClickIn struct {
-	Target    string `json:"target" arg:"TARGET" help:"element ref from a snapshot, e.g. @e12"`
+	Target    string `json:"ref" arg:"TARGET" help:"the element: a ref from a snapshot (e12) or a locator (role=button[name=\"Save\"])"`
 	Button    string `json:"button,omitempty" flag:"button" help:"left (default), right or middle"`
 	Modifiers string `json:"modifiers,omitempty" flag:"modifiers" help:"keys held during the click, e.g. Shift or Control+Shift"`
 
@@ -70,7 +70,7 @@ type ClickIn struct {
 
 // Validate checks the ref, button and modifiers.
 func (in *ClickIn) Validate() error {
-	if err := checkTarget("TARGET", in.Target, true); err != nil {
+	if err := checkTarget("ref", in.Target, true); err != nil {
 		return err
 	}
 	b, err := input.ParseButton(in.Button)
@@ -81,7 +81,7 @@ func (in *ClickIn) Validate() error {
 	if in.Modifiers != "" {
 		c, err := input.ParseChord(in.Modifiers + "+a")
 		if err != nil {
-			return usage("--modifiers %q: want Shift, Control, Alt, Meta joined by +", in.Modifiers)
+			return usage("%s %q: want Shift, Control, Alt, Meta joined by +", fld("modifiers"), in.Modifiers)
 		}
 		in.mods = c.Modifiers
 	}
@@ -114,16 +114,16 @@ func (o *ActOut) Text() string {
 
 // FillIn is the input of fill.
 type FillIn struct {
-	Target string `json:"target" arg:"TARGET" help:"ref of an editable field"`
+	Target string `json:"ref" arg:"TARGET" help:"the field: a ref (e12) or a locator"`
 	Text   string `json:"text" arg:"TEXT" help:"the new content (empty clears the field)"`
 }
 
 // Validate checks the ref.
-func (in *FillIn) Validate() error { return checkTarget("TARGET", in.Target, true) }
+func (in *FillIn) Validate() error { return checkTarget("ref", in.Target, true) }
 
 // TypeIn is the input of type.
 type TypeIn struct {
-	Target string `json:"target,omitempty" arg:"[TARGET]" help:"field to type into; without it, types into the focused element"`
+	Target string `json:"ref,omitempty" arg:"[TARGET]" help:"field to type into; without it, types into the focused element"`
 	Text   string `json:"text" arg:"TEXT" help:"text to type, key by key"`
 	Clear  bool   `json:"clear,omitempty" flag:"clear" help:"empty the field first"`
 	Submit bool   `json:"submit,omitempty" flag:"submit" help:"press Enter after the text"`
@@ -132,12 +132,12 @@ type TypeIn struct {
 // Validate checks the optional ref.
 func (in *TypeIn) Validate() error {
 	if in.Text == "" {
-		return usage("missing TEXT")
+		return usage("missing %s", fld("text"))
 	}
 	if in.Clear && in.Target == "" {
-		return usage("--clear needs a TARGET field")
+		return usage("%s needs a %s field", fld("clear"), fld("ref"))
 	}
-	return checkTarget("TARGET", in.Target, false)
+	return checkTarget("ref", in.Target, false)
 }
 
 // DragIn is the input of drag.
@@ -148,10 +148,10 @@ type DragIn struct {
 
 // Validate checks both targets.
 func (in *DragIn) Validate() error {
-	if err := checkTarget("FROM", in.From, true); err != nil {
+	if err := checkTarget("from", in.From, true); err != nil {
 		return err
 	}
-	return checkTarget("TO", in.To, true)
+	return checkTarget("to", in.To, true)
 }
 
 // PressIn is the input of press.
@@ -164,7 +164,7 @@ type PressIn struct {
 // Validate parses every chord.
 func (in *PressIn) Validate() error {
 	if len(in.Keys) == 0 {
-		return usage("missing KEYS (e.g. Enter, Control+A)")
+		return usage("missing %s (e.g. Enter, Control+A)", fld("keys"))
 	}
 	in.chords = in.chords[:0]
 	for _, k := range in.Keys {
@@ -179,24 +179,24 @@ func (in *PressIn) Validate() error {
 
 // SelectIn is the input of select.
 type SelectIn struct {
-	Target string   `json:"target" arg:"TARGET" help:"ref of a <select>"`
+	Target string   `json:"ref" arg:"TARGET" help:"the <select>: a ref (e12) or a locator"`
 	Values []string `json:"values" arg:"VALUE..." help:"option values or labels to choose"`
 }
 
 // Validate checks the ref and that there is a value.
 func (in *SelectIn) Validate() error {
-	if err := checkTarget("TARGET", in.Target, true); err != nil {
+	if err := checkTarget("ref", in.Target, true); err != nil {
 		return err
 	}
 	if len(in.Values) == 0 {
-		return usage("missing VALUE")
+		return usage("missing %s", fld("values"))
 	}
 	return nil
 }
 
 // ScrollIn is the input of scroll.
 type ScrollIn struct {
-	Target string  `json:"target,omitempty" arg:"[TARGET]" help:"element to scroll into view (and to turn the wheel over)"`
+	Target string  `json:"ref,omitempty" arg:"[TARGET]" help:"element to scroll into view (and to turn the wheel over)"`
 	DX     float64 `json:"dx,omitempty" flag:"dx" help:"horizontal wheel delta in CSS pixels"`
 	DY     float64 `json:"dy,omitempty" flag:"dy" help:"vertical wheel delta in CSS pixels"`
 }
@@ -204,9 +204,9 @@ type ScrollIn struct {
 // Validate checks that there is something to do.
 func (in *ScrollIn) Validate() error {
 	if in.Target == "" && in.DX == 0 && in.DY == 0 {
-		return usage("give a TARGET to scroll into view, or --dx/--dy")
+		return usage("give a %s to scroll into view, or %s/%s", fld("ref"), fld("dx"), fld("dy"))
 	}
-	return checkTarget("TARGET", in.Target, false)
+	return checkTarget("ref", in.Target, false)
 }
 
 // UploadIn is the input of upload. The CLI reads the files named on its
@@ -214,9 +214,9 @@ func (in *ScrollIn) Validate() error {
 // in the session's files directory. A path is never taken from a client
 // as is: everything handed to the page lives in the session's directory.
 type UploadIn struct {
-	Target   string       `json:"target" arg:"TARGET" help:"ref of a file input"`
+	Target   string       `json:"ref" arg:"TARGET" help:"the file input (or what opens it): a ref or a locator"`
 	Files    []string     `json:"files,omitempty" arg:"FILE..." help:"files to choose"`
-	Contents []UploadFile `json:"contents,omitempty"`
+	Contents []UploadFile `json:"contents,omitempty" mcp:"-"`
 }
 
 // UploadFile is one file sent with an upload.
@@ -227,11 +227,11 @@ type UploadFile struct {
 
 // Validate checks the ref and that there are files.
 func (in *UploadIn) Validate() error {
-	if err := checkTarget("TARGET", in.Target, true); err != nil {
+	if err := checkTarget("ref", in.Target, true); err != nil {
 		return err
 	}
 	if len(in.Files)+len(in.Contents) == 0 {
-		return usage("missing FILE")
+		return usage("missing %s", fld("files"))
 	}
 	for _, c := range in.Contents {
 		if c.Name == "" || c.Name != filepath.Base(c.Name) || c.Name[0] == '.' {
@@ -282,9 +282,9 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return &SnapshotOut{*s}, nil
-			}),
-		define("click", "click an element (trusted mouse input at its centre)", Write, actTimeout, click(1)),
-		define("dblclick", "double-click an element", Write, actTimeout, click(2)),
+			}).mcp(Tool{Name: "browser_snapshot", Core: true, Defaults: map[string]any{"max_chars": 40000}, Desc: "The page as a tree of roles and names, frames included, with [ref=eN] on every line an agent can act on."}),
+		define("click", "click an element (trusted mouse input at its centre)", Write, actTimeout, click(1)).mcp(Tool{Name: "browser_click", Core: true, Select: "double", Value: false, Default: true, Desc: "Click an element (trusted mouse input) by ref or locator; reports what changed."}),
+		define("dblclick", "double-click an element", Write, actTimeout, click(2)).mcp(Tool{Name: "browser_click", Select: "double", Value: true}),
 		define("fill", "replace the content of a field with text", Write, actTimeout,
 			func(ctx context.Context, env Env, in *FillIn) (*ActOut, error) {
 				tab, err := env.Tab(ctx)
@@ -292,7 +292,7 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return act(action.Fill(ctx, tab, in.Target, in.Text))
-			}),
+			}).mcp(Tool{Name: "browser_fill", Desc: "Replace the content of a field with text in one step; reports what changed."}),
 		define("type", "type text key by key (into TARGET, or the focused element)", Write, actTimeout,
 			func(ctx context.Context, env Env, in *TypeIn) (*ActOut, error) {
 				tab, err := env.Tab(ctx)
@@ -300,7 +300,7 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return act(typeText(ctx, tab, in))
-			}),
+			}).mcp(Tool{Name: "browser_type", Core: true, Desc: "Type text into a field key by key (clear first, submit with Enter if asked); reports what changed."}),
 		define("drag", "drag an element onto another (pointer drags and HTML5 drag and drop)", Write, actTimeout,
 			func(ctx context.Context, env Env, in *DragIn) (*ActOut, error) {
 				tab, err := env.Tab(ctx)
@@ -308,7 +308,7 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return act(action.Drag(ctx, tab, in.From, in.To))
-			}),
+			}).mcp(Tool{Name: "browser_drag", Desc: "Drag an element onto another (pointer drags and HTML5 drag and drop)."}),
 		define("press", "press keys or chords on the focused element", Write, actTimeout,
 			func(ctx context.Context, env Env, in *PressIn) (*ActOut, error) {
 				tab, err := env.Tab(ctx)
@@ -316,9 +316,9 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return act(action.Press(ctx, tab, in.chords))
-			}),
-		define("hover", "move the mouse over an element", Write, actTimeout, targetAct(action.Hover)),
-		define("focus", "focus an element", Write, actTimeout, targetAct(action.Focus)),
+			}).mcp(Tool{Name: "browser_press", Core: true, Desc: "Press keys or chords (Enter, Tab, Escape, Control+A) on the focused element."}),
+		define("hover", "move the mouse over an element", Write, actTimeout, targetAct(action.Hover)).mcp(Tool{Name: "browser_hover", Desc: "Move the mouse over an element."}),
+		define("focus", "focus an element", Write, actTimeout, targetAct(action.Focus)).mcp(Tool{Name: "browser_focus", Desc: "Focus an element without clicking it."}),
 		define("select", "choose options of a <select> by value or label", Write, actTimeout,
 			func(ctx context.Context, env Env, in *SelectIn) (*ActOut, error) {
 				tab, err := env.Tab(ctx)
@@ -326,15 +326,15 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return act(action.Select(ctx, tab, in.Target, in.Values))
-			}),
+			}).mcp(Tool{Name: "browser_select", Core: true, Desc: "Choose options of a <select> by value or label."}),
 		define("check", "check a checkbox, radio button or switch", Write, actTimeout,
 			targetAct(func(ctx context.Context, tab *engine.Tab, ref string) (*action.Result, error) {
 				return action.SetChecked(ctx, tab, ref, true)
-			})),
+			})).mcp(Tool{Name: "browser_check", Select: "checked", Value: true, Default: true, Desc: "Check (or with checked: false, uncheck) a checkbox, radio button or switch."}),
 		define("uncheck", "uncheck a checkbox or switch", Write, actTimeout,
 			targetAct(func(ctx context.Context, tab *engine.Tab, ref string) (*action.Result, error) {
 				return action.SetChecked(ctx, tab, ref, false)
-			})),
+			})).mcp(Tool{Name: "browser_check", Select: "checked", Value: false}),
 		define("upload", "choose files for a file input", Write, actTimeout,
 			func(ctx context.Context, env Env, in *UploadIn) (*ActOut, error) {
 				var paths []string
@@ -357,7 +357,7 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return act(action.Upload(ctx, tab, in.Target, paths))
-			}),
+			}).as(ActUpload).mcp(Tool{Name: "browser_upload", Desc: "Choose files for a file input; files are named in the session's files directory."}),
 		define("scroll", "scroll an element into view, or turn the mouse wheel", Write, actTimeout,
 			func(ctx context.Context, env Env, in *ScrollIn) (*ActOut, error) {
 				tab, err := env.Tab(ctx)
@@ -365,7 +365,7 @@ func actOps() []*Op {
 					return nil, err
 				}
 				return act(action.Scroll(ctx, tab, in.Target, action.ScrollOptions{DX: in.DX, DY: in.DY}))
-			}),
+			}).mcp(Tool{Name: "browser_scroll", Core: true, Desc: "Scroll an element into view, or turn the mouse wheel by dx/dy pixels."}),
 	}
 }
 

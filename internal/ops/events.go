@@ -10,7 +10,7 @@ import (
 
 // LogIn is the input of console and network.
 type LogIn struct {
-	Surface string `json:"surface,omitempty" flag:"surface" meta:"ID" help:"only records from this surface (records whose surface is unknown are left out)"`
+	Surface string `json:"surface_id,omitempty" flag:"surface" meta:"ID" help:"only records from this surface (records whose surface is unknown are left out)"`
 	Clear   bool   `json:"clear,omitempty" flag:"clear" help:"forget the records after printing them"`
 }
 
@@ -72,7 +72,7 @@ type DialogsIn struct {
 	Accept     bool   `json:"accept,omitempty" flag:"accept" help:"accept every later dialog (OK, leave the page)"`
 	Dismiss    bool   `json:"dismiss,omitempty" flag:"dismiss" help:"dismiss every later dialog (Cancel, stay on the page)"`
 	Auto       bool   `json:"auto,omitempty" flag:"auto" help:"back to the default: accept alerts and beforeunload, dismiss confirm and prompt"`
-	PromptText string `json:"prompt_text,omitempty" flag:"prompt-text" meta:"TEXT" help:"text to answer prompts with (with --accept)"`
+	PromptText string `json:"prompt_text,omitempty" flag:"prompt-text" meta:"TEXT" help:"text to answer prompts with (with {field:accept})"`
 }
 
 // Validate allows one policy at a time.
@@ -84,10 +84,10 @@ func (in *DialogsIn) Validate() error {
 		}
 	}
 	if n > 1 {
-		return usage("give at most one of --accept, --dismiss, --auto")
+		return usage("give at most one of %s, %s, %s", fld("accept"), fld("dismiss"), fld("auto"))
 	}
 	if in.PromptText != "" && !in.Accept {
-		return usage("--prompt-text needs --accept")
+		return usage("%s needs %s", fld("prompt_text"), fld("accept"))
 	}
 	return nil
 }
@@ -130,7 +130,7 @@ func eventOps() []*Op {
 					return nil, err
 				}
 				return &ConsoleOut{Records: b.Console(in.Surface, in.Clear)}, nil
-			}),
+			}).mcp(Tool{Name: "browser_console", Desc: "Console messages of the session, with the surface each came from."}),
 		define("network", "list network requests with status and timing, with their surface", Read, actTimeout,
 			func(ctx context.Context, env Env, in *LogIn) (*NetworkOut, error) {
 				b, err := env.Browser(ctx)
@@ -138,7 +138,7 @@ func eventOps() []*Op {
 					return nil, err
 				}
 				return &NetworkOut{Records: b.Network(in.Surface, in.Clear)}, nil
-			}),
+			}).mcp(Tool{Name: "browser_network", Desc: "Network requests of the session with status and timing."}),
 		define("dialogs", "list JavaScript dialogs and how they were answered; set how later ones are", Read, actTimeout,
 			func(ctx context.Context, env Env, in *DialogsIn) (*DialogsOut, error) {
 				b, err := env.Browser(ctx)
@@ -154,6 +154,6 @@ func eventOps() []*Op {
 					b.SetDialogPolicy(engine.DialogPolicy{Mode: "auto"})
 				}
 				return &DialogsOut{Policy: b.DialogPolicy(), Records: b.Dialogs()}, nil
-			}),
+			}).as(ActDialogs).mcp(Tool{Name: "browser_dialogs", Desc: "JavaScript dialogs seen and how they were answered; set how later ones are."}),
 	}
 }

@@ -65,15 +65,20 @@ func (o *TabsOut) Text() string {
 
 // TabIDIn names a tab.
 type TabIDIn struct {
-	ID string `json:"id" arg:"ID" help:"surface id of the tab, as listed by tabs (s1, s2, …)"`
+	ID string `json:"surface_id" arg:"ID" help:"surface id of the tab, as listed by tabs (s1, s2, …)"`
 }
 
-// Validate checks the id's shape.
+// Validate checks the id is given.
 func (in *TabIDIn) Validate() error {
 	if in.ID == "" {
-		return usage("missing tab id (see `loupe tabs`)")
+		return usage("missing %s (a tab id from tabs)", fld("surface_id"))
 	}
 	return nil
+}
+
+// TabCloseIn names the tab to close; none is the caller's current one.
+type TabCloseIn struct {
+	ID string `json:"surface_id,omitempty" arg:"[ID]" help:"surface id of the tab (default: the current one)"`
 }
 
 // TabNewIn is the input of tab new.
@@ -120,6 +125,7 @@ func navOps() []*Op {
 					if err != nil {
 						return nil, err
 					}
+					env.SetCurrent(tab.ID)
 				} else if tab, err = env.Tab(ctx); err != nil {
 					return nil, err
 				}
@@ -128,11 +134,11 @@ func navOps() []*Op {
 					return nil, err
 				}
 				return (*NavOut)(r), nil
-			}),
+			}).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Core: true, Select: "action", Value: "", Default: true, Desc: "Open a URL (in a new tab with new_tab), or go back, forward or reload, and wait for the load; returns the page's snapshot."}),
 		define("back", "go back in the active tab's history", Write, navTimeout,
-			func(ctx context.Context, env Env, _ *NoIn) (*NavOut, error) { return history(ctx, env, -1) }),
+			func(ctx context.Context, env Env, _ *NoIn) (*NavOut, error) { return history(ctx, env, -1) }).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Select: "action", Value: "back"}),
 		define("forward", "go forward in the active tab's history", Write, navTimeout,
-			func(ctx context.Context, env Env, _ *NoIn) (*NavOut, error) { return history(ctx, env, 1) }),
+			func(ctx context.Context, env Env, _ *NoIn) (*NavOut, error) { return history(ctx, env, 1) }).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Select: "action", Value: "forward"}),
 		define("reload", "reload the active tab", Write, navTimeout,
 			func(ctx context.Context, env Env, _ *NoIn) (*NavOut, error) {
 				tab, err := env.Tab(ctx)
@@ -144,15 +150,20 @@ func navOps() []*Op {
 					return nil, err
 				}
 				return (*NavOut)(r), nil
-			}),
+			}).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Select: "action", Value: "reload"}),
 		define("tabs", "list the session's tabs", Read, actTimeout,
 			func(ctx context.Context, env Env, _ *NoIn) (*TabsOut, error) {
 				b, err := env.Browser(ctx)
 				if err != nil {
 					return nil, err
 				}
-				return &TabsOut{Active: b.Active(), Tabs: b.Tabs(ctx)}, nil
-			}),
+				cur := env.Current()
+				tabs := b.Tabs(ctx)
+				for i := range tabs {
+					tabs[i].Active = tabs[i].ID == cur
+				}
+				return &TabsOut{Active: cur, Tabs: tabs}, nil
+			}).mcp(Tool{Name: "browser_tabs", Core: true, Select: "action", Value: "list", Default: true, Desc: "List tabs, or open (new), close or select one."}),
 		define("tab new", "open a new tab (at a URL) and make it active", Write, navTimeout,
 			func(ctx context.Context, env Env, in *TabNewIn) (*TabOut, error) {
 				b, err := env.Browser(ctx)
@@ -163,6 +174,7 @@ func navOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
+				env.SetCurrent(tab.ID)
 				out := &TabOut{TabInfo: engine.TabInfo{ID: tab.ID, URL: tab.URL(), Active: true}}
 				if in.URL != "" {
 					r, err := nav.Navigate(ctx, tab, in.URL)
@@ -172,18 +184,25 @@ func navOps() []*Op {
 					out.URL, out.Title = r.URL, r.Title
 				}
 				return out, nil
-			}),
+			}).as(ActNavigate).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "new"}),
 		define("tab close", "close a tab", Write, actTimeout,
-			func(ctx context.Context, env Env, in *TabIDIn) (*TabOut, error) {
+			func(ctx context.Context, env Env, in *TabCloseIn) (*TabOut, error) {
 				b, err := env.Browser(ctx)
 				if err != nil {
 					return nil, err
+				}
+				if in.ID == "" {
+					t, err := env.Tab(ctx)
+					if err != nil {
+						return nil, err
+					}
+					in.ID = t.PageID()
 				}
 				if err := b.CloseTab(ctx, in.ID); err != nil {
 					return nil, err
 				}
 				return &TabOut{TabInfo: engine.TabInfo{ID: in.ID}, Closed: true}, nil
-			}),
+			}).as(ActClose).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "close"}).mcp(Tool{Name: "browser_close", Default: true, Select: "session", Value: false, Desc: "Close a tab (default: the current one), or the whole session with session: true."}),
 		define("tab activate", "bring a tab to the front and act on it from now on", Write, actTimeout,
 			func(ctx context.Context, env Env, in *TabIDIn) (*TabOut, error) {
 				b, err := env.Browser(ctx)
@@ -194,8 +213,9 @@ func navOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
+				env.SetCurrent(tab.ID)
 				return &TabOut{TabInfo: engine.TabInfo{ID: tab.ID, Title: tab.Title(), URL: tab.URL(), Active: true}}, nil
-			}),
+			}).as(ActTarget).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "select"}),
 	}
 }
 

@@ -16,22 +16,22 @@ type QueryIn struct {
 	Text    string `json:"text,omitempty" flag:"text" help:"the innermost elements whose text contains this"`
 	Exact   bool   `json:"exact,omitempty" flag:"exact" help:"the name must match whole"`
 	Within  string `json:"within,omitempty" flag:"within" meta:"TARGET" help:"search only inside this element (ref or locator)"`
-	FrameOf string `json:"frame_of,omitempty" flag:"frame-of" meta:"REF" help:"search only the frame holding this ref"`
-	Limit   int    `json:"limit,omitempty" flag:"limit" help:"list at most N matches (default 20; the count is always exact)"`
+	FrameOf string `json:"frame_of,omitempty" flag:"frame-of" meta:"TARGET" help:"search only the frame holding this element (ref or locator)"`
+	Limit   int    `json:"limit,omitempty" flag:"limit" meta:"N" help:"list at most N matches (default 20; the count is always exact)"`
 }
 
 // Validate needs something to look for.
 func (in *QueryIn) Validate() error {
 	if in.Role == "" && in.Name == "" && in.Text == "" {
-		return usage("give --role, --name or --text")
+		return usage("give %s, %s or %s", fld("role"), fld("name"), fld("text"))
 	}
 	if in.Limit < 0 {
-		return usage("--limit takes a positive number")
+		return usage("%s takes a positive number", fld("limit"))
 	}
-	if err := checkTarget("--within", in.Within, false); err != nil {
+	if err := checkTarget("within", in.Within, false); err != nil {
 		return err
 	}
-	return checkTarget("--frame-of", in.FrameOf, false)
+	return checkTarget("frame_of", in.FrameOf, false)
 }
 
 // QueryOut lists matches.
@@ -71,7 +71,9 @@ func (o *QueryOut) Text() string {
 
 // DownloadsIn is the input of downloads.
 type DownloadsIn struct {
-	Wait bool `json:"wait,omitempty" flag:"wait" help:"return the next finished download not returned before, waiting (--timeout, default 30s) if none has finished"`
+	Wait bool `json:"wait,omitempty" flag:"wait" help:"return the next finished download not returned before, waiting for one if none has finished"`
+	// Timeout bounds the wait (default: the operation's 30 s).
+	Timeout Millis `json:"timeout_ms,omitempty" help:"how long to wait (default 30s; the CLI bounds it with the global --timeout)" mcphelp:"how long to wait, in milliseconds (default 30000)"`
 }
 
 // DownloadsOut lists downloads, and the one waited for.
@@ -116,7 +118,7 @@ func findOps() []*Op {
 					return nil, err
 				}
 				return (*QueryOut)(r), nil
-			}),
+			}).mcp(Tool{Name: "browser_query", Core: true, Desc: "Find elements by role, name or text (in a container or a ref's frame); lists each match with its ref and says when ambiguous."}),
 		define("downloads", "list the session's downloads, or wait for one to finish", Read, navTimeout,
 			func(ctx context.Context, env Env, in *DownloadsIn) (*DownloadsOut, error) {
 				b, err := env.Browser(ctx)
@@ -124,6 +126,11 @@ func findOps() []*Op {
 					return nil, err
 				}
 				out := &DownloadsOut{}
+				if in.Wait && in.Timeout > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, in.Timeout.Duration())
+					defer cancel()
+				}
 				if in.Wait {
 					if out.Finished, err = b.WaitDownload(ctx); err != nil {
 						return nil, err
@@ -133,6 +140,6 @@ func findOps() []*Op {
 					return nil, err
 				}
 				return out, nil
-			}),
+			}).mcp(Tool{Name: "browser_download", Desc: "List downloads, or wait for one to finish; files land in the session's files/downloads."}),
 	}
 }

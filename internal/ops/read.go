@@ -14,11 +14,11 @@ import (
 
 // TextIn is the input of text.
 type TextIn struct {
-	Target string `json:"target,omitempty" arg:"[TARGET]" help:"element whose text to print; without it, the whole page"`
+	Target string `json:"ref,omitempty" arg:"[TARGET]" help:"element whose text to print; without it, the whole page"`
 }
 
 // Validate checks the optional ref.
-func (in *TextIn) Validate() error { return checkTarget("TARGET", in.Target, false) }
+func (in *TextIn) Validate() error { return checkTarget("ref", in.Target, false) }
 
 // ValueOut is a read value.
 type ValueOut struct {
@@ -32,16 +32,16 @@ func (o *ValueOut) Text() string { return o.Value }
 
 // AttrIn is the input of attr.
 type AttrIn struct {
-	Target string `json:"target" arg:"TARGET" help:"element ref"`
+	Target string `json:"ref" arg:"TARGET" help:"the element: a ref (e12) or a locator"`
 	Name   string `json:"name" arg:"NAME" help:"attribute name"`
 }
 
 // Validate checks the ref and name.
 func (in *AttrIn) Validate() error {
 	if in.Name == "" {
-		return usage("missing attribute NAME")
+		return usage("missing attribute %s", fld("name"))
 	}
-	return checkTarget("TARGET", in.Target, true)
+	return checkTarget("ref", in.Target, true)
 }
 
 // BoxOut is an element's box.
@@ -83,13 +83,13 @@ func (o *StateOut) Text() string {
 
 // EvalIn is the input of eval.
 type EvalIn struct {
-	JS string `json:"js" arg:"JS" help:"a JavaScript expression; promises are awaited"`
+	JS string `json:"expression" arg:"JS" help:"a JavaScript expression; promises are awaited"`
 }
 
 // Validate checks there is an expression.
 func (in *EvalIn) Validate() error {
 	if strings.TrimSpace(in.JS) == "" {
-		return usage("missing JS expression")
+		return usage("missing %s", fld("expression"))
 	}
 	return nil
 }
@@ -105,10 +105,10 @@ func (o *EvalOut) Text() string { return string(o.Value) }
 // WaitIn is the input of wait.
 type WaitIn struct {
 	Text    string `json:"text,omitempty" flag:"text" help:"wait until this text appears on the page"`
-	Target  string `json:"target,omitempty" flag:"target" help:"wait until this element is visible"`
-	URL     string `json:"url,omitempty" flag:"url" help:"wait until the URL matches (a glob with *, else a substring)"`
+	Target  string `json:"ref,omitempty" flag:"target" help:"wait until this element is visible"`
+	URL     string `json:"url,omitempty" flag:"url" meta:"PATTERN" help:"wait until the URL matches PATTERN (a glob with *, else a substring)" mcphelp:"wait until the URL matches this (a glob with *, else a substring)"`
 	Load    bool   `json:"load,omitempty" flag:"load" help:"wait until the page has loaded"`
-	Timeout string `json:"timeout,omitempty" flag:"timeout" help:"how long to wait (default 3s, at most 60s), e.g. 500ms or 5s"`
+	Timeout Millis `json:"timeout_ms,omitempty" flag:"timeout" meta:"DURATION" help:"how long to wait (default 3s, at most 60s), e.g. 500ms or 5s" mcphelp:"how long to wait, in milliseconds (default 3000, at most 60000)"`
 
 	timeout time.Duration
 }
@@ -122,20 +122,20 @@ func (in *WaitIn) Validate() error {
 		}
 	}
 	if n != 1 {
-		return usage("give exactly one of --text, --target, --url, --load")
+		return usage("give exactly one of %s, %s, %s, %s", fld("text"), fld("ref"), fld("url"), fld("load"))
 	}
 	in.timeout = waitTimeout
-	if in.Timeout != "" {
-		d, err := time.ParseDuration(in.Timeout)
-		if err != nil || d <= 0 {
-			return usage("--timeout %q: want a duration such as 500ms or 5s", in.Timeout)
+	if in.Timeout != 0 {
+		d := in.Timeout.Duration()
+		if d <= 0 {
+			return usage("%s %d: want a positive time", fld("timeout_ms"), in.Timeout)
 		}
 		if d > maxWait {
-			return usage("--timeout %s is longer than the %s limit", d, maxWait)
+			return usage("%s %s is longer than the %s limit", fld("timeout_ms"), d, maxWait)
 		}
 		in.timeout = d
 	}
-	return checkTarget("--target", in.Target, false)
+	return checkTarget("ref", in.Target, false)
 }
 
 // WaitOut reports a met condition.
@@ -146,22 +146,22 @@ func (o *WaitOut) Text() string { return fmt.Sprintf("ok %s after %s", o.Matched
 
 // ScreenshotIn is the input of screenshot.
 type ScreenshotIn struct {
-	Target string `json:"target,omitempty" arg:"[TARGET]" help:"element to capture; without it, the viewport"`
+	Target string `json:"ref,omitempty" arg:"[TARGET]" help:"element to capture; without it, the viewport"`
 	Full   bool   `json:"full,omitempty" flag:"full" help:"capture the whole page, not only the viewport"`
 	Out    string `json:"-" flag:"o" help:"write the PNG to this file (default: the session's directory)"`
 	// Data asks for the PNG bytes in the reply instead of a file.
-	Data bool `json:"data,omitempty"`
+	Data bool `json:"data,omitempty" mcp:"-"`
 	// Inline asks for the bytes as well as the file (MCP shows the image
 	// and names the file).
-	Inline bool `json:"inline,omitempty"`
+	Inline bool `json:"inline,omitempty" mcp:"-"`
 }
 
 // Validate checks the optional ref and that ref and --full don't mix.
 func (in *ScreenshotIn) Validate() error {
 	if in.Target != "" && in.Full {
-		return usage("give a TARGET or --full, not both")
+		return usage("give a %s or %s, not both", fld("ref"), fld("full"))
 	}
-	return checkTarget("TARGET", in.Target, false)
+	return checkTarget("ref", in.Target, false)
 }
 
 // ScreenshotOut names the PNG written.
@@ -201,9 +201,9 @@ func readOps() []*Op {
 				}
 				v, _, err := action.Read(ctx, tab, in.Target, "text", "")
 				return &ValueOut{Ref: in.Target, Value: v}, err
-			}),
-		define("html", "print an element's outer HTML", Read, actTimeout, read("html")),
-		define("value", "print a field's current value", Read, actTimeout, read("value")),
+			}).mcp(Tool{Name: "browser_read", Core: true, Select: "what", Value: "text", Default: true, Desc: "Read an element's text, value, attribute, box, state or HTML (text without ref: the page)."}),
+		define("html", "print an element's outer HTML", Read, actTimeout, read("html")).mcp(Tool{Name: "browser_read", Select: "what", Value: "html"}),
+		define("value", "print a field's current value", Read, actTimeout, read("value")).mcp(Tool{Name: "browser_read", Select: "what", Value: "value"}),
 		define("attr", "print one attribute of an element", Read, actTimeout,
 			func(ctx context.Context, env Env, in *AttrIn) (*ValueOut, error) {
 				tab, err := env.Tab(ctx)
@@ -215,7 +215,7 @@ func readOps() []*Op {
 					return nil, err
 				}
 				return &ValueOut{Ref: in.Target, Value: v, Present: &present}, nil
-			}),
+			}).mcp(Tool{Name: "browser_read", Select: "what", Value: "attribute"}),
 		define("box", "print an element's box in viewport coordinates", Read, actTimeout,
 			func(ctx context.Context, env Env, in *TargetIn) (*BoxOut, error) {
 				tab, err := env.Tab(ctx)
@@ -224,7 +224,7 @@ func readOps() []*Op {
 				}
 				b, err := action.Box(ctx, tab, in.Target)
 				return (*BoxOut)(b), err
-			}),
+			}).mcp(Tool{Name: "browser_read", Select: "what", Value: "box"}),
 		define("state", "print an element's role and state (visible, enabled, checked, …)", Read, actTimeout,
 			func(ctx context.Context, env Env, in *TargetIn) (*StateOut, error) {
 				tab, err := env.Tab(ctx)
@@ -233,7 +233,7 @@ func readOps() []*Op {
 				}
 				s, err := action.State(ctx, tab, in.Target)
 				return (*StateOut)(s), err
-			}),
+			}).mcp(Tool{Name: "browser_read", Select: "what", Value: "state"}),
 		define("eval", "evaluate JavaScript in the page and print its JSON value", Write, actTimeout,
 			func(ctx context.Context, env Env, in *EvalIn) (*EvalOut, error) {
 				tab, err := env.Tab(ctx)
@@ -245,7 +245,7 @@ func readOps() []*Op {
 					return nil, err
 				}
 				return &EvalOut{Value: v}, nil
-			}),
+			}).as(ActEval).mcp(Tool{Name: "browser_eval", Gate: "eval", Desc: "Evaluate JavaScript in the page and return its JSON value; reports what changed."}),
 		define("wait", "wait (bounded, default 3s) for text, an element, a URL or the load event", Read, maxWait+5*time.Second,
 			func(ctx context.Context, env Env, in *WaitIn) (*WaitOut, error) {
 				tab, err := env.Tab(ctx)
@@ -256,7 +256,7 @@ func readOps() []*Op {
 				defer cancel()
 				r, err := nav.Wait(ctx, tab, nav.WaitOptions{Text: in.Text, Ref: in.Target, URL: in.URL, Load: in.Load})
 				return (*WaitOut)(r), err
-			}),
+			}).mcp(Tool{Name: "browser_wait", Core: true, Desc: "Wait (default 3 s, at most 60 s) for a text, an element, a URL or the load event."}),
 		define("screenshot", "capture a PNG of the viewport, the full page or an element", Read, actTimeout,
 			func(ctx context.Context, env Env, in *ScreenshotIn) (*ScreenshotOut, error) {
 				tab, err := env.Tab(ctx)
@@ -278,6 +278,6 @@ func readOps() []*Op {
 				name := fmt.Sprintf("screenshot-%s-%s.png", tab.ID, time.Now().Format("20060102-150405.000"))
 				out.Path, err = env.SaveFile(name, png)
 				return out, err
-			}),
+			}).mcp(Tool{Name: "browser_screenshot", Core: true, Fixed: map[string]any{"inline": true}, Desc: "A PNG of the viewport, the full page or one element; returns the image and the file's path."}),
 	}
 }

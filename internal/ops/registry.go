@@ -50,9 +50,15 @@ type Env interface {
 	Session() string
 	// Browser returns the session's browser, starting it if needed.
 	Browser(ctx context.Context) (*engine.Browser, error)
-	// Tab returns the session's active tab (starting the browser if
-	// needed).
+	// Tab returns the caller's current surface (starting the browser if
+	// needed); a caller without one gets the first tab, which becomes its
+	// current one.
 	Tab(ctx context.Context) (*engine.Tab, error)
+	// Current is the caller's current surface id ("" before its first).
+	Current() string
+	// SetCurrent makes a surface the caller's current one. Other callers
+	// of the session keep theirs.
+	SetCurrent(id string)
 	// Attach connects the session to a running browser.
 	Attach(ctx context.Context, endpoint string) (*engine.Browser, error)
 	// Close ends the session; false if there was none.
@@ -91,18 +97,88 @@ func (o *Op) KindOf(in any) Kind {
 	return o.Kind
 }
 
-// Op is one registered operation.
+// Action is a write's class for the approval policy: a policy allows,
+// asks for or denies each class, not each verb.
+type Action string
+
+// The action classes. Reads are ActRead.
+const (
+	ActRead     Action = "read"
+	ActNavigate Action = "navigate" // open, back, forward, reload, tab new
+	ActInput    Action = "input"    // click, type, press, select, drag, scroll, …
+	ActUpload   Action = "upload"   // hands local files to the page
+	ActEval     Action = "eval"     // runs the caller's script in the page
+	ActClose    Action = "close"    // closes a tab or the session
+	ActTarget   Action = "target"   // changes which surface the caller works in
+	ActSession  Action = "session"  // attaches the session to another browser
+	ActDialogs  Action = "dialogs"  // changes how the page's dialogs are answered
+)
+
+// Tool is how an operation is offered as an MCP tool. Several operations
+// may share one tool (browser_read is text, value, attr, …): the tool's
+// field Select tells them apart, Value being this operation's; the one
+// marked Default runs when the field is absent. The tool's schema is the
+// union of its operations' input fields, so a field means the same thing
+// under the same name in every tool.
+type Tool struct {
+	Name string // browser_click
+	// Desc is the tool's one-line description (given on one operation of
+	// a shared tool).
+	Desc string
+	// Core puts the tool in the core set (mcp --tools core).
+	Core    bool
+	Select  string
+	Value   any
+	Default bool
+	// Fixed are input fields the tool always sets (not in its schema).
+	Fixed map[string]any
+	// Defaults are the tool's values for fields the caller left out
+	// (browser_snapshot's budget: a whole large page would flood the
+	// agent's context).
+	Defaults map[string]any
+	// Gate names the server option that must be on to offer the tool
+	// ("eval": mcp --allow-eval).
+	Gate string
+}
+
+// Op is one registered operation: everything a front end needs to offer
+// it, described once.
 type Op struct {
 	Name    string // "click", "tab new"
 	Summary string
-	Kind    Kind
+	// Group is the family it is listed under (navigate, act, read, …).
+	Group string
+	Kind  Kind
+	// Action is the class the approval policy decides on.
+	Action Action
 	// Timeout is the default deadline of one call.
 	Timeout time.Duration
 	// NoBrowser marks operations that must not start a browser.
 	NoBrowser bool
+	// Tools are the MCP tools that run it; NoMCP says why there is none.
+	Tools []Tool
+	NoMCP string
 
 	in, out reflect.Type
 	run     func(ctx context.Context, env Env, in any) (any, error)
+}
+
+// mcp offers the operation as an MCP tool.
+func (o *Op) mcp(t Tool) *Op {
+	o.Tools = append(o.Tools, t)
+	return o
+}
+
+// as sets a write's action class.
+func (o *Op) as(a Action) *Op {
+	o.Action = a
+	return o
+}
+
+// noMCP records why the operation has no MCP tool.
+func (o *Op) noMCP(why string) *Op {
+	o.NoMCP = why
+	return o
 }
 
 // NewIn returns a pointer to a zero input.
@@ -149,8 +225,12 @@ func (r *Registry) add(o *Op) {
 
 // define makes an Op from a typed handler.
 func define[In, Out any](name, summary string, kind Kind, timeout time.Duration, run func(ctx context.Context, env Env, in *In) (*Out, error)) *Op {
+	action := ActRead
+	if kind == Write {
+		action = ActInput
+	}
 	return &Op{
-		Name: name, Summary: summary, Kind: kind, Timeout: timeout,
+		Name: name, Summary: summary, Kind: kind, Action: action, Timeout: timeout,
 		in: reflect.TypeFor[In](), out: reflect.TypeFor[Out](),
 		run: func(ctx context.Context, env Env, in any) (any, error) {
 			p, ok := in.(*In)
@@ -174,8 +254,15 @@ const (
 // New returns the registry of every operation.
 func New() *Registry {
 	r := &Registry{ops: map[string]*Op{}}
-	for _, group := range [][]*Op{navOps(), actOps(), readOps(), sessionOps(), surfaceOps(), eventOps(), findOps()} {
-		for _, o := range group {
+	for _, g := range []struct {
+		name string
+		ops  []*Op
+	}{
+		{"navigate", navOps()}, {"act", actOps()}, {"read", readOps()}, {"session", sessionOps()},
+		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()},
+	} {
+		for _, o := range g.ops {
+			o.Group = g.name
 			r.add(o)
 		}
 	}

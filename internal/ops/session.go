@@ -22,7 +22,7 @@ type AttachIn struct {
 // Validate checks the endpoint is given.
 func (in *AttachIn) Validate() error {
 	if in.CDP == "" {
-		return usage("missing --cdp URL (e.g. http://127.0.0.1:9222)")
+		return usage("missing %s (e.g. http://127.0.0.1:9222)", fld("cdp"))
 	}
 	return nil
 }
@@ -60,7 +60,7 @@ func sessionOps() []*Op {
 				out.Browser = "no browser was running"
 			}
 			return out, nil
-		})
+		}).as(ActClose).mcp(Tool{Name: "browser_close", Select: "session", Value: true})
 	closeOp.NoBrowser = true
 	attach := define("attach", "attach the session to a running browser or Electron app over CDP", Write, launchTimeout,
 		func(ctx context.Context, env Env, in *AttachIn) (*SessionOut, error) {
@@ -81,8 +81,12 @@ func sessionOps() []*Op {
 					return nil, err
 				}
 			}
-			return &SessionOut{Session: env.Session(), Browser: b.Product(), Attached: true, Active: b.Active()}, nil
-		})
+			t, err := env.Tab(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &SessionOut{Session: env.Session(), Browser: b.Product(), Attached: true, Active: t.ID}, nil
+		}).as(ActSession).noMCP("an MCP server attaches when it starts (loupe mcp --cdp URL); swapping the browser under a running agent would strand its refs")
 	attach.NoBrowser = true
 	return []*Op{closeOp, attach, doctorOp()}
 }
@@ -138,7 +142,7 @@ func doctorOp() *Op {
 				Transport: b.Transport(), Endpoint: b.Endpoint(), PID: b.PID(), Electron: b.Electron(),
 				Features: b.Features(),
 			}, nil
-		})
+		}).mcp(Tool{Name: "browser_doctor", Desc: "The browser, its version, the transport and which features this connection supports."})
 }
 
 // electronClassifier classifies page targets from the Electron main

@@ -68,13 +68,13 @@ func surfaceLine(s engine.Surface, indent string) string {
 
 // SurfaceIDIn names a surface.
 type SurfaceIDIn struct {
-	ID string `json:"id" arg:"SURFACE_ID" help:"surface id, as listed by surfaces (s1, s2, …)"`
+	ID string `json:"surface_id" arg:"SURFACE_ID" help:"surface id, as listed by surfaces (s1, s2, …)"`
 }
 
 // Validate checks the id is given.
 func (in *SurfaceIDIn) Validate() error {
 	if in.ID == "" {
-		return usage("missing SURFACE_ID (see `loupe surfaces`)")
+		return usage("missing %s (a surface id from surfaces)", fld("surface_id"))
 	}
 	return nil
 }
@@ -136,17 +136,25 @@ func surfaceOps() []*Op {
 					return nil, err
 				}
 				s := StatusOut(b.Status())
+				s.Active, s.URL = env.Current(), ""
+				if t, err := b.Tab(ctx, s.Active); s.Active != "" && err == nil {
+					s.URL = t.URL()
+				}
 				return &s, nil
-			}),
+			}).mcp(Tool{Name: "browser_status", Desc: "Your current surface, its URL, the page roots and the dialog and download counts."}),
 		define("surfaces", "list every surface: tabs, windows, webviews and frames, parent-first", Read, actTimeout,
 			func(ctx context.Context, env Env, _ *NoIn) (*SurfacesOut, error) {
 				b, err := browser(ctx, env)
 				if err != nil {
 					return nil, err
 				}
-				active, list := b.Surfaces(ctx)
-				return &SurfacesOut{ActiveSurfaceID: active, Surfaces: list}, nil
-			}),
+				_, list := b.Surfaces(ctx)
+				cur := env.Current()
+				for i := range list {
+					list[i].Active = list[i].ID == cur
+				}
+				return &SurfacesOut{ActiveSurfaceID: cur, Surfaces: list}, nil
+			}).mcp(Tool{Name: "browser_surfaces", Desc: "List every surface (tabs, popups, frames, Electron windows and views), parent-first, with your current one."}),
 		define("switch", "select a surface for every later operation", Write, actTimeout,
 			func(ctx context.Context, env Env, in *SurfaceIDIn) (*SurfaceOut, error) {
 				b, err := browser(ctx, env)
@@ -157,17 +165,24 @@ func surfaceOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
+				env.SetCurrent(t.ID)
 				d := SurfaceOut(t.Describe())
+				d.Active = true
 				return &d, nil
-			}),
+			}).as(ActTarget).mcp(Tool{Name: "browser_switch_surface", Desc: "Make a surface (a tab or a frame) the target of your later calls."}),
 		define("windows", "list the page roots (tabs, windows, views, webviews) with their window ids", Read, actTimeout,
 			func(ctx context.Context, env Env, _ *NoIn) (*WindowsOut, error) {
 				b, err := browser(ctx, env)
 				if err != nil {
 					return nil, err
 				}
-				return &WindowsOut{ActiveSurfaceID: b.Active(), Windows: b.Windows(ctx)}, nil
-			}),
+				cur := env.Current()
+				ws := b.Windows(ctx)
+				for i := range ws {
+					ws[i].Active = ws[i].ID == cur
+				}
+				return &WindowsOut{ActiveSurfaceID: cur, Windows: ws}, nil
+			}).mcp(Tool{Name: "browser_windows", Desc: "List the page roots (tabs, windows, views, webviews) with their window ids."}),
 		define("switch-window", "select a page root (not a frame) for every later operation", Write, actTimeout,
 			func(ctx context.Context, env Env, in *SurfaceIDIn) (*SurfaceOut, error) {
 				b, err := browser(ctx, env)
@@ -178,8 +193,10 @@ func surfaceOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
+				env.SetCurrent(t.ID)
 				d := SurfaceOut(t.Describe())
+				d.Active = true
 				return &d, nil
-			}),
+			}).as(ActTarget).mcp(Tool{Name: "browser_switch_window", Desc: "Make a page root (not a frame) the target of your later calls."}),
 	}
 }

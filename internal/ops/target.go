@@ -1,9 +1,13 @@
 package ops
 
 import (
+	"encoding/json"
+	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/snapshot"
@@ -14,13 +18,17 @@ func usage(format string, args ...any) *apitype.Error {
 	return apitype.Errorf(apitype.BadInput, format, args...)
 }
 
-// checkTarget validates a TARGET argument: a ref such as @e12 or e12, or a
+// fld names an input field by its wire name in a message; each front end
+// renders it in its own terms (a CLI flag or argument, an MCP argument).
+func fld(name string) string { return apitype.Field(name) }
+
+// checkTarget validates the element field name (by wire name): a ref such as @e12 or e12, or a
 // locator such as role=button[name="Save"], testid=save, css=form button,
 // #email, or frame steps joined by >>.
 func checkTarget(name, t string, required bool) error {
 	if t == "" {
 		if required {
-			return usage("missing %s (a ref such as @e12 from a snapshot, or a locator)", name)
+			return usage("missing %s (a ref such as e12 from a snapshot, or a locator)", fld(name))
 		}
 		return nil
 	}
@@ -29,13 +37,13 @@ func checkTarget(name, t string, required bool) error {
 	}
 	if strings.HasPrefix(t, "@") {
 		_, err := snapshot.ParseRef(t)
-		return usage("%s: %v", name, err)
+		return usage("%s: %v", fld(name), err)
 	}
 	if _, err := snapshot.ParseLocator(t); err != nil {
 		if strings.ContainsAny(t, "=#") || strings.Contains(t, ">>") {
-			return usage("%s: %v", name, err) // meant as a locator: say what is wrong with it
+			return usage("%s: %v", fld(name), err) // meant as a locator: say what is wrong with it
 		}
-		return usage("%s: %q is not a ref (e12, @e12) or a locator (role=button[name=\"Save\"], testid=…, css=…, #id)", name, t)
+		return usage("%s: %q is not a ref (e12, @e12) or a locator (role=button[name=\"Save\"], testid=…, css=…, #id)", fld(name), t)
 	}
 	return nil
 }
@@ -104,4 +112,45 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// Millis is a duration in whole milliseconds: a number on the wire
+// (timeout_ms, the one name and unit of every timeout), and on a command
+// line either a Go duration ("500ms", "5s") or a bare number of
+// milliseconds.
+type Millis int64
+
+// Duration is m as a time.Duration.
+func (m Millis) Duration() time.Duration { return time.Duration(m) * time.Millisecond }
+
+// UnmarshalText parses a command-line value.
+func (m *Millis) UnmarshalText(b []byte) error {
+	s := string(b)
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		*m = Millis(n)
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q: want a duration such as 500ms or 5s", s)
+	}
+	*m = Millis(d.Milliseconds())
+	return nil
+}
+
+// UnmarshalJSON takes a number of milliseconds, or a duration string.
+func (m *Millis) UnmarshalJSON(b []byte) error {
+	var n float64
+	if err := json.Unmarshal(b, &n); err == nil {
+		if n != float64(int64(n)) {
+			return fmt.Errorf("%v: want whole milliseconds", n)
+		}
+		*m = Millis(n)
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("want a number of milliseconds")
+	}
+	return m.UnmarshalText([]byte(s))
 }

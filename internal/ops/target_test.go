@@ -98,24 +98,24 @@ func TestCheckTarget(t *testing.T) {
 		{"e1", false},
 		{"", false},
 	} {
-		if err := checkTarget("TARGET", tc.target, tc.required); err != nil {
+		if err := checkTarget("ref", tc.target, tc.required); err != nil {
 			t.Errorf("checkTarget(%q, %v): %v", tc.target, tc.required, err)
 		}
 	}
-	wantBadInput(t, "missing required", checkTarget("TARGET", "", true), "missing TARGET")
-	wantBadInput(t, "missing --target", checkTarget("--target", "", true), "missing --target")
+	wantBadInput(t, "missing required", checkTarget("ref", "", true), "missing {field:ref}")
+	wantBadInput(t, "missing --target", checkTarget("within", "", true), "missing {field:within}")
 	for _, bad := range []string{"x1", "e0", "e", "e01", "e-1", "e+1", "@", "button", "12"} {
-		wantBadInput(t, "checkTarget("+bad+")", checkTarget("TARGET", bad, false), "TARGET: ")
-		wantBadInput(t, "checkTarget("+bad+")", checkTarget("TARGET", bad, true), "not a ref")
+		wantBadInput(t, "checkTarget("+bad+")", checkTarget("ref", bad, false), "{field:ref}: ")
+		wantBadInput(t, "checkTarget("+bad+")", checkTarget("ref", bad, true), "not a ref")
 	}
 	// Locators are targets too; a malformed one says what is wrong with it.
 	for _, good := range []string{"#id", `role=button[name="Save"]`, "testid=save", "css=form button", `role=iframe[name="Pay"] >> role=button`} {
-		if err := checkTarget("TARGET", good, true); err != nil {
+		if err := checkTarget("ref", good, true); err != nil {
 			t.Errorf("checkTarget(%q): %v", good, err)
 		}
 	}
 	for _, bad := range []string{`role=button[name=Save]`, "text=x", "role=", "a >> "} {
-		wantBadInput(t, "checkTarget("+bad+")", checkTarget("TARGET", bad, true), "TARGET: ")
+		wantBadInput(t, "checkTarget("+bad+")", checkTarget("ref", bad, true), "{field:ref}: ")
 	}
 }
 
@@ -147,10 +147,9 @@ func TestValidateTargets(t *testing.T) {
 		{"wait nothing", &WaitIn{}, false},
 		{"wait two", &WaitIn{Text: "hi", Load: true}, false},
 		{"wait bad target", &WaitIn{Target: "e01"}, false},
-		{"wait timeout", &WaitIn{Load: true, Timeout: "5s"}, true},
-		{"wait bad timeout", &WaitIn{Load: true, Timeout: "soon"}, false},
-		{"wait negative timeout", &WaitIn{Load: true, Timeout: "-1s"}, false},
-		{"wait timeout too long", &WaitIn{Load: true, Timeout: "2m"}, false},
+		{"wait timeout", &WaitIn{Load: true, Timeout: 5000}, true},
+		{"wait negative timeout", &WaitIn{Load: true, Timeout: -1000}, false},
+		{"wait timeout too long", &WaitIn{Load: true, Timeout: 120000}, false},
 		{"screenshot", &ScreenshotIn{}, true},
 		{"screenshot target and full", &ScreenshotIn{Target: "e1", Full: true}, false},
 		{"text bad target", &TextIn{Target: "nope"}, false},

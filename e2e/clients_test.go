@@ -1,0 +1,75 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/testpages"
+)
+
+// TestClientsKeepTheirOwnTabs: the CLI and an MCP agent on one daemon
+// session each keep their own current tab. The CLI's `tab new` and
+// `switch` never retarget the agent's next snapshot, wait or click, and
+// each sees its own tab marked current in the tab list.
+func TestClientsKeepTheirOwnTabs(t *testing.T) {
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	e.ok("open", srv.Page("basic.html"))
+	m := startMCP(t, e, "--daemon")
+	snap := m.ok("browser_snapshot", nil)
+	if !strings.Contains(snap, "Basic form fixture") {
+		t.Fatalf("the agent's first tab should be the session's first:\n%s", snap)
+	}
+	agentTab := firstField(t, m.ok("browser_status", nil), "active")
+
+	// The CLI opens a second tab and works there.
+	e.ok("tab", "new", srv.Page("frames/child.html?label=cli"))
+	if got := e.ok("text"); !strings.Contains(got, "cli idle") {
+		t.Fatalf("the CLI's current tab is its new one: %q", got)
+	}
+	// The agent is still on its own tab.
+	if got := m.ok("browser_snapshot", nil); !strings.Contains(got, "Basic form fixture") || strings.Contains(got, "cli idle") {
+		t.Fatalf("the CLI's tab new retargeted the agent:\n%s", got)
+	}
+	m.ok("browser_wait", map[string]any{"text": "Basic form fixture"})
+	if got := firstField(t, m.ok("browser_status", nil), "active"); got != agentTab {
+		t.Errorf("the agent's current surface moved from %s to %s", agentTab, got)
+	}
+	// Each client's tab list stars its own current tab.
+	tabs := m.ok("browser_tabs", nil)
+	if !strings.Contains(tabs, "* "+agentTab+" ") {
+		t.Errorf("the agent's tab list should star %s:\n%s", agentTab, tabs)
+	}
+	cliTabs := e.ok("tabs")
+	if strings.Contains(cliTabs, "* "+agentTab+" ") {
+		t.Errorf("the CLI's tab list stars the agent's tab:\n%s", cliTabs)
+	}
+	// The agent's switch to the CLI's tab does not move the CLI.
+	var other string
+	for _, line := range strings.Split(tabs, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] != "*" {
+			other = f[0]
+		}
+	}
+	if other == "" {
+		t.Fatalf("no second tab in:\n%s", tabs)
+	}
+	m.ok("browser_tabs", map[string]any{"action": "select", "surface_id": other})
+	m.ok("browser_switch_surface", map[string]any{"surface_id": agentTab})
+	if got := e.ok("text"); !strings.Contains(got, "cli idle") {
+		t.Errorf("the agent's switch moved the CLI: %q", got)
+	}
+}
+
+// firstField is the word after key in a status line ("active s1 …").
+func firstField(t *testing.T, line, key string) string {
+	t.Helper()
+	f := strings.Fields(line)
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == key {
+			return f[i+1]
+		}
+	}
+	t.Fatalf("no %q in %q", key, line)
+	return ""
+}

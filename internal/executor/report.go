@@ -1,0 +1,142 @@
+package executor
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/sessions"
+	"github.com/loupe-dev/loupe/internal/textdiff"
+)
+
+// Caps of a report's diff.
+const (
+	diffLines = 40
+	diffChars = 4000
+)
+
+// state is what a write's report compares: the caller's surface and its
+// URL, the page roots, and the dialog and download counts. Taking it makes
+// no protocol call.
+type state struct {
+	surface, url string
+	st           engine.Status
+}
+
+// state takes the session's state for a write's report; nil when there is
+// no browser (an operation that must not start one, such as close).
+func (x *Executor) state(ctx context.Context, c *call) *state {
+	if c.op.NoBrowser {
+		return nil
+	}
+	b, err := c.sess.Browser(ctx)
+	if err != nil {
+		return nil
+	}
+	s := &state{surface: c.client.Current(), st: b.Status()}
+	if s.surface != "" {
+		if t, err := b.Tab(ctx, s.surface); err == nil {
+			s.url = t.URL()
+		}
+	}
+	return s
+}
+
+// report says what a write changed, taken right after it settled, in the
+// same call: a navigation of the caller's surface, a change of that
+// surface, pages opened or closed, dialogs answered, downloads begun, and
+// the change to the caller's last snapshot of its surface (or, asked for,
+// a new snapshot). Changes other callers made meanwhile show too: the
+// report describes the session, not only this write.
+func (x *Executor) report(ctx context.Context, c *call, before *state, o *apitype.ReportOptions) *apitype.Report {
+	after := x.state(ctx, c)
+	if after == nil {
+		return &apitype.Report{}
+	}
+	r := &apitype.Report{Surface: after.surface}
+	if before.surface != after.surface {
+		r.SwitchedFrom = before.surface
+	} else if after.url != before.url && after.url != "" {
+		r.Navigated = after.url
+	}
+	for _, p := range after.st.Pages {
+		if !slices.Contains(before.st.Pages, p) {
+			r.Opened = append(r.Opened, p)
+		}
+	}
+	for _, p := range before.st.Pages {
+		if !slices.Contains(after.st.Pages, p) {
+			r.Closed = append(r.Closed, p)
+		}
+	}
+	if n := int(after.st.Dialogs - before.st.Dialogs); n > 0 {
+		if b, err := c.sess.Browser(ctx); err == nil {
+			recs := b.Dialogs()
+			for _, d := range recs[max(0, len(recs)-n):] {
+				r.Dialogs = append(r.Dialogs, apitype.ReportDialog{SurfaceID: d.SurfaceID, Type: d.Type, Message: d.Message, Action: d.Action})
+			}
+		}
+	}
+	r.DownloadsStarted = int(after.st.Downloads - before.st.Downloads)
+	if after.surface == "" || !o.Diff && !o.Snapshot {
+		return r
+	}
+	last, ok := c.client.Last(after.surface)
+	if !o.Snapshot && !ok {
+		r.NoBaseline = true
+		return r
+	}
+	in, _ := last.Options.(ops.SnapshotIn)
+	if o.Snapshot && !ok {
+		in = ops.SnapshotIn{}
+	}
+	if o.MaxChars > 0 {
+		in.MaxChars = o.MaxChars
+	}
+	snap, err := x.snapshot(ctx, c, in)
+	switch {
+	case err != nil:
+		if e, ok := apitype.As(err); ok {
+			r.SnapshotError = e.Error()
+		} else {
+			r.SnapshotError = err.Error()
+		}
+	case o.Snapshot:
+		r.Snapshot = &apitype.ReportSnapshot{Text: body(snap.Snapshot.Text), Chars: snap.Chars, Truncated: snap.Truncated}
+	default:
+		d := textdiff.Lines(last.Text, body(snap.Snapshot.Text))
+		r.Diff = &apitype.Diff{Added: d.Added, Removed: d.Removed}
+		if d.Added+d.Removed > 0 {
+			r.Diff.Lines = strings.TrimSuffix(d.Format(diffLines, diffChars), "\n")
+		}
+	}
+	return r
+}
+
+// snapshot takes a snapshot of the caller's surface for a report and
+// keeps it as the caller's last.
+func (x *Executor) snapshot(ctx context.Context, c *call, in ops.SnapshotIn) (*ops.SnapshotOut, error) {
+	op, _ := x.reg.Lookup("snapshot")
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	out, err := op.Run(ctx, c.env, &in)
+	if err != nil {
+		return nil, Classify(err, ops.Read)
+	}
+	snap := out.(*ops.SnapshotOut)
+	c.client.Remember(snap.Surface, sessions.Snapshot{Options: in, Text: body(snap.Snapshot.Text)})
+	return snap, nil
+}
+
+// body drops a snapshot's size footer, which changes with any change.
+func body(t string) string {
+	t = strings.TrimSuffix(t, "\n")
+	if i := strings.LastIndex(t, "\n["); i >= 0 && strings.HasSuffix(t, "tokens]") {
+		return t[:i]
+	}
+	return t
+}

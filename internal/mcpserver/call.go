@@ -1,0 +1,250 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/ops"
+)
+
+// handler serves one tool: its arguments are checked against the schema
+// here, so a malformed call is BAD_INPUT and never reaches an operation.
+func (s *Server) handler(t *tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		res, err := s.call(ctx, t, req.Params.Arguments)
+		if err != nil {
+			res = s.errorResult(err)
+		}
+		return withMeta(res, start), nil
+	}
+}
+
+func (s *Server) call(ctx context.Context, t *tool, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	name := t.tool.Name
+	args := map[string]any{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return nil, apitype.Errorf(apitype.BadInput, "arguments of %s are not a JSON object: %v", name, err)
+		}
+	}
+	var unknown []string
+	for k := range args {
+		if _, ok := t.props[k]; !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, apitype.Errorf(apitype.BadInput, "%s has no field %s", name, unknownField(t, unknown[0]))
+	}
+	for k := range t.lists {
+		if v, ok := args[k].(string); ok {
+			args[k] = []any{v}
+		}
+	}
+	if err := t.resolved.Validate(args); err != nil {
+		return nil, apitype.Errorf(apitype.BadInput, "arguments of %s: %v", name, err)
+	}
+	snap, snapGiven := args["snapshot"].(bool)
+	if t.write {
+		delete(args, "snapshot")
+	}
+	m, ok := t.pick(args)
+	if !ok {
+		return nil, apitype.Errorf(apitype.BadInput, "%s: %s %v is not one of its choices", name, t.sel, args[t.sel])
+	}
+	in := map[string]any{}
+	for k, v := range args {
+		if !m.fields[k] {
+			return nil, apitype.Errorf(apitype.BadInput, "%s: %s does not apply when %s is %v", name, k, t.sel, m.t.Value)
+		}
+		in[k] = v
+	}
+	for k, v := range m.t.Defaults {
+		if _, given := in[k]; !given {
+			in[k] = v
+		}
+	}
+	for k, v := range m.t.Fixed {
+		in[k] = v
+	}
+	input, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	var report *apitype.ReportOptions
+	if m.op.Kind == ops.Write {
+		switch {
+		case m.op.Action == ops.ActNavigate && (!snapGiven || snap):
+			report = &apitype.ReportOptions{Snapshot: true, MaxChars: navSnapshotChars}
+		case m.op.Action == ops.ActNavigate:
+			report = &apitype.ReportOptions{}
+		case snap:
+			report = &apitype.ReportOptions{Snapshot: true}
+		default:
+			report = &apitype.ReportOptions{Diff: true}
+		}
+	}
+	out, rep, err := s.b.Do(ctx, m.op, input, report)
+	if err != nil {
+		return nil, err
+	}
+	return s.result(out, rep), nil
+}
+
+// aliases are the names agents reach for, from other tools in this field,
+// mapped to the field they meant.
+var aliases = map[string]string{
+	"target": "ref", "element": "ref", "selector": "ref", "locator": "ref",
+	"timeout": "timeout_ms", "surfaceId": "surface_id", "surface": "surface_id", "tabId": "surface_id", "id": "surface_id",
+	"function": "expression", "script": "expression", "js": "expression", "key": "keys", "value": "values",
+	"fullPage": "full", "full_page": "full", "newTab": "new_tab", "maxChars": "max_chars",
+}
+
+// unknownField names an unknown field and the one probably meant.
+func unknownField(t *tool, k string) string {
+	if want, ok := aliases[k]; ok {
+		if _, has := t.props[want]; has {
+			return fmt.Sprintf("%q (did you mean %q?)", k, want)
+		}
+	}
+	best, bestD := "", 3
+	for _, n := range t.fieldNames() {
+		if d := distance(strings.ToLower(k), n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf("%q (did you mean %q?)", k, best)
+	}
+	return fmt.Sprintf("%q (its fields: %s)", k, strings.Join(t.fieldNames(), ", "))
+}
+
+// distance is the Levenshtein distance of two short strings.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// result is a tool's result: the output's text and the report's, with the
+// output (and the report) as structured content; a screenshot is the
+// image and its path.
+func (s *Server) result(out any, rep *apitype.Report) *mcp.CallToolResult {
+	var b strings.Builder
+	switch o := out.(type) {
+	case *ops.SnapshotOut:
+		b.WriteString(snapText(o.Snapshot.Text, o.Truncated, o.Chars))
+	default:
+		b.WriteString(text(out))
+	}
+	if rep != nil {
+		writeReport(&b, rep)
+	}
+	res := &mcp.CallToolResult{StructuredContent: structured(out, rep)}
+	if shot, ok := out.(*ops.ScreenshotOut); ok && len(shot.PNG) > 0 {
+		res.Content = append(res.Content, &mcp.ImageContent{Data: shot.PNG, MIMEType: "image/png"})
+		res.StructuredContent = map[string]any{"path": shot.Path, "bytes": shot.Bytes}
+		b.Reset()
+		fmt.Fprintf(&b, "saved %s (%d bytes)", shot.Path, shot.Bytes)
+	}
+	res.Content = append(res.Content, &mcp.TextContent{Text: b.String()})
+	return res
+}
+
+// structured is the output's JSON object with the report under "report".
+func structured(out any, rep *apitype.Report) any {
+	if rep == nil {
+		return out
+	}
+	b, err := json.Marshal(out)
+	var m map[string]any
+	if err != nil || json.Unmarshal(b, &m) != nil || m == nil {
+		return map[string]any{"result": out, "report": rep}
+	}
+	m["report"] = rep
+	return m
+}
+
+// snapText is a snapshot's text for an MCP agent, without the size footer
+// (every result carries its size in _meta, loupe/estimatedTokens): a cut
+// one says, in tool calls, how to see the rest.
+func snapText(t string, truncated bool, chars int) string {
+	t = body(t)
+	if truncated {
+		t += fmt.Sprintf("\n(the rest: browser_snapshot with scope set to a ref from above, viewport: true, interactive: true or depth: N; or max_chars above %d)", chars)
+	}
+	return t
+}
+
+// body drops a snapshot's size footer.
+func body(t string) string {
+	t = strings.TrimSuffix(t, "\n")
+	if i := strings.LastIndex(t, "\n["); i >= 0 && strings.HasSuffix(t, "tokens]") {
+		return t[:i]
+	}
+	return t
+}
+
+// writeReport renders a write's report in tool calls.
+func writeReport(b *strings.Builder, r *apitype.Report) {
+	if r.Navigated != "" {
+		fmt.Fprintf(b, "\nnavigated: %s", r.Navigated)
+	}
+	if r.SwitchedFrom != "" {
+		fmt.Fprintf(b, "\ncurrent surface: %s (was %s)", orNone(r.Surface), r.SwitchedFrom)
+	}
+	for _, p := range r.Opened {
+		fmt.Fprintf(b, "\nopened: %s (browser_tabs {\"action\":\"select\",\"surface_id\":%q} to use it)", p, p)
+	}
+	for _, p := range r.Closed {
+		fmt.Fprintf(b, "\nclosed: %s", p)
+	}
+	for _, d := range r.Dialogs {
+		fmt.Fprintf(b, "\ndialog on %s: %s %q, %s", orNone(d.SurfaceID), d.Type, d.Message, d.Action)
+	}
+	if r.DownloadsStarted > 0 {
+		b.WriteString("\ndownload started (browser_download {\"wait\":true} to wait for it)")
+	}
+	switch {
+	case r.SnapshotError != "":
+		fmt.Fprintf(b, "\n(no new snapshot: %s)", r.SnapshotError)
+	case r.Snapshot != nil:
+		b.WriteString("\n\n" + snapText(r.Snapshot.Text, r.Snapshot.Truncated, r.Snapshot.Chars))
+	case r.NoBaseline:
+		fmt.Fprintf(b, "\n(take browser_snapshot to see %s)", r.Surface)
+	case r.Diff != nil && r.Diff.Added+r.Diff.Removed == 0:
+		fmt.Fprintf(b, "\nno change to your last snapshot of %s", r.Surface)
+	case r.Diff != nil:
+		fmt.Fprintf(b, "\nchanges to your last snapshot of %s (+%d -%d):\n%s", r.Surface, r.Diff.Added, r.Diff.Removed, r.Diff.Lines)
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}

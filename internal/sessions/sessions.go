@@ -1,0 +1,244 @@
+// Package sessions owns loupe's sessions: each named session's browser and
+// files, the clients attached to it, and, per client, the surface it works
+// in and its last snapshot of each surface. The current surface belongs to
+// the client, not the browser, so one client's `tab new` or `switch` never
+// retargets another client's next operation; the last snapshot is what a
+// write's report diffs against.
+package sessions
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/chromium"
+	"github.com/loupe-dev/loupe/internal/engine"
+)
+
+// Config says how sessions launch their browsers.
+type Config struct {
+	// Home is loupe's state directory (LOUPE_HOME): sessions keep their
+	// profiles and files under Home/sessions/NAME.
+	Home string
+	// Chromium is the browser binary to launch ("" finds one).
+	Chromium string
+	// Headed shows browser windows.
+	Headed bool
+	// BrowserArgs are extra Chromium flags.
+	BrowserArgs []string
+	// BrowserLog, if set, receives launched browsers' stderr.
+	BrowserLog io.Writer
+}
+
+// Manager holds the named sessions. It is safe for concurrent use.
+type Manager struct {
+	cfg Config
+
+	mu sync.Mutex
+	m  map[string]*Session
+}
+
+// New returns an empty manager.
+func New(cfg Config) *Manager { return &Manager{cfg: cfg, m: map[string]*Session{}} }
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// ValidName reports whether name can name a session: letters, digits,
+// '.', '_' and '-', at most 64, so it is always a safe directory name.
+func ValidName(name string) bool { return nameRE.MatchString(name) }
+
+// Get returns the named session, making it (without a browser) if needed.
+func (m *Manager) Get(name string) *Session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.m[name]
+	if s == nil {
+		s = &Session{name: name, dir: filepath.Join(m.cfg.Home, "sessions", name), cfg: &m.cfg, clients: map[string]*Client{}}
+		m.m[name] = s
+	}
+	return s
+}
+
+func (m *Manager) all() []*Session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	list := make([]*Session, 0, len(m.m))
+	for _, s := range m.m {
+		list = append(list, s)
+	}
+	return list
+}
+
+// List describes the sessions with a running browser.
+func (m *Manager) List() []apitype.SessionInfo {
+	out := []apitype.SessionInfo{}
+	for _, s := range m.all() {
+		s.mu.Lock()
+		b := s.browser
+		s.mu.Unlock()
+		if b == nil {
+			continue
+		}
+		out = append(out, apitype.SessionInfo{Name: s.name, Browser: b.Product(), PID: b.PID(), Attached: !b.Launched(), Tabs: b.TabCount()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Close ends every session: launched browsers exit with their process
+// trees, attached ones are disconnected.
+func (m *Manager) Close(ctx context.Context) error {
+	list := m.all()
+	errs := make([]error, len(list))
+	var wg sync.WaitGroup
+	for i, s := range list {
+		wg.Go(func() { _, errs[i] = s.Close(ctx) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Session is one named browser session. mu serialises its browser's start
+// and stop; operations on a started browser do not hold it.
+type Session struct {
+	name string
+	dir  string
+	cfg  *Config
+
+	mu      sync.Mutex
+	browser *engine.Browser
+	clients map[string]*Client
+}
+
+// Name is the session's name.
+func (s *Session) Name() string { return s.name }
+
+// Dir is the session's state directory.
+func (s *Session) Dir() string { return s.dir }
+
+// FilesDir is the session's own files directory: uploads are named in
+// it, downloads and screenshots land in it.
+func (s *Session) FilesDir() string { return filepath.Join(s.dir, "files") }
+
+func (s *Session) downloadsDir() string { return filepath.Join(s.FilesDir(), "downloads") }
+
+// Client returns the session's client with this id, making it if needed.
+func (s *Session) Client(id string) *Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.clients[id]
+	if c == nil {
+		c = &Client{id: id, last: map[string]Snapshot{}}
+		s.clients[id] = c
+	}
+	return c
+}
+
+// forgetClients clears every client's current surface and snapshots: the
+// browser they named is gone. Caller holds s.mu.
+func (s *Session) forgetClients() {
+	for _, c := range s.clients {
+		c.reset()
+	}
+}
+
+// Browser returns the session's live browser, launching one if needed.
+func (s *Session) Browser(ctx context.Context) (*engine.Browser, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b := s.browser; b != nil {
+		select {
+		case <-b.Done():
+			// It died since the last call: start afresh.
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_ = b.Close(cctx)
+			cancel()
+			s.browser = nil
+			s.forgetClients()
+		default:
+			return b, nil
+		}
+	}
+	bin, err := chromium.Find(s.cfg.Chromium)
+	if err != nil {
+		return nil, apitype.Wrap(apitype.BrowserStart, err, "%v", err)
+	}
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return nil, err
+	}
+	b, err := engine.Launch(ctx, engine.LaunchOptions{
+		Binary: bin, ProfileDir: filepath.Join(s.dir, "profile"), Headed: s.cfg.Headed, Args: s.cfg.BrowserArgs,
+		Stderr: s.cfg.BrowserLog,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := b.EnableDownloads(ctx, s.downloadsDir()); err != nil {
+		_ = b.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	s.browser = b
+	return b, nil
+}
+
+// Attach connects the session to a running browser.
+func (s *Session) Attach(ctx context.Context, endpoint string) (*engine.Browser, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.browser != nil {
+		return nil, apitype.Errorf(apitype.BadInput, "session %q already has a browser; close it first or pick another session", s.name)
+	}
+	b, err := engine.Attach(ctx, endpoint)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		_ = b.Close(ctx)
+		return nil, err
+	}
+	if err := b.EnableDownloads(ctx, s.downloadsDir()); err != nil {
+		_ = b.Close(ctx)
+		return nil, err
+	}
+	s.browser = b
+	s.forgetClients()
+	return b, nil
+}
+
+// Close ends the session's browser; false if there was none.
+func (s *Session) Close(ctx context.Context) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.browser == nil {
+		return false, nil
+	}
+	err := s.browser.Close(ctx)
+	s.browser = nil
+	s.forgetClients()
+	// The daemon lives long and is mostly idle between sessions: hand the
+	// memory of the session's last snapshots back to the system now.
+	debug.FreeOSMemory()
+	return true, err
+}
+
+// Drop discards a browser that has gone (BROWSER_GONE).
+func (s *Session) Drop() {
+	s.mu.Lock()
+	b := s.browser
+	s.browser = nil
+	s.forgetClients()
+	s.mu.Unlock()
+	if b != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = b.Close(ctx)
+	}
+}
