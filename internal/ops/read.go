@@ -149,10 +149,10 @@ type ScreenshotIn struct {
 	Full   bool   `json:"full,omitempty" flag:"full" help:"capture the whole page, not only the viewport"`
 	Out    string `json:"-" flag:"o" help:"write the PNG to this file (default: the session's directory)"`
 	// Data asks for the PNG bytes in the reply instead of a file.
-	Data bool `json:"data,omitempty" mcp:"-"`
+	Data bool `json:"data,omitempty" mcp:"-" cli:"set by -o FILE"`
 	// Inline asks for the bytes as well as the file (MCP shows the image
 	// and names the file).
-	Inline bool `json:"inline,omitempty" mcp:"-"`
+	Inline bool `json:"inline,omitempty" mcp:"-" cli:"MCP only: the image in the reply"`
 }
 
 // Validate checks the optional ref and that ref and --full don't mix.
