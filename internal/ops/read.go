@@ -105,7 +105,7 @@ func (o *EvalOut) Text() string { return string(o.Value) }
 type WaitIn struct {
 	Text    string `json:"text,omitempty" flag:"text" help:"wait until this text appears on the page"`
 	Target  string `json:"ref,omitempty" flag:"target" help:"wait until this element is visible"`
-	URL     string `json:"url,omitempty" flag:"url" meta:"PATTERN" help:"wait until the URL matches PATTERN (a glob with *, else a substring)" mcphelp:"wait until the URL matches this (a glob with *, else a substring)"`
+	URL     string `json:"url,omitempty" flag:"url" meta:"PATTERN" help:"wait until the address matches PATTERN (a glob with *, else a substring)" mcphelp:"wait until the URL matches this (a glob with *, else a substring)"`
 	Load    bool   `json:"load,omitempty" flag:"load" help:"wait until the page has loaded"`
 	Timeout Millis `json:"timeout_ms,omitempty" flag:"timeout" meta:"DURATION" help:"how long to wait (default 3s, at most 60s), e.g. 500ms or 5s" mcphelp:"how long to wait, in milliseconds (default 3000, at most 60000)"`
 
