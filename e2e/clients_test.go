@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -72,4 +73,28 @@ func firstField(t *testing.T, line, key string) string {
 	}
 	t.Fatalf("no %q in %q", key, line)
 	return ""
+}
+
+// TestMCPClickThatNavigates: a click that loads another page reports the
+// new URL, in the text and in the structured report.
+func TestMCPClickThatNavigates(t *testing.T) {
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	m := startMCP(t, e)
+	snap := m.ok("browser_navigate", map[string]any{"url": srv.Page("basic.html")})
+	link := refAfter(t, snap, "Basic form fixture", "link", "Shadow page")
+	r := m.call("browser_click", map[string]any{"ref": link})
+	if r.isErr || !strings.Contains(r.text, "navigated: "+srv.Page("shadow.html")) {
+		t.Fatalf("click on a link: %s", r.text)
+	}
+	b, _ := json.Marshal(r.res.StructuredContent)
+	var out struct {
+		Executed bool `json:"executed"`
+		Report   struct {
+			Navigated string `json:"navigated"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil || !out.Executed || out.Report.Navigated != srv.Page("shadow.html") {
+		t.Errorf("structured content of the click: %s", b)
+	}
 }

@@ -1,8 +1,8 @@
 // Package executor is the one path every operation takes, whatever front
 // end it came from. It is a pipeline of small stages (see Do):
 //
-//	decode/validate → policy → ledger reserve → take-over gate → run →
-//	settle → classify → report
+//	decode/validate → policy → gate (grant, take-over epoch) → ledger
+//	reserve → run → settle → classify → report
 //
 // Policy, ledger and gate are interfaces whose implementations today let
 // everything through and record nothing (the safe-writes work fills them);
@@ -37,6 +37,14 @@ type Config struct {
 	// BrowserLog, if set, receives launched browsers' stderr.
 	BrowserLog io.Writer
 
+	// Registry is the operations the executor runs; nil is loupe's own
+	// (ops.New). Tests give a registry of fake operations (ops.NewRegistry)
+	// to drive the pipeline and the local API without a browser. Such
+	// operations must be marked NoBrowser: a write asked for a report
+	// otherwise starts the session's browser to take its state, and diffs
+	// with the registry's "snapshot" operation.
+	Registry *ops.Registry
+
 	// The stages that guard writes; nil lets every write through.
 	Policy Policy
 	Ledger Ledger
@@ -53,14 +61,17 @@ type Executor struct {
 	gate     Gate
 }
 
-// New returns an executor with the full operation registry.
+// New returns an executor running cfg.Registry (loupe's own by default).
 func New(cfg Config) *Executor {
 	x := &Executor{
-		reg: ops.New(),
+		reg: cfg.Registry,
 		sessions: sessions.New(sessions.Config{
 			Home: cfg.Home, Chromium: cfg.Chromium, Headed: cfg.Headed, BrowserArgs: cfg.BrowserArgs, BrowserLog: cfg.BrowserLog,
 		}),
 		policy: cfg.Policy, ledger: cfg.Ledger, gate: cfg.Gate,
+	}
+	if x.reg == nil {
+		x.reg = ops.New()
 	}
 	if x.policy == nil {
 		x.policy = allowAll{}
@@ -207,17 +218,18 @@ func (x *Executor) decode(req Request) (*call, error) {
 }
 
 // guard runs the stages a write passes before it may run: the approval
-// policy, the ledger's reservation and the take-over gate. Each refuses
-// with a registry error and nothing executed.
+// policy, the gate (the caller's grant and the tab's take-over epoch) and,
+// last, the ledger's reservation, so that a refused write leaves no row.
+// Each refuses with a registry error and nothing executed.
 func (x *Executor) guard(ctx context.Context, c *call) error {
 	w := Write{Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: c.client.ID(), Surface: c.client.Current(), Input: c.in}
 	if err := x.policy.Allow(ctx, w); err != nil {
 		return err
 	}
-	if err := x.ledger.Reserve(ctx, w); err != nil {
+	if err := x.gate.Check(ctx, w); err != nil {
 		return err
 	}
-	return x.gate.Check(ctx, w)
+	return x.ledger.Reserve(ctx, w)
 }
 
 // settle records a write's outcome in the ledger.

@@ -30,8 +30,9 @@ type Ledger interface {
 	Settle(ctx context.Context, w Write, err error)
 }
 
-// Gate refuses writes to a tab a person has taken over (HUMAN_CONTROL)
-// or whose epoch has moved on.
+// Gate refuses writes whose caller holds no current grant (NO_GRANT), to
+// a tab a person has taken over (HUMAN_CONTROL) or whose epoch has moved
+// on since the caller's snapshot.
 type Gate interface {
 	Check(ctx context.Context, w Write) error
 }

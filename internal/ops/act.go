@@ -24,7 +24,7 @@ type SnapshotIn struct {
 	NoCompact   bool   `json:"no_compact,omitempty" flag:"no-compact" help:"show the raw tree, without the compact transform"`
 	// BackendIDs adds each ref's DOM backendNodeId (the CLI asks for it
 	// with --json).
-	BackendIDs bool `json:"backend_ids,omitempty" mcp:"-"`
+	BackendIDs bool `json:"backend_ids,omitempty" mcp:"-" cli:"set by --json"`
 }
 
 // SnapshotOut is a snapshot.
@@ -216,7 +216,7 @@ func (in *ScrollIn) Validate() error {
 type UploadIn struct {
 	Target   string       `json:"ref" arg:"TARGET" help:"the file input (or what opens it): a ref or a locator"`
 	Files    []string     `json:"files,omitempty" arg:"FILE..." help:"files to choose"`
-	Contents []UploadFile `json:"contents,omitempty" mcp:"-"`
+	Contents []UploadFile `json:"contents,omitempty" mcp:"-" cli:"filled from the FILE arguments, which the CLI reads"`
 }
 
 // UploadFile is one file sent with an upload.

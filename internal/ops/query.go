@@ -73,7 +73,7 @@ func (o *QueryOut) Text() string {
 type DownloadsIn struct {
 	Wait bool `json:"wait,omitempty" flag:"wait" help:"return the next finished download not returned before, waiting for one if none has finished"`
 	// Timeout bounds the wait (default: the operation's 30 s).
-	Timeout Millis `json:"timeout_ms,omitempty" help:"how long to wait (default 30s; the CLI bounds it with the global --timeout)" mcphelp:"how long to wait, in milliseconds (default 30000)"`
+	Timeout Millis `json:"timeout_ms,omitempty" cli:"the global --timeout bounds the call" help:"how long to wait (default 30s; the CLI bounds it with the global --timeout)" mcphelp:"how long to wait, in milliseconds (default 30000)"`
 }
 
 // DownloadsOut lists downloads, and the one waited for.

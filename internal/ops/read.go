@@ -106,7 +106,7 @@ func (o *EvalOut) Text() string { return string(o.Value) }
 type WaitIn struct {
 	Text    string `json:"text,omitempty" flag:"text" help:"wait until this text appears on the page"`
 	Target  string `json:"ref,omitempty" flag:"target" help:"wait until this element is visible"`
-	URL     string `json:"url,omitempty" flag:"url" meta:"PATTERN" help:"wait until the URL matches PATTERN (a glob with *, else a substring)" mcphelp:"wait until the URL matches this (a glob with *, else a substring)"`
+	URL     string `json:"url,omitempty" flag:"url" meta:"PATTERN" help:"wait until the address matches PATTERN (a glob with *, else a substring)" mcphelp:"wait until the URL matches this (a glob with *, else a substring)"`
 	Load    bool   `json:"load,omitempty" flag:"load" help:"wait until the page has loaded"`
 	Timeout Millis `json:"timeout_ms,omitempty" flag:"timeout" meta:"DURATION" help:"how long to wait (default 3s, at most 60s), e.g. 500ms or 5s" mcphelp:"how long to wait, in milliseconds (default 3000, at most 60000)"`
 
@@ -150,10 +150,10 @@ type ScreenshotIn struct {
 	Full   bool   `json:"full,omitempty" flag:"full" help:"capture the whole page, not only the viewport"`
 	Out    string `json:"-" flag:"o" help:"write the PNG to this file (default: the session's directory)"`
 	// Data asks for the PNG bytes in the reply instead of a file.
-	Data bool `json:"data,omitempty" mcp:"-"`
+	Data bool `json:"data,omitempty" mcp:"-" cli:"set by -o FILE"`
 	// Inline asks for the bytes as well as the file (MCP shows the image
 	// and names the file).
-	Inline bool `json:"inline,omitempty" mcp:"-"`
+	Inline bool `json:"inline,omitempty" mcp:"-" cli:"MCP only: the image in the reply"`
 }
 
 // Validate checks the optional ref and that ref and --full don't mix.
