@@ -31,7 +31,7 @@ corpus:
 
 ## bench: Go benchmarks on this machine (see BENCHMARKS.md for the peer bench)
 bench: go chromium
-	$(GO) test -run '^$$' -bench Large -benchtime 10x ./internal/engine/
+	$(GO) test -run '^$$' -bench Large -benchtime 10x ./internal/engine/capture/
 	$(GO) test -run '^$$' -bench . -benchtime 7x ./e2e/
 
 clean:

@@ -1,6 +1,12 @@
-// Package engine drives one browser: its tabs (surfaces), their frames and
-// documents, snapshots with refs, trusted actions, reads and waits. It knows
-// nothing of front ends, policy or the ledger; the executor calls it.
+// Package engine is the core of loupe's browser engine: it launches or
+// attaches to one browser and keeps its surfaces (tabs and the frames in
+// them), each frame's session, documents and execution contexts, the page
+// agent's worlds, the ref tables and their resolution, and the session's
+// console, network, dialog and download records. The jobs done on a
+// surface are the packages above it, each calling only downward: capture
+// (snapshots, locators, queries), action (input, reads, screenshots) and
+// nav (navigation and waits). It knows nothing of front ends, policy or
+// the ledger; the executor calls it.
 //
 // Concurrency: a Browser may be used from many goroutines. Operations on one
 // tab are serialised by the tab; operations on different tabs run in
@@ -26,6 +32,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/chromium"
+	"github.com/loupe-dev/loupe/internal/engine/eventlog"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -40,7 +47,7 @@ type Browser struct {
 	endpoint string            // websocket URL when attached
 	product  string
 	counter  snapshot.Counter
-	events   *eventLog
+	events   *eventlog.Log
 
 	stop  context.CancelFunc // ends the browser's background goroutines
 	untap func()             // removes the target tap
@@ -98,7 +105,7 @@ func Attach(ctx context.Context, endpoint string) (*Browser, error) {
 func start(ctx context.Context, conn *cdp.Conn, version *chromium.Version) (*Browser, error) {
 	bg, stop := context.WithCancel(context.Background())
 	b := &Browser{
-		conn: conn, stop: stop, events: newEventLog(),
+		conn: conn, stop: stop, events: eventlog.New(),
 		byTarget: map[string]*Tab{}, bySurface: map[string]*Tab{}, tombs: map[string]bool{},
 		waiters: map[string][]chan *Tab{},
 	}

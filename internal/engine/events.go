@@ -2,314 +2,66 @@ package engine
 
 import (
 	"context"
-	"strings"
-	"sync"
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/loupe-dev/loupe/internal/cdp"
+	"github.com/loupe-dev/loupe/internal/engine/eventlog"
 )
 
-// The event log keeps the session's console messages, network requests and
-// JavaScript dialogs, newest last, each list bounded (the oldest records go
-// first). It is a session-wide facility: records of every surface, also of
-// surfaces that have closed, in one sequence.
-//
-// Provenance: a record names its surface only when the protocol says where
-// it came from: a console call by the execution context it ran in (a
-// frame's context, reported on the session that hosts the frame), a request
-// or a dialog by its frameId. Nothing is inferred from a URL or a title;
-// records from workers or from contexts loupe never saw created carry no
-// surface_id.
-
-// Bounds of the event log.
-const (
-	maxConsole = 1000
-	maxNetwork = 1000
-	maxDialogs = 200
-)
-
-// ConsoleRecord is one console API call (console.log, .error, …).
-type ConsoleRecord struct {
-	Seq       int64     `json:"seq"`
-	SurfaceID string    `json:"surface_id,omitempty"`
-	Level     string    `json:"level"` // log, info, warning, error, debug, …
-	Text      string    `json:"text"`
-	URL       string    `json:"url,omitempty"` // script of the call site
-	Line      int64     `json:"line,omitempty"`
-	Time      time.Time `json:"time"`
-}
-
-// NetworkRecord is one request, updated as its response arrives.
-type NetworkRecord struct {
-	Seq        int64     `json:"seq"`
-	SurfaceID  string    `json:"surface_id,omitempty"`
-	Method     string    `json:"method"`
-	URL        string    `json:"url"`
-	Type       string    `json:"type,omitempty"` // Document, Script, XHR, Fetch, …
-	Status     int64     `json:"status,omitempty"`
-	MIME       string    `json:"mime,omitempty"`
-	Bytes      float64   `json:"bytes,omitempty"` // encoded bytes received
-	Failed     string    `json:"failed,omitempty"`
-	State      string    `json:"state"` // pending, done, failed
-	Start      time.Time `json:"start"`
-	DurationMS float64   `json:"duration_ms,omitempty"`
-
-	id    string
-	begin float64 // monotonic seconds, from the protocol
-}
-
-// DialogRecord is one JavaScript dialog and what loupe answered.
-type DialogRecord struct {
-	Seq           int64     `json:"seq"`
-	SurfaceID     string    `json:"surface_id,omitempty"`
-	Type          string    `json:"type"` // alert, confirm, prompt, beforeunload
-	Message       string    `json:"message"`
-	URL           string    `json:"url,omitempty"`
-	DefaultPrompt string    `json:"default_prompt,omitempty"`
-	Action        string    `json:"action"` // accepted, dismissed, failed
-	PromptText    string    `json:"prompt_text,omitempty"`
-	Time          time.Time `json:"time"`
-}
-
-// DialogPolicy says how loupe answers JavaScript dialogs. Dialogs are
-// always answered at once, so none ever blocks the page an agent drives.
-type DialogPolicy struct {
-	// Mode is "auto" (accept alerts and beforeunload, dismiss confirm and
-	// prompt: the answers that change least), "accept" or "dismiss".
-	Mode string `json:"mode"`
-	// PromptText is typed into prompts that are accepted.
-	PromptText string `json:"prompt_text,omitempty"`
-}
-
-func (p DialogPolicy) answer(typ string) bool {
-	switch p.Mode {
-	case "accept":
-		return true
-	case "dismiss":
-		return false
-	}
-	return typ == "alert" || typ == "beforeunload"
-}
-
-type eventLog struct {
-	mu      sync.Mutex
-	seq     int64
-	console []ConsoleRecord
-	network []*NetworkRecord
-	byReq   map[string]*NetworkRecord
-	dialogs []DialogRecord
-	nDialog int64 // dialogs ever seen (the list is bounded)
-	policy  DialogPolicy
-}
-
-func newEventLog() *eventLog {
-	return &eventLog{byReq: map[string]*NetworkRecord{}, policy: DialogPolicy{Mode: "auto"}}
-}
-
-func (l *eventLog) addConsole(r ConsoleRecord) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.seq++
-	r.Seq = l.seq
-	l.console = appendBounded(l.console, r, maxConsole)
-}
-
-func (l *eventLog) addDialog(r DialogRecord) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.seq++
-	l.nDialog++
-	r.Seq = l.seq
-	l.dialogs = appendBounded(l.dialogs, r, maxDialogs)
-}
-
-func (l *eventLog) addRequest(r *NetworkRecord) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if old := l.byReq[r.id]; old != nil && old.State == "pending" {
-		// A redirect reuses the request id: the earlier hop is done.
-		old.State = "done"
-		delete(l.byReq, r.id)
-	}
-	l.seq++
-	r.Seq = l.seq
-	if len(l.network) >= maxNetwork {
-		delete(l.byReq, l.network[0].id)
-	}
-	l.network = appendBounded(l.network, r, maxNetwork)
-	l.byReq[r.id] = r
-}
-
-// updateRequest applies fn to a pending request's record.
-func (l *eventLog) updateRequest(id string, fn func(*NetworkRecord)) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if r := l.byReq[id]; r != nil {
-		fn(r)
-		if r.State != "pending" {
-			delete(l.byReq, id)
-		}
-	}
-}
-
-func appendBounded[T any](s []T, v T, max int) []T {
-	if len(s) >= max {
-		copy(s, s[1:])
-		s = s[:len(s)-1]
-	}
-	return append(s, v)
-}
+// The session's event log (package eventlog) holds the console messages,
+// network requests and dialogs of every surface; the page sessions' taps
+// feed it and name each record's surface.
 
 // Console returns the console records, oldest first, of one surface (or
 // all when surface is ""); clear empties the list after reading.
-func (b *Browser) Console(surface string, clear bool) []ConsoleRecord {
-	l := b.events
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := []ConsoleRecord{}
-	for _, r := range l.console {
-		if surface == "" || r.SurfaceID == surface {
-			out = append(out, r)
-		}
-	}
-	if clear {
-		l.console = nil
-	}
-	return out
+func (b *Browser) Console(surface string, clear bool) []eventlog.ConsoleRecord {
+	return b.events.Console(surface, clear)
 }
 
-// Network returns copies of the network records, oldest first, of one
-// surface (or all); clear forgets the finished ones after reading.
-func (b *Browser) Network(surface string, clear bool) []NetworkRecord {
-	l := b.events
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := []NetworkRecord{}
-	for _, r := range l.network {
-		if surface == "" || r.SurfaceID == surface {
-			out = append(out, *r)
-		}
-	}
-	if clear {
-		var keep []*NetworkRecord
-		for _, r := range l.network {
-			if r.State == "pending" {
-				keep = append(keep, r)
-			}
-		}
-		l.network = keep
-	}
-	return out
+// Network returns the network records, oldest first, of one surface (or
+// all); clear forgets the finished ones after reading.
+func (b *Browser) Network(surface string, clear bool) []eventlog.NetworkRecord {
+	return b.events.Network(surface, clear)
 }
 
 // Dialogs returns the dialog records, oldest first.
-func (b *Browser) Dialogs() []DialogRecord {
-	l := b.events
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]DialogRecord{}, l.dialogs...)
-}
+func (b *Browser) Dialogs() []eventlog.DialogRecord { return b.events.Dialogs() }
 
 // DialogPolicy returns how dialogs are answered now.
-func (b *Browser) DialogPolicy() DialogPolicy {
-	b.events.mu.Lock()
-	defer b.events.mu.Unlock()
-	return b.events.policy
-}
+func (b *Browser) DialogPolicy() eventlog.DialogPolicy { return b.events.DialogPolicy() }
 
 // SetDialogPolicy changes how later dialogs are answered.
-func (b *Browser) SetDialogPolicy(p DialogPolicy) {
-	b.events.mu.Lock()
-	b.events.policy = p
-	b.events.mu.Unlock()
-}
+func (b *Browser) SetDialogPolicy(p eventlog.DialogPolicy) { b.events.SetDialogPolicy(p) }
 
 // recordEvents is the tap that feeds the event log. It runs on the reader
 // goroutine, after onContextEvent has seen every context created before.
 func (t *Tab) recordEvents(s *cdp.Session, ev cdp.Event) {
-	switch ev.Method {
-	case "Runtime.consoleAPICalled":
-		var e runtime.EventConsoleAPICalled
-		if jsonv2.Unmarshal(ev.Params, &e) != nil {
-			return
-		}
-		r := ConsoleRecord{Level: consoleLevel(string(e.Type)), Text: consoleText(e.Args), Time: time.Now()}
-		if st := e.StackTrace; st != nil && len(st.CallFrames) > 0 {
-			r.URL, r.Line = st.CallFrames[0].URL, st.CallFrames[0].LineNumber+1
-		}
-		t.mu.Lock()
-		if f, ok := t.contexts[ctxKey{s, int64(e.ExecutionContextID)}]; ok {
-			r.SurfaceID = t.surfaceOf(f)
-		}
-		t.mu.Unlock()
-		t.b.events.addConsole(r)
-	case "Network.requestWillBeSent":
-		var e struct {
-			RequestID string  `json:"requestId"`
-			FrameID   string  `json:"frameId"`
-			Type      string  `json:"type"`
-			Timestamp float64 `json:"timestamp"`
-			Request   struct {
-				Method string `json:"method"`
-				URL    string `json:"url"`
-			} `json:"request"`
-		}
-		if jsonv2.Unmarshal(ev.Params, &e) != nil {
-			return
-		}
-		r := &NetworkRecord{id: e.RequestID, begin: e.Timestamp, Method: e.Request.Method, URL: e.Request.URL,
-			Type: e.Type, State: "pending", Start: time.Now()}
-		if e.FrameID != "" {
-			t.mu.Lock()
-			r.SurfaceID = t.surfaceOf(e.FrameID)
-			t.mu.Unlock()
-		}
-		t.b.events.addRequest(r)
-	case "Network.responseReceived":
-		var e struct {
-			RequestID string `json:"requestId"`
-			Response  struct {
-				Status   int64  `json:"status"`
-				MimeType string `json:"mimeType"`
-			} `json:"response"`
-		}
-		if jsonv2.Unmarshal(ev.Params, &e) == nil {
-			t.b.events.updateRequest(e.RequestID, func(r *NetworkRecord) {
-				r.Status, r.MIME = e.Response.Status, e.Response.MimeType
-			})
-		}
-	case "Network.loadingFinished", "Network.loadingFailed":
-		var e struct {
-			RequestID         string  `json:"requestId"`
-			Timestamp         float64 `json:"timestamp"`
-			EncodedDataLength float64 `json:"encodedDataLength"`
-			ErrorText         string  `json:"errorText"`
-			Canceled          bool    `json:"canceled"`
-		}
-		if jsonv2.Unmarshal(ev.Params, &e) != nil {
-			return
-		}
-		t.b.events.updateRequest(e.RequestID, func(r *NetworkRecord) {
-			r.DurationMS = float64(int64((e.Timestamp-r.begin)*1e4)) / 10
-			if ev.Method == "Network.loadingFailed" {
-				r.State, r.Failed = "failed", e.ErrorText
-				if e.Canceled && r.Failed == "" {
-					r.Failed = "canceled"
-				}
-				return
-			}
-			r.State, r.Bytes = "done", e.EncodedDataLength
-		})
-	}
+	t.b.events.Record(ev, eventSource{t, s})
 }
 
-// recordedMethods are the events recordEvents handles.
-var recordedMethods = []string{
-	"Runtime.consoleAPICalled",
-	"Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed",
+// eventSource names the surfaces of one session's records: a record names
+// its surface only when the protocol says where it came from, never by a
+// URL or a title.
+type eventSource struct {
+	t *Tab
+	s *cdp.Session
+}
+
+func (e eventSource) ContextSurface(id int64) string {
+	e.t.mu.Lock()
+	defer e.t.mu.Unlock()
+	if f, ok := e.t.contexts[ctxKey{e.s, id}]; ok {
+		return e.t.surfaceOf(f)
+	}
+	return ""
+}
+
+func (e eventSource) FrameSurface(frameID string) string {
+	e.t.mu.Lock()
+	defer e.t.mu.Unlock()
+	return e.t.surfaceOf(frameID)
 }
 
 // surfaceOf is the id of the surface a frame belongs to, also after the
@@ -324,45 +76,6 @@ func (p *pageState) surfaceOf(frameID string) string {
 	return p.pastSurf[frameID]
 }
 
-// consoleLevel is the call's type, with a failed console.assert counted as
-// an error.
-func consoleLevel(typ string) string {
-	if typ == "assert" {
-		return "error"
-	}
-	return typ
-}
-
-// consoleText renders console arguments the way DevTools shows them on one
-// line: strings as they are, other values by their JSON or description.
-func consoleText(args []*runtime.RemoteObject) string {
-	var b strings.Builder
-	for i, a := range args {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		switch {
-		case a == nil:
-		case a.Type == "string" && len(a.Value) > 0:
-			var s string
-			if jsonv2.Unmarshal(a.Value, &s) == nil {
-				b.WriteString(s)
-			}
-		case a.UnserializableValue != "":
-			b.WriteString(string(a.UnserializableValue))
-		case len(a.Value) > 0:
-			b.Write(a.Value)
-		case a.Type == "undefined":
-			b.WriteString("undefined")
-		case a.Description != "":
-			b.WriteString(a.Description)
-		default:
-			b.WriteString(string(a.Type))
-		}
-	}
-	return b.String()
-}
-
 // answerDialog answers a JavaScript dialog by the policy and records it.
 func (t *Tab) answerDialog(ctx context.Context, s *cdp.Session, ev cdp.Event) {
 	var e struct {
@@ -373,10 +86,10 @@ func (t *Tab) answerDialog(ctx context.Context, s *cdp.Session, ev cdp.Event) {
 		DefaultPrompt string `json:"defaultPrompt"`
 	}
 	_ = jsonv2.Unmarshal(ev.Params, &e)
-	pol := t.b.DialogPolicy()
-	accept := pol.answer(e.Type)
+	pol := t.b.events.DialogPolicy()
+	accept := pol.Accepts(e.Type)
 	params := map[string]any{"accept": accept}
-	r := DialogRecord{Type: e.Type, Message: e.Message, URL: e.URL, DefaultPrompt: e.DefaultPrompt, Action: "dismissed", Time: time.Now()}
+	r := eventlog.DialogRecord{Type: e.Type, Message: e.Message, URL: e.URL, DefaultPrompt: e.DefaultPrompt, Action: "dismissed", Time: time.Now()}
 	if accept {
 		r.Action = "accepted"
 		if e.Type == "prompt" {
@@ -396,5 +109,5 @@ func (t *Tab) answerDialog(ctx context.Context, s *cdp.Session, ev cdp.Event) {
 	if err := s.Call(ctx, "Page.handleJavaScriptDialog", params, nil); err != nil {
 		r.Action = "failed: " + err.Error()
 	}
-	t.b.events.addDialog(r)
+	t.b.events.AddDialog(r)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/loupe-dev/loupe/internal/cdp"
+	"github.com/loupe-dev/loupe/internal/engine/eventlog"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -57,7 +58,7 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 		"Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameStoppedLoading",
 		"Target.attachedToTarget", "Target.detachedFromTarget")
 	s.Tap(func(ev cdp.Event) { t.onContextEvent(s, ev) }, contextMethods...)
-	s.Tap(func(ev cdp.Event) { t.recordEvents(s, ev) }, recordedMethods...)
+	s.Tap(func(ev cdp.Event) { t.recordEvents(s, ev) }, eventlog.Methods...)
 	events, cancel := s.Listen("Page.javascriptDialogOpening", "Target.attachedToTarget")
 	t.b.wg.Add(1)
 	go func() {

@@ -334,9 +334,7 @@ func (b *Browser) Status() Status {
 	if t != nil {
 		s.URL = t.URL()
 	}
-	b.events.mu.Lock()
-	s.Dialogs = b.events.nDialog
-	b.events.mu.Unlock()
+	s.Dialogs = b.events.DialogCount()
 	if d != nil {
 		d.mu.Lock()
 		s.Downloads = d.seq

@@ -15,6 +15,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
+	"github.com/loupe-dev/loupe/internal/engine/eventlog"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
@@ -450,7 +451,7 @@ func TestSurfaceEvents(t *testing.T) {
 	}
 	click(tab, top, "Confirm")
 	waitText(tab, "confirm:false")
-	b.SetDialogPolicy(engine.DialogPolicy{Mode: "accept", PromptText: "loupe"})
+	b.SetDialogPolicy(eventlog.DialogPolicy{Mode: "accept", PromptText: "loupe"})
 	click(tab, top, "Prompt")
 	waitText(tab, "prompt:loupe")
 	cs, _ := b.Tab(ctxT(t), cross.ID)
@@ -461,7 +462,7 @@ func TestSurfaceEvents(t *testing.T) {
 	if len(d) != 3 {
 		t.Fatalf("dialogs: %+v", d)
 	}
-	want := []engine.DialogRecord{
+	want := []eventlog.DialogRecord{
 		{SurfaceID: tab.ID, Type: "confirm", Message: "sure?", Action: "dismissed"},
 		{SurfaceID: tab.ID, Type: "prompt", Message: "name?", Action: "accepted", PromptText: "loupe"},
 		{SurfaceID: cross.ID, Type: "confirm", Message: "from cross?", Action: "accepted"},

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/eventlog"
 )
 
 // LogIn is the input of console and network.
@@ -16,7 +16,7 @@ type LogIn struct {
 
 // ConsoleOut lists console messages.
 type ConsoleOut struct {
-	Records []engine.ConsoleRecord `json:"records"`
+	Records []eventlog.ConsoleRecord `json:"records"`
 }
 
 // Text is one line a message: "[s1] error: text (url:line)".
@@ -37,7 +37,7 @@ func (o *ConsoleOut) Text() string {
 
 // NetworkOut lists requests.
 type NetworkOut struct {
-	Records []engine.NetworkRecord `json:"records"`
+	Records []eventlog.NetworkRecord `json:"records"`
 }
 
 // Text is one line a request: "[s1] GET 200 12.3ms Document url".
@@ -97,8 +97,8 @@ func (in *DialogsIn) Writes() bool { return in.Accept || in.Dismiss || in.Auto }
 
 // DialogsOut lists dialogs and the policy now in force.
 type DialogsOut struct {
-	Policy  engine.DialogPolicy   `json:"policy"`
-	Records []engine.DialogRecord `json:"records"`
+	Policy  eventlog.DialogPolicy   `json:"policy"`
+	Records []eventlog.DialogRecord `json:"records"`
 }
 
 // Text is the policy, then one line a dialog.
@@ -147,11 +147,11 @@ func eventOps() []*Op {
 				}
 				switch {
 				case in.Accept:
-					b.SetDialogPolicy(engine.DialogPolicy{Mode: "accept", PromptText: in.PromptText})
+					b.SetDialogPolicy(eventlog.DialogPolicy{Mode: "accept", PromptText: in.PromptText})
 				case in.Dismiss:
-					b.SetDialogPolicy(engine.DialogPolicy{Mode: "dismiss"})
+					b.SetDialogPolicy(eventlog.DialogPolicy{Mode: "dismiss"})
 				case in.Auto:
-					b.SetDialogPolicy(engine.DialogPolicy{Mode: "auto"})
+					b.SetDialogPolicy(eventlog.DialogPolicy{Mode: "auto"})
 				}
 				return &DialogsOut{Policy: b.DialogPolicy(), Records: b.Dialogs()}, nil
 			}).as(ActDialogs).mcp(Tool{Name: "browser_dialogs", Desc: "JavaScript dialogs seen and how they were answered; set how later ones are."}),

@@ -13,7 +13,7 @@ import (
 // Golden tests: testdata/<page>.agent.json is the page agent's output for a
 // fixture page, recorded from real Chromium by the engine package
 //
-//	go test ./internal/engine -run TestRecordAgentOutput -record
+//	go test ./internal/engine/capture -run TestRecordAgentOutput -record
 //
 // and <page>.golden.txt / <page>.raw.golden.txt are what the agent reads
 // for it, with and without the compact transform. Refresh the goldens with

@@ -89,7 +89,7 @@ func prepare(ctx context.Context, t *engine.Tab, tg *target, hit, enabled bool) 
 		}
 		scroll = false
 	}
-	return runOn(ctx, t, tg, "prepare", map[string]bool{"hit": hit, "enabled": enabled, "scroll": scroll})
+	return runOn(ctx, tg, "prepare", map[string]bool{"hit": hit, "enabled": enabled, "scroll": scroll})
 }
 
 // focusFirst gives focus to a subframe element through the protocol before
@@ -132,12 +132,12 @@ func onElement(ctx context.Context, t *engine.Tab, ref, fn string, args ...any) 
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := runOn(ctx, t, tg, fn, args...)
+	r, err := runOn(ctx, tg, fn, args...)
 	return tg, r, err
 }
 
 // runOn runs an agent action function on a resolved element.
-func runOn(ctx context.Context, t *engine.Tab, tg *target, fn string, args ...any) (*engine.AgentResult, error) {
+func runOn(ctx context.Context, tg *target, fn string, args ...any) (*engine.AgentResult, error) {
 	var r engine.AgentResult
 	if err := tg.World.Call(ctx, fn, &r, append([]any{tg.Elem}, args...)...); err != nil {
 		return nil, engine.StaleIfGone(tg.Ref, err)
@@ -254,7 +254,7 @@ func Focus(ctx context.Context, t *engine.Tab, ref string) (*Result, error) {
 	if err := focusFirst(ctx, t, tg); err != nil {
 		return nil, err
 	}
-	if _, err := runOn(ctx, t, tg, "focus"); err != nil {
+	if _, err := runOn(ctx, tg, "focus"); err != nil {
 		return nil, err
 	}
 	return result(t, tg), nil
@@ -274,7 +274,7 @@ func Fill(ctx context.Context, t *engine.Tab, ref, text string) (*Result, error)
 	if err := focusFirst(ctx, t, tg); err != nil {
 		return nil, err
 	}
-	r, err := runOn(ctx, t, tg, "focusSelect", true)
+	r, err := runOn(ctx, tg, "focusSelect", true)
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +304,7 @@ func Type(ctx context.Context, t *engine.Tab, ref, text string) (*Result, error)
 		if err := focusFirst(ctx, t, tg); err != nil {
 			return nil, err
 		}
-		if _, err := runOn(ctx, t, tg, "focusSelect", false); err != nil {
+		if _, err := runOn(ctx, tg, "focusSelect", false); err != nil {
 			return nil, err
 		}
 	}
@@ -383,7 +383,7 @@ func SetChecked(ctx context.Context, t *engine.Tab, ref string, want bool) (*Res
 	if err != nil {
 		return nil, err
 	}
-	st, err := state(ctx, t, tg)
+	st, err := state(ctx, tg)
 	if err != nil {
 		return nil, err
 	}
@@ -410,7 +410,7 @@ func SetChecked(ctx context.Context, t *engine.Tab, ref string, want bool) (*Res
 	if err := landed(); err != nil {
 		return nil, err
 	}
-	st, err = state(ctx, t, tg)
+	st, err = state(ctx, tg)
 	if err != nil {
 		return nil, executedErr(err)
 	}

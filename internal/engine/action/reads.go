@@ -25,7 +25,7 @@ type ElementState struct {
 	InViewport bool   `json:"inViewport"`
 }
 
-func state(ctx context.Context, t *engine.Tab, tg *target) (*ElementState, error) {
+func state(ctx context.Context, tg *target) (*ElementState, error) {
 	var s struct {
 		OK  bool   `json:"ok"`
 		Err string `json:"err"`
@@ -49,7 +49,7 @@ func State(ctx context.Context, t *engine.Tab, ref string) (*ElementState, error
 	if err != nil {
 		return nil, err
 	}
-	return state(ctx, t, tg)
+	return state(ctx, tg)
 }
 
 // Read returns text, html or value of an element, or one attribute

@@ -20,7 +20,7 @@ import (
 // the page the targets are stated on, against the protocol floor
 // on the same tab in the same run:
 //
-//	go test -run '^$' -bench . -benchtime 10x ./internal/engine/
+//	go test -run '^$' -bench . -benchtime 10x ./internal/engine/capture/
 func largeTab(b *testing.B) *engine.Tab {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

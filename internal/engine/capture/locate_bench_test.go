@@ -14,7 +14,7 @@ import (
 // benchAssign measures assignLocators alone on a tab's current capture
 // (captured and bound once), the cost a snapshot will add:
 //
-//	go test -run '^$' -bench Locat -benchtime 20x ./internal/engine/
+//	go test -run '^$' -bench Locat -benchtime 20x ./internal/engine/capture/
 func benchAssign(b *testing.B, tab *engine.Tab) {
 	ctx := context.Background()
 	tab.Lock()

@@ -183,7 +183,7 @@ func assignLocators(ctx context.Context, t *engine.Tab, caps []*frameCapture) {
 
 	// The top frame first: its candidates are checked in every other frame.
 	top := fls[0]
-	top.info, _ = locatorInfoCall(ctx, t, top, nil)
+	top.info, _ = locatorInfoCall(ctx, top, nil)
 	if len(fls) > 1 {
 		var probes []string
 		if top.info != nil {
@@ -198,7 +198,7 @@ func assignLocators(ctx context.Context, t *engine.Tab, caps []*frameCapture) {
 				defer wg.Done()
 				fctx, cancel := context.WithTimeout(ctx, frameTimeout)
 				defer cancel()
-				fl.info = locatorInfoProbed(fctx, t, fl, probes)
+				fl.info = locatorInfoProbed(fctx, fl, probes)
 			}()
 		}
 		wg.Wait()
@@ -222,7 +222,7 @@ func assignLocators(ctx context.Context, t *engine.Tab, caps []*frameCapture) {
 		for _, id := range fl.ids {
 			var l snapshot.Locator
 			if fl == top {
-				l = chooseTop(t, fls, top, id, surface)
+				l = chooseTop(fls, top, id, surface)
 			} else {
 				l = chooseSub(fl, id, surface, prefix, hasPrefix)
 			}
@@ -246,8 +246,8 @@ func assignLocators(ctx context.Context, t *engine.Tab, caps []*frameCapture) {
 // locatorInfoProbed is locatorInfo for a subframe, which also checks the
 // top frame's candidate selectors; a probe that cannot be checked counts
 // as matching.
-func locatorInfoProbed(ctx context.Context, t *engine.Tab, fl *frameLocs, probes []string) map[int64]*locInfo {
-	info, probed := locatorInfoCall(ctx, t, fl, probes)
+func locatorInfoProbed(ctx context.Context, fl *frameLocs, probes []string) map[int64]*locInfo {
+	info, probed := locatorInfoCall(ctx, fl, probes)
 	fl.probed = map[string]bool{}
 	for i, p := range probes {
 		if probed == nil || i >= len(probed) || probed[i] != 0 {
@@ -259,7 +259,7 @@ func locatorInfoProbed(ctx context.Context, t *engine.Tab, fl *frameLocs, probes
 
 // locatorInfoCall asks a frame's agent about its elements (and probes);
 // nil on failure.
-func locatorInfoCall(ctx context.Context, t *engine.Tab, fl *frameLocs, probes []string) (map[int64]*locInfo, []int) {
+func locatorInfoCall(ctx context.Context, fl *frameLocs, probes []string) (map[int64]*locInfo, []int) {
 	if len(fl.ids) == 0 && len(probes) == 0 {
 		return map[int64]*locInfo{}, []int{}
 	}
@@ -314,7 +314,7 @@ func topProbes(top *frameLocs, id int64, surface map[string]int) []string {
 
 // chooseTop picks a top-frame element's locator: its candidates must be
 // unique in the top document and match nothing in any other frame.
-func chooseTop(t *engine.Tab, fls []*frameLocs, top *frameLocs, id int64, surface map[string]int) snapshot.Locator {
+func chooseTop(fls []*frameLocs, top *frameLocs, id int64, surface map[string]int) snapshot.Locator {
 	elsewhere := func(sel string) bool {
 		for _, fl := range fls[1:] {
 			if fl.probed == nil || fl.probed[sel] {

@@ -1,6 +1,6 @@
 // ---- roles ---------------------------------------------------------------
 // Roles follow WAI-ARIA 1.2 and HTML-AAM as Chromium exposes them (see
-// docs/fidelity.md; internal/engine/axcompare_test.go holds the agent to
+// docs/fidelity.md; internal/engine/capture/axcompare_test.go holds the agent to
 // Chromium's own tree). Names are ARIA's, except where Chromium has a role
 // ARIA lacks: iframe, canvas, video, audio, legend, label. "generic" is a
 // container with no meaning of its own; "presentation" removes the element,

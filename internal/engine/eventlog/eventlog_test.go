@@ -1,0 +1,76 @@
+package eventlog
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/cdp"
+)
+
+// source names surfaces from fixed tables.
+type source struct {
+	contexts map[int64]string
+	frames   map[string]string
+}
+
+func (s source) ContextSurface(id int64) string { return s.contexts[id] }
+func (s source) FrameSurface(id string) string  { return s.frames[id] }
+
+func event(method, params string) cdp.Event {
+	return cdp.Event{Method: method, Params: []byte(params)}
+}
+
+func TestRecordProvenanceAndRedirects(t *testing.T) {
+	l := New()
+	src := source{contexts: map[int64]string{7: "s2"}, frames: map[string]string{"F1": "s1"}}
+	l.Record(event("Runtime.consoleAPICalled", `{"type":"assert","executionContextId":7,"args":[{"type":"string","value":"x"},{"type":"number","value":1}]}`), src)
+	l.Record(event("Runtime.consoleAPICalled", `{"type":"log","executionContextId":99,"args":[{"type":"undefined"}]}`), src)
+	c := l.Console("", false)
+	if len(c) != 2 || c[0].SurfaceID != "s2" || c[0].Level != "error" || c[0].Text != "x 1" || c[1].SurfaceID != "" || c[1].Text != "undefined" {
+		t.Fatalf("console: %+v", c)
+	}
+	if got := l.Console("s2", true); len(got) != 1 {
+		t.Fatalf("console of s2: %+v", got)
+	}
+	if got := l.Console("", false); len(got) != 0 {
+		t.Fatalf("console after clear: %+v", got)
+	}
+
+	// A redirect reuses the request id: the first hop is done, the second
+	// is followed to its end.
+	req := `{"requestId":"R","frameId":"F1","type":"Document","timestamp":1,"request":{"method":"GET","url":"%s"}}`
+	l.Record(event("Network.requestWillBeSent", fmt.Sprintf(req, "http://a/")), src)
+	l.Record(event("Network.requestWillBeSent", fmt.Sprintf(req, "http://b/")), src)
+	l.Record(event("Network.responseReceived", `{"requestId":"R","response":{"status":200,"mimeType":"text/html"}}`), src)
+	l.Record(event("Network.loadingFinished", `{"requestId":"R","timestamp":1.25,"encodedDataLength":42}`), src)
+	n := l.Network("s1", true)
+	if len(n) != 2 || n[0].State != "done" || n[0].Status != 0 || n[1].State != "done" || n[1].Status != 200 || n[1].Bytes != 42 || n[1].DurationMS != 250 {
+		t.Fatalf("network: %+v", n)
+	}
+	if got := l.Network("", false); len(got) != 0 {
+		t.Fatalf("finished requests kept after clear: %+v", got)
+	}
+}
+
+func TestBoundsAndPolicy(t *testing.T) {
+	l := New()
+	for i := range maxDialogs + 5 {
+		l.AddDialog(DialogRecord{Message: fmt.Sprint(i)})
+	}
+	d := l.Dialogs()
+	if len(d) != maxDialogs || d[0].Message != "5" || l.DialogCount() != maxDialogs+5 {
+		t.Fatalf("%d dialogs kept, first %q, %d counted", len(d), d[0].Message, l.DialogCount())
+	}
+	for _, c := range []struct {
+		mode, typ string
+		want      bool
+	}{
+		{"auto", "alert", true}, {"auto", "beforeunload", true}, {"auto", "confirm", false}, {"auto", "prompt", false},
+		{"accept", "confirm", true}, {"dismiss", "alert", false},
+	} {
+		l.SetDialogPolicy(DialogPolicy{Mode: c.mode})
+		if got := l.DialogPolicy().Accepts(c.typ); got != c.want {
+			t.Errorf("%s answers %s: accept %v, want %v", c.mode, c.typ, got, c.want)
+		}
+	}
+}
