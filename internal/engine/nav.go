@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -23,6 +24,9 @@ type NavResult struct {
 	// not fired when the deadline came (a slow subresource, say).
 	Loaded bool `json:"loaded"`
 }
+
+// sameDocWait bounds the wait for a same-document navigation's event.
+const sameDocWait = 2 * time.Second
 
 // navWatch follows the main frame's navigation events from before a
 // navigation starts, so none is missed.
@@ -127,6 +131,14 @@ func (t *Tab) Navigate(ctx context.Context, url string) (*NavResult, error) {
 		if loaded, err = w.load(ctx, string(res.LoaderID)); err != nil {
 			return nil, err
 		}
+	} else {
+		// A navigation within the document (a #fragment) has no load: its
+		// navigatedWithinDocument event says where the page is, and may
+		// trail the reply. Bounded: the page need not report one (the
+		// same URL again).
+		cctx, cancel := context.WithTimeout(ctx, sameDocWait)
+		_, _, _ = w.commit(cctx)
+		cancel()
 	}
 	return t.navResult(ctx, loaded), nil
 }

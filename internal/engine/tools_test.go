@@ -206,3 +206,15 @@ func TestNoSecondClickWhileNavigating(t *testing.T) {
 		t.Fatalf("server saw %d payments", n)
 	}
 }
+
+// A navigation within the document reports the new address, not the old.
+func TestNavigateToFragment(t *testing.T) {
+	srv := testpages.Start(t, "127.0.0.1")
+	tab := openTab(t, srv.Page("basic.html"))
+	for _, frag := range []string{"#account", "#prefs", "#prefs"} {
+		r, err := tab.Navigate(ctxT(t), srv.Page("basic.html")+frag)
+		if err != nil || r.URL != srv.Page("basic.html")+frag {
+			t.Fatalf("navigate to %s: %+v %v", frag, r, err)
+		}
+	}
+}
