@@ -91,12 +91,12 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("status after click: %q", got)
 	}
 	var js struct {
-		Surface string
-		Refs    []struct{ Ref, Role, Name string }
-		Text    string
+		SurfaceID string `json:"surface_id"`
+		Refs      []struct{ Ref, Role, Name string }
+		Text      string
 	}
 	e.okJSON(&js, "snapshot")
-	if js.Surface != "s1" || len(js.Refs) < 10 || !strings.Contains(js.Text, "[ref=e1]") {
+	if js.SurfaceID != "s1" || len(js.Refs) < 10 || !strings.Contains(js.Text, "[ref=e1]") {
 		t.Errorf("snapshot --json: %+v", js)
 	}
 	if got := e.ok("state", refOf(t, snap, "button", "Off")); !strings.Contains(got, "disabled") {

@@ -29,6 +29,9 @@ type ctxKey struct {
 type mainContext struct {
 	sess *cdp.Session
 	id   int64
+	// origin is the origin the context's document runs with (see
+	// effectiveOrigin).
+	origin string
 }
 
 // contextMethods are the events onContextEvent handles.
@@ -47,6 +50,7 @@ func (t *Tab) onContextEvent(s *cdp.Session, ev cdp.Event) {
 		var e struct {
 			Context struct {
 				ID      int64  `json:"id"`
+				Origin  string `json:"origin"`
 				Name    string `json:"name"`
 				AuxData struct {
 					FrameID   string `json:"frameId"`
@@ -62,9 +66,9 @@ func (t *Tab) onContextEvent(s *cdp.Session, ev cdp.Event) {
 		t.contexts[ctxKey{s, c.ID}] = frame
 		switch {
 		case c.AuxData.IsDefault:
-			t.mainCtx[frame] = mainContext{sess: s, id: c.ID}
+			t.mainCtx[frame] = mainContext{sess: s, id: c.ID, origin: c.Origin}
 		case c.AuxData.Type == "isolated" && c.Name == snapshot.WorldName:
-			t.agentCtx[frame] = mainContext{sess: s, id: c.ID}
+			t.agentCtx[frame] = mainContext{sess: s, id: c.ID, origin: c.Origin}
 		}
 	case "Runtime.executionContextDestroyed":
 		var e struct {

@@ -6,6 +6,7 @@ import (
 
 // The shared test helpers, by their short names.
 var (
+	openTab     = enginetest.OpenTab
 	ctxT        = enginetest.Ctx
 	snap        = enginetest.Snap
 	ref         = enginetest.Ref

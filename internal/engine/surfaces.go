@@ -110,8 +110,10 @@ func (b *Browser) pageKind(t *Tab) (kind, parent string) {
 }
 
 // Surfaces lists every live surface, parent-first: each page root, then the
-// frames in it (depth-first), with the active surface's id. Titles are
-// asked for afresh, as Tabs does.
+// frames in it (depth-first), with the active surface's id; a page root
+// with a parent (a webview guest) comes after its host, wherever the host
+// is in the order pages appeared. Titles are asked for afresh, as Tabs
+// does.
 func (b *Browser) Surfaces(ctx context.Context) (active string, list []Surface) {
 	b.refreshTitles(ctx)
 	b.reclassify(ctx)
@@ -125,7 +127,51 @@ func (b *Browser) Surfaces(ctx context.Context) (active string, list []Surface) 
 			list = append(list, b.describe(f))
 		}
 	}
-	return b.active, list
+	return b.active, parentFirst(list, func(s Surface) (string, string) { return s.ID, s.ParentID })
+}
+
+// parentFirst orders a list so that every item comes after its parent: a
+// depth-first walk from the items whose parent is not in the list, each
+// item's children in the order they were listed, so a list that already
+// is such a walk keeps its order. Items in a parent cycle (which no
+// browser reports) come last, with what is under them, rather than
+// vanish.
+func parentFirst[T any](list []T, key func(T) (id, parent string)) []T {
+	index := make(map[string]int, len(list))
+	for i, x := range list {
+		id, _ := key(x)
+		index[id] = i
+	}
+	kids := map[int][]int{}
+	var roots []int
+	for i, x := range list {
+		_, p := key(x)
+		if j, ok := index[p]; ok && p != "" && j != i {
+			kids[j] = append(kids[j], i)
+		} else {
+			roots = append(roots, i)
+		}
+	}
+	out := make([]T, 0, len(list))
+	done := make([]bool, len(list))
+	var walk func(i int)
+	walk = func(i int) {
+		if done[i] {
+			return
+		}
+		done[i] = true
+		out = append(out, list[i])
+		for _, k := range kids[i] {
+			walk(k)
+		}
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	for i := range list {
+		walk(i)
+	}
+	return out
 }
 
 // Describe returns the descriptor of one live surface.
@@ -150,7 +196,7 @@ func (b *Browser) describe(t *Tab) Surface {
 	defer t.mu.Unlock()
 	if f := t.frames[t.root]; f != nil {
 		s.ParentID = t.surfaceOf(f.parent)
-		s.OriginRelation = originRelation(f, t.frames[f.parent])
+		s.OriginRelation = t.originRelation(f, t.frames[f.parent])
 	}
 	return s
 }
@@ -170,20 +216,38 @@ func (t *Tab) usable() bool {
 	return ok
 }
 
-// originRelation relates a frame's origin to its parent's. Chromium 156
-// reports an opaque origin (sandboxed frames, data: URLs) as "://"; "null"
-// is accepted too. Before a frame's first commit its origin is unknown, and
-// so is the relation.
-func originRelation(f, parent *frame) string {
+// originRelation relates a frame's origin to its parent's, by the origins
+// their documents run with (effectiveOrigin). Chromium 156 reports an
+// opaque origin (sandboxed frames, data: URLs) as "://"; "null" is
+// accepted too. Before a frame's first commit its origin is unknown, and
+// so is the relation. Caller holds t.mu.
+func (t *pageState) originRelation(f, parent *frame) string {
+	o := t.effectiveOrigin(f)
 	switch {
-	case f.origin == "://" || f.origin == "null" || strings.HasPrefix(f.url, "data:"):
+	case o == "://" || o == "null" || strings.HasPrefix(f.url, "data:"):
 		return "opaque"
-	case f.origin == "" || parent == nil || parent.origin == "":
+	case o == "" || parent == nil || t.effectiveOrigin(parent) == "":
 		return ""
-	case f.origin == parent.origin:
+	case o == t.effectiveOrigin(parent):
 		return "same-origin"
 	}
 	return "cross-origin"
+}
+
+// effectiveOrigin is the origin a frame's document runs with. Chromium's
+// frame origin comes from the URL, so an about:blank or about:srcdoc
+// document shows "://" even when it inherits its parent's origin (and
+// with it, same-origin access to it); the document's execution contexts,
+// in the session hosting the frame, carry the real one, still opaque when
+// the frame is sandboxed. Until one appears, the URL's origin stands.
+// Caller holds t.mu.
+func (t *pageState) effectiveOrigin(f *frame) string {
+	for _, c := range []map[string]mainContext{t.mainCtx, t.agentCtx} {
+		if m, ok := c[f.id]; ok && m.sess == f.sess && m.origin != "" {
+			return m.origin
+		}
+	}
+	return f.origin
 }
 
 func (b *Browser) refreshTitles(ctx context.Context) {
@@ -240,8 +304,9 @@ type Window struct {
 	OpenerID string `json:"openerId,omitempty"`
 }
 
-// Windows lists the page roots only: the window-oriented view of the same
-// registry as Surfaces. Window ids are asked for concurrently.
+// Windows lists the page roots only, parent-first: the window-oriented
+// view of the same registry as Surfaces. Window ids are asked for
+// concurrently.
 func (b *Browser) Windows(ctx context.Context) []Window {
 	b.refreshTitles(ctx)
 	b.reclassify(ctx)
@@ -265,7 +330,7 @@ func (b *Browser) Windows(ctx context.Context) []Window {
 		}()
 	}
 	wg.Wait()
-	return out
+	return parentFirst(out, func(w Window) (string, string) { return w.ID, w.ParentID })
 }
 
 // SwitchWindow is Switch restricted to page roots.

@@ -1,10 +1,7 @@
 package engine_test
 
 import (
-	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -497,85 +494,6 @@ func TestSurfaceBrowserStopLeavesNoProcess(t *testing.T) {
 	// The check itself can fail: the test binary's own group runs.
 	if !chromium.GroupRunning(syscall.Getpgrp()) {
 		t.Fatal("GroupRunning does not see this test's own process group")
-	}
-}
-
-// TestSurfaceKindsElectron checks how page kinds follow the transport's
-// knowledge, on a real Chromium whose user agent says Electron (no Electron
-// binary can be installed here): the endpoint alone gives other; a
-// classifier (the Electron main process's metadata, see package electron)
-// gives window, webcontents_view and webview with the host as parent, by
-// target id; pages it does not name stay other and make it ask again.
-func TestSurfaceKindsElectron(t *testing.T) {
-	a := testpages.Start(t, "127.0.0.1")
-	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := engine.Launch(ctxT(t), engine.LaunchOptions{Binary: bin, ProfileDir: filepath.Join(t.TempDir(), "profile"),
-		Args: []string{"--user-agent=Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) my-app/1.0.0 Chrome/156.0.0.0 Electron/40.0.0 Safari/537.36"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close(context.Background()) })
-	if !b.Electron() {
-		t.Fatal("user agent with Electron/ not recognised")
-	}
-	host, _ := b.Tab(ctxT(t), "")
-	if _, err := nav.Navigate(ctxT(t), host, a.Page("frames/top.html")); err != nil {
-		t.Fatal(err)
-	}
-	view, err := b.NewTab(ctxT(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	guest, err := b.NewTab(ctxT(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	kinds := func() map[string]engine.Surface {
-		_, list := b.Surfaces(ctxT(t))
-		m := map[string]engine.Surface{}
-		for _, s := range list {
-			m[s.ID] = s
-		}
-		return m
-	}
-	for _, id := range []string{host.ID, view.ID, guest.ID} {
-		if k := kinds()[id]; k.Kind != engine.KindOther || k.ParentID != "" {
-			t.Fatalf("without the main process, %s must be other: %+v", id, k)
-		}
-	}
-	if k := kinds(); k[host.ID].Kind != engine.KindOther || len(k) < 5 {
-		t.Fatalf("frames of an Electron page are still frames: %+v", k)
-	}
-	calls := 0
-	classify := func(ctx context.Context) (map[string]engine.Classification, error) {
-		calls++
-		return map[string]engine.Classification{
-			host.TargetID:  {Kind: engine.KindWindow},
-			view.TargetID:  {Kind: engine.KindWebContentsView},
-			guest.TargetID: {Kind: engine.KindWebview, ParentTargetID: host.TargetID},
-		}, nil
-	}
-	if err := b.SetClassifier(ctxT(t), classify); err != nil {
-		t.Fatal(err)
-	}
-	k := kinds()
-	if k[host.ID].Kind != engine.KindWindow || k[view.ID].Kind != engine.KindWebContentsView || k[guest.ID].Kind != engine.KindWebview || k[guest.ID].ParentID != host.ID {
-		t.Fatalf("classified kinds: %+v", k)
-	}
-	if !b.Features()["electronClassification"] {
-		t.Error("doctor must report electronClassification once a classifier is set")
-	}
-	// A page the classifier does not know: other, and one more question.
-	before := calls
-	late, err := b.NewTab(ctxT(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if k := kinds(); k[late.ID].Kind != engine.KindOther || calls != before+1 {
-		t.Fatalf("unclassified page: %+v, classifier calls %d → %d", k[late.ID], before, calls)
 	}
 }
 

@@ -251,7 +251,7 @@ func (x *Executor) remember(c *call, out any) {
 	if in == nil {
 		return
 	}
-	c.client.Remember(snap.Surface, sessions.Snapshot{Options: *in, Text: body(snap.Snapshot.Text)})
+	c.client.Remember(snap.SurfaceID, sessions.Snapshot{Options: *in, Text: body(snap.Snapshot.Text)})
 }
 
 // failed gives a refusal before the run its operation.

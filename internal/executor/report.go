@@ -128,7 +128,7 @@ func (x *Executor) snapshot(ctx context.Context, c *call, in ops.SnapshotIn) (*o
 		return nil, Classify(err, ops.Read)
 	}
 	snap := out.(*ops.SnapshotOut)
-	c.client.Remember(snap.Surface, sessions.Snapshot{Options: in, Text: body(snap.Snapshot.Text)})
+	c.client.Remember(snap.SurfaceID, sessions.Snapshot{Options: in, Text: body(snap.Snapshot.Text)})
 	return snap, nil
 }
 

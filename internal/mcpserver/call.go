@@ -21,6 +21,11 @@ func (s *Server) handler(t *tool) mcp.ToolHandler {
 		start := time.Now()
 		res, err := s.call(ctx, t, req.Params.Arguments)
 		if err != nil {
+			// A call refused before its operation was picked is still
+			// about this tool: its hint names the tool's schema.
+			if e, ok := apitype.As(err); ok && e.Op == "" {
+				e.Op = t.members[0].op.Name
+			}
 			res = s.errorResult(err)
 		}
 		return withMeta(res, start), nil

@@ -2,9 +2,7 @@ package ops
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
@@ -25,18 +23,6 @@ type SnapshotIn struct {
 	// BackendIDs adds each ref's DOM backendNodeId (the CLI asks for it
 	// with --json).
 	BackendIDs bool `json:"backend_ids,omitempty" mcp:"-" cli:"set by --json"`
-}
-
-// SnapshotOut is a snapshot.
-type SnapshotOut struct{ capture.Snapshot }
-
-// Text is the snapshot text; a cut one says how to see the rest.
-func (o *SnapshotOut) Text() string {
-	t := strings.TrimSuffix(o.Snapshot.Text, "\n")
-	if o.Truncated {
-		t += "\n(the rest: narrow with --scope TARGET, --viewport, -i or --depth N, or raise --max-chars)"
-	}
-	return t
 }
 
 // Validate checks the numbers and the scope.
@@ -86,30 +72,6 @@ func (in *ClickIn) Validate() error {
 		in.mods = c.Modifiers
 	}
 	return nil
-}
-
-// ActOut reports an action.
-type ActOut action.Result
-
-// Text is terse: what happened and to which ref.
-func (o *ActOut) Text() string {
-	var b strings.Builder
-	switch {
-	case o.Note != "":
-		b.WriteString(o.Note)
-	case !o.Executed:
-		b.WriteString("not executed")
-	default:
-		b.WriteString("ok")
-	}
-	if o.Ref != "" {
-		b.WriteString(" ")
-		b.WriteString(o.Ref)
-	}
-	if o.Value != nil {
-		fmt.Fprintf(&b, ": %v", o.Value)
-	}
-	return b.String()
 }
 
 // FillIn is the input of fill.
@@ -245,7 +207,7 @@ func act(r *action.Result, err error) (*ActOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	return (*ActOut)(r), nil
+	return actOut(r), nil
 }
 
 func actOps() []*Op {
@@ -281,7 +243,7 @@ func actOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				return &SnapshotOut{*s}, nil
+				return snapshotOut(s), nil
 			}).mcp(Tool{Name: "browser_snapshot", Core: true, Defaults: map[string]any{"max_chars": 40000}, Desc: "The page as a tree of roles and names, frames included, with [ref=eN] on every line an agent can act on."}),
 		define("click", "click an element (trusted mouse input at its centre)", Write, actTimeout, click(1)).mcp(Tool{Name: "browser_click", Core: true, Select: "double", Value: false, Default: true, Desc: "Click an element (trusted mouse input) by ref or locator; reports what changed."}),
 		define("dblclick", "double-click an element", Write, actTimeout, click(2)).mcp(Tool{Name: "browser_click", Select: "double", Value: true}),

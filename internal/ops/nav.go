@@ -2,11 +2,10 @@ package ops
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // OpenIn is the input of open.
@@ -25,43 +24,8 @@ func (in *OpenIn) Validate() error {
 	return nil
 }
 
-// NavOut reports where a tab is after a navigation.
-type NavOut nav.Result
-
-// Text is "s1 Title <url>".
-func (o *NavOut) Text() string {
-	s := fmt.Sprintf("%s %q %s", o.Surface, o.Title, o.URL)
-	if !o.Loaded {
-		s += " (still loading)"
-	}
-	return s
-}
-
 // NoIn is the input of operations without arguments.
 type NoIn struct{}
-
-// TabsOut lists tabs.
-type TabsOut struct {
-	Active string           `json:"active"`
-	Tabs   []engine.TabInfo `json:"tabs"`
-}
-
-// Text is one line a tab, the active one starred.
-func (o *TabsOut) Text() string {
-	var b strings.Builder
-	for _, t := range o.Tabs {
-		mark := " "
-		if t.Active {
-			mark = "*"
-		}
-		fmt.Fprintf(&b, "%s %s %q %s", mark, t.ID, t.Title, t.URL)
-		if t.Opener != "" {
-			fmt.Fprintf(&b, " (opened by %s)", t.Opener)
-		}
-		b.WriteByte('\n')
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
 
 // TabIDIn names a tab.
 type TabIDIn struct {
@@ -96,20 +60,6 @@ func (in *TabNewIn) Validate() error {
 	return err
 }
 
-// TabOut reports one tab.
-type TabOut struct {
-	engine.TabInfo
-	Closed bool `json:"closed,omitempty"`
-}
-
-// Text is the tab's line.
-func (o *TabOut) Text() string {
-	if o.Closed {
-		return "closed " + o.ID
-	}
-	return fmt.Sprintf("%s %q %s", o.ID, o.Title, o.URL)
-}
-
 func navOps() []*Op {
 	return []*Op{
 		define("open", "open a URL in the active tab (or a new one) and wait for it to load", Write, navTimeout,
@@ -133,7 +83,7 @@ func navOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				return (*NavOut)(r), nil
+				return navOut(r), nil
 			}).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Core: true, Select: "action", Value: "", Default: true, Desc: "Open a URL (in a new tab with new_tab), or go back, forward or reload, and wait for the load; returns the page's snapshot."}),
 		define("back", "go back in the active tab's history", Write, navTimeout,
 			func(ctx context.Context, env Env, _ *NoIn) (*NavOut, error) { return history(ctx, env, -1) }).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Select: "action", Value: "back"}),
@@ -149,7 +99,7 @@ func navOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				return (*NavOut)(r), nil
+				return navOut(r), nil
 			}).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Select: "action", Value: "reload"}),
 		define("tabs", "list the session's tabs", Read, actTimeout,
 			func(ctx context.Context, env Env, _ *NoIn) (*TabsOut, error) {
@@ -158,7 +108,7 @@ func navOps() []*Op {
 					return nil, err
 				}
 				cur := env.Current()
-				tabs := b.Tabs(ctx)
+				tabs := mapSlice(b.Tabs(ctx), tabOf)
 				for i := range tabs {
 					tabs[i].Active = tabs[i].ID == cur
 				}
@@ -175,7 +125,7 @@ func navOps() []*Op {
 					return nil, err
 				}
 				env.SetCurrent(tab.ID)
-				out := &TabOut{TabInfo: engine.TabInfo{ID: tab.ID, URL: tab.URL(), Active: true}}
+				out := &TabOut{Tab: wire.Tab{ID: tab.ID, URL: tab.URL(), Active: true}}
 				if in.URL != "" {
 					r, err := nav.Navigate(ctx, tab, in.URL)
 					if err != nil {
@@ -201,7 +151,7 @@ func navOps() []*Op {
 				if err := b.CloseTab(ctx, in.ID); err != nil {
 					return nil, err
 				}
-				return &TabOut{TabInfo: engine.TabInfo{ID: in.ID}, Closed: true}, nil
+				return &TabOut{Tab: wire.Tab{ID: in.ID}, Closed: true}, nil
 			}).as(ActClose).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "close"}).mcp(Tool{Name: "browser_close", Default: true, Select: "session", Value: false, Desc: "Close a tab (default: the current one), or the whole session with session: true."}),
 		define("tab activate", "bring a tab to the front and act on it from now on", Write, actTimeout,
 			func(ctx context.Context, env Env, in *TabIDIn) (*TabOut, error) {
@@ -214,7 +164,7 @@ func navOps() []*Op {
 					return nil, err
 				}
 				env.SetCurrent(tab.ID)
-				return &TabOut{TabInfo: engine.TabInfo{ID: tab.ID, Title: tab.Title(), URL: tab.URL(), Active: true}}, nil
+				return &TabOut{Tab: wire.Tab{ID: tab.ID, Title: tab.Title(), URL: tab.URL(), Active: true}}, nil
 			}).as(ActTarget).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "select"}),
 	}
 }
@@ -228,5 +178,5 @@ func history(ctx context.Context, env Env, delta int) (*NavOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	return (*NavOut)(r), nil
+	return navOut(r), nil
 }

@@ -2,10 +2,7 @@ package ops
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
-	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 )
 
@@ -34,74 +31,11 @@ func (in *QueryIn) Validate() error {
 	return checkTarget("frame_of", in.FrameOf, false)
 }
 
-// QueryOut lists matches.
-type QueryOut capture.QueryResult
-
-// Text is the count, then one line a match.
-func (o *QueryOut) Text() string {
-	var b strings.Builder
-	switch o.Count {
-	case 0:
-		b.WriteString("no match")
-	case 1:
-		b.WriteString("1 match")
-	default:
-		fmt.Fprintf(&b, "%d matches (ambiguous: pick one by its ref)", o.Count)
-	}
-	for _, m := range o.Matches {
-		b.WriteString("\n- " + m.Role)
-		if m.Name != "" {
-			fmt.Fprintf(&b, " %q", m.Name)
-		}
-		if m.States != "" {
-			b.WriteString(" [" + strings.ReplaceAll(m.States, " ", "] [") + "]")
-		}
-		if m.Ref != "" {
-			b.WriteString(" [ref=" + m.Ref + "]")
-		}
-		if m.Text != "" && m.Text != m.Name {
-			fmt.Fprintf(&b, ": %s", m.Text)
-		}
-	}
-	if n := o.Count - len(o.Matches); n > 0 {
-		fmt.Fprintf(&b, "\n… %d more", n)
-	}
-	return b.String()
-}
-
 // DownloadsIn is the input of downloads.
 type DownloadsIn struct {
 	Wait bool `json:"wait,omitempty" flag:"wait" help:"return the next finished download not returned before, waiting for one if none has finished"`
 	// Timeout bounds the wait (default: the operation's 30 s).
 	Timeout Millis `json:"timeout_ms,omitempty" cli:"the global --timeout bounds the call" help:"how long to wait (default 30s; the CLI bounds it with the global --timeout)" mcphelp:"how long to wait, in milliseconds (default 30000)"`
-}
-
-// DownloadsOut lists downloads, and the one waited for.
-type DownloadsOut struct {
-	Finished  *engine.Download  `json:"finished,omitempty"`
-	Downloads []engine.Download `json:"downloads"`
-}
-
-// Text is one line a download (or the one waited for).
-func (o *DownloadsOut) Text() string {
-	line := func(d engine.Download) string {
-		s := fmt.Sprintf("[%s] %s %s %d bytes", orDash(d.SurfaceID), d.State, d.Filename, d.Bytes)
-		if d.Path != "" {
-			s += " → " + d.Path
-		}
-		return s
-	}
-	if o.Finished != nil {
-		return line(*o.Finished)
-	}
-	if len(o.Downloads) == 0 {
-		return "no downloads"
-	}
-	var ls []string
-	for _, d := range o.Downloads {
-		ls = append(ls, line(d))
-	}
-	return strings.Join(ls, "\n")
 }
 
 func findOps() []*Op {
@@ -117,7 +51,7 @@ func findOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				return (*QueryOut)(r), nil
+				return queryOut(r), nil
 			}).mcp(Tool{Name: "browser_query", Core: true, Desc: "Find elements by role, name or text (in a container or a ref's frame); lists each match with its ref and says when ambiguous."}),
 		define("downloads", "list the session's downloads, or wait for one to finish", Read, navTimeout,
 			func(ctx context.Context, env Env, in *DownloadsIn) (*DownloadsOut, error) {
@@ -132,13 +66,18 @@ func findOps() []*Op {
 					defer cancel()
 				}
 				if in.Wait {
-					if out.Finished, err = b.WaitDownload(ctx); err != nil {
+					d, err := b.WaitDownload(ctx)
+					if err != nil {
 						return nil, err
 					}
+					w := download(*d)
+					out.Finished = &w
 				}
-				if out.Downloads, err = b.Downloads(); err != nil {
+				ds, err := b.Downloads()
+				if err != nil {
 					return nil, err
 				}
+				out.Downloads = mapSlice(ds, download)
 				return out, nil
 			}).mcp(Tool{Name: "browser_download", Desc: "List downloads, or wait for one to finish; files land in the session's files/downloads."}),
 	}

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 )
@@ -19,16 +17,6 @@ type TextIn struct {
 
 // Validate checks the optional ref.
 func (in *TextIn) Validate() error { return checkTarget("ref", in.Target, false) }
-
-// ValueOut is a read value.
-type ValueOut struct {
-	Ref     string `json:"ref,omitempty"`
-	Value   string `json:"value"`
-	Present *bool  `json:"present,omitempty"` // attr only: whether the attribute exists
-}
-
-// Text is the value itself.
-func (o *ValueOut) Text() string { return o.Value }
 
 // AttrIn is the input of attr.
 type AttrIn struct {
@@ -44,43 +32,6 @@ func (in *AttrIn) Validate() error {
 	return checkTarget("ref", in.Target, true)
 }
 
-// BoxOut is an element's box.
-type BoxOut action.ElementBox
-
-// Text is "x y width height".
-func (o *BoxOut) Text() string {
-	return fmt.Sprintf("x=%g y=%g width=%g height=%g", o.X, o.Y, o.Width, o.Height)
-}
-
-// StateOut is an element's state.
-type StateOut action.ElementState
-
-// Text lists the state words.
-func (o *StateOut) Text() string {
-	w := []string{o.Role}
-	add := func(b bool, yes, no string) {
-		if b {
-			w = append(w, yes)
-		} else if no != "" {
-			w = append(w, no)
-		}
-	}
-	add(o.Visible, "visible", "hidden")
-	add(o.Enabled, "enabled", "disabled")
-	add(o.Editable, "editable", "")
-	switch o.Checked {
-	case true:
-		w = append(w, "checked")
-	case false:
-		w = append(w, "unchecked")
-	case "mixed":
-		w = append(w, "mixed")
-	}
-	add(o.Focused, "focused", "")
-	add(o.InViewport, "in-viewport", "")
-	return strings.Join(w, " ")
-}
-
 // EvalIn is the input of eval.
 type EvalIn struct {
 	JS string `json:"expression" arg:"JS" help:"a JavaScript expression; promises are awaited"`
@@ -93,14 +44,6 @@ func (in *EvalIn) Validate() error {
 	}
 	return nil
 }
-
-// EvalOut is the expression's JSON value.
-type EvalOut struct {
-	Value jsonv2.Value `json:"value"`
-}
-
-// Text is the JSON value.
-func (o *EvalOut) Text() string { return string(o.Value) }
 
 // WaitIn is the input of wait.
 type WaitIn struct {
@@ -138,12 +81,6 @@ func (in *WaitIn) Validate() error {
 	return checkTarget("ref", in.Target, false)
 }
 
-// WaitOut reports a met condition.
-type WaitOut nav.WaitResult
-
-// Text says what was seen and how long it took.
-func (o *WaitOut) Text() string { return fmt.Sprintf("ok %s after %s", o.Matched, o.Waited) }
-
 // ScreenshotIn is the input of screenshot.
 type ScreenshotIn struct {
 	Target string `json:"ref,omitempty" arg:"[TARGET]" help:"element to capture; without it, the viewport"`
@@ -163,16 +100,6 @@ func (in *ScreenshotIn) Validate() error {
 	}
 	return checkTarget("ref", in.Target, false)
 }
-
-// ScreenshotOut names the PNG written.
-type ScreenshotOut struct {
-	Path  string `json:"path"`
-	Bytes int    `json:"bytes"`
-	PNG   []byte `json:"png,omitempty"`
-}
-
-// Text is the file's path.
-func (o *ScreenshotOut) Text() string { return o.Path }
 
 func readOps() []*Op {
 	read := func(what string) func(ctx context.Context, env Env, in *TargetIn) (*ValueOut, error) {
@@ -223,7 +150,10 @@ func readOps() []*Op {
 					return nil, err
 				}
 				b, err := action.Box(ctx, tab, in.Target)
-				return (*BoxOut)(b), err
+				if err != nil {
+					return nil, err
+				}
+				return boxOut(b), nil
 			}).mcp(Tool{Name: "browser_read", Select: "what", Value: "box"}),
 		define("state", "print an element's role and state (visible, enabled, checked, …)", Read, actTimeout,
 			func(ctx context.Context, env Env, in *TargetIn) (*StateOut, error) {
@@ -232,7 +162,10 @@ func readOps() []*Op {
 					return nil, err
 				}
 				s, err := action.State(ctx, tab, in.Target)
-				return (*StateOut)(s), err
+				if err != nil {
+					return nil, err
+				}
+				return stateOut(s), nil
 			}).mcp(Tool{Name: "browser_read", Select: "what", Value: "state"}),
 		define("eval", "evaluate JavaScript in the page and print its JSON value", Write, actTimeout,
 			func(ctx context.Context, env Env, in *EvalIn) (*EvalOut, error) {
@@ -244,7 +177,7 @@ func readOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				return &EvalOut{Value: v}, nil
+				return evalOut(v), nil
 			}).as(ActEval).mcp(Tool{Name: "browser_eval", Gate: "eval", Desc: "Evaluate JavaScript in the page and return its JSON value; reports what changed."}),
 		define("wait", "wait (bounded, default 3s) for text, an element, a URL or the load event", Read, maxWait+5*time.Second,
 			func(ctx context.Context, env Env, in *WaitIn) (*WaitOut, error) {
@@ -255,7 +188,10 @@ func readOps() []*Op {
 				ctx, cancel := context.WithTimeout(ctx, in.timeout)
 				defer cancel()
 				r, err := nav.Wait(ctx, tab, nav.WaitOptions{Text: in.Text, Ref: in.Target, URL: in.URL, Load: in.Load})
-				return (*WaitOut)(r), err
+				if err != nil {
+					return nil, err
+				}
+				return waitOut(r), nil
 			}).mcp(Tool{Name: "browser_wait", Core: true, Desc: "Wait (default 3 s, at most 60 s) for a text, an element, a URL or the load event."}),
 		define("screenshot", "capture a PNG of the viewport, the full page or an element", Read, actTimeout,
 			func(ctx context.Context, env Env, in *ScreenshotIn) (*ScreenshotOut, error) {

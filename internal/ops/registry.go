@@ -223,6 +223,28 @@ func (r *Registry) add(o *Op) {
 	r.ops[o.Name] = o
 }
 
+// Define makes an operation from a typed handler, for registries other
+// than loupe's own (NewRegistry): tests that drive the executor and the
+// local API without a browser, and extensions. Its action class is
+// ActRead for a read and ActInput for a write; set Action, NoBrowser,
+// Group and Tools on the result as needed. The handler gets a pointer to
+// a decoded, validated In and must return a non-nil *Out or an error.
+func Define[In, Out any](name, summary string, kind Kind, timeout time.Duration, run func(ctx context.Context, env Env, in *In) (*Out, error)) *Op {
+	return define(name, summary, kind, timeout, run)
+}
+
+// NewRegistry returns a registry of exactly these operations (New is
+// loupe's own). It exists so the executor can run a registry of fake
+// operations in tests, where no operation may start a browser. A
+// duplicate name panics, as in New.
+func NewRegistry(ops ...*Op) *Registry {
+	r := &Registry{ops: map[string]*Op{}}
+	for _, o := range ops {
+		r.add(o)
+	}
+	return r
+}
+
 // define makes an Op from a typed handler.
 func define[In, Out any](name, summary string, kind Kind, timeout time.Duration, run func(ctx context.Context, env Env, in *In) (*Out, error)) *Op {
 	action := ActRead

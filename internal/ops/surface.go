@@ -2,69 +2,9 @@ package ops
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/loupe-dev/loupe/internal/engine"
 )
-
-// SurfacesOut lists surfaces. Its JSON is exactly the design's:
-// {"active_surface_id": …, "surfaces": [descriptor…]}.
-type SurfacesOut struct {
-	ActiveSurfaceID string           `json:"active_surface_id"`
-	Surfaces        []engine.Surface `json:"surfaces"`
-}
-
-// Text is one line a surface, indented under its parent, the active one
-// starred.
-func (o *SurfacesOut) Text() string {
-	depth := map[string]int{}
-	var b strings.Builder
-	for _, s := range o.Surfaces {
-		d := 0
-		if s.ParentID != "" {
-			d = depth[s.ParentID] + 1
-		}
-		depth[s.ID] = d
-		b.WriteString(surfaceLine(s, strings.Repeat("  ", d)))
-		b.WriteByte('\n')
-	}
-	if len(o.Surfaces) == 0 {
-		return "no surfaces (open a page with `loupe open URL`)"
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func surfaceLine(s engine.Surface, indent string) string {
-	mark := " "
-	if s.Active {
-		mark = "*"
-	}
-	line := fmt.Sprintf("%s %s%s %s", mark, indent, s.ID, s.Kind)
-	if s.OriginRelation != "" {
-		line += " " + s.OriginRelation
-	}
-	if s.Title != "" {
-		line += fmt.Sprintf(" %q", s.Title)
-	}
-	if s.URL != "" {
-		line += " " + s.URL
-	}
-	c := s.Capabilities
-	if !c.Snapshot || !c.Interaction || !c.RendererEval {
-		var no []string
-		for _, x := range []struct {
-			ok   bool
-			name string
-		}{{c.Snapshot, "snapshot"}, {c.Interaction, "interaction"}, {c.RendererEval, "eval"}} {
-			if !x.ok {
-				no = append(no, x.name)
-			}
-		}
-		line += " (no " + strings.Join(no, ", ") + ")"
-	}
-	return line
-}
 
 // SurfaceIDIn names a surface.
 type SurfaceIDIn struct {
@@ -79,53 +19,6 @@ func (in *SurfaceIDIn) Validate() error {
 	return nil
 }
 
-// SurfaceOut is one surface's descriptor.
-type SurfaceOut engine.Surface
-
-// Text is the surface's line.
-func (o *SurfaceOut) Text() string { return surfaceLine(engine.Surface(*o), "") }
-
-// WindowsOut lists the page roots.
-type WindowsOut struct {
-	ActiveSurfaceID string          `json:"active_surface_id"`
-	Windows         []engine.Window `json:"windows"`
-}
-
-// Text is one line a page root.
-func (o *WindowsOut) Text() string {
-	if len(o.Windows) == 0 {
-		return "no windows"
-	}
-	var b strings.Builder
-	for _, w := range o.Windows {
-		b.WriteString(surfaceLine(w.Surface, ""))
-		if w.WindowID != 0 {
-			fmt.Fprintf(&b, " [window %d]", w.WindowID)
-		}
-		if w.OpenerID != "" {
-			fmt.Fprintf(&b, " (opened by %s)", w.OpenerID)
-		}
-		b.WriteByte('\n')
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// StatusOut is the session's status.
-type StatusOut engine.Status
-
-// Text is one line.
-func (o *StatusOut) Text() string {
-	return fmt.Sprintf("active %s %s; pages %s; %d dialogs, %d downloads so far",
-		orNone(o.Active), o.URL, strings.Join(o.Pages, " "), o.Dialogs, o.Downloads)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
-}
-
 func surfaceOps() []*Op {
 	browser := func(ctx context.Context, env Env) (*engine.Browser, error) { return env.Browser(ctx) }
 	return []*Op{
@@ -135,12 +28,12 @@ func surfaceOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				s := StatusOut(b.Status())
+				s := statusOut(b.Status())
 				s.Active, s.URL = env.Current(), ""
 				if t, err := b.Tab(ctx, s.Active); s.Active != "" && err == nil {
 					s.URL = t.URL()
 				}
-				return &s, nil
+				return s, nil
 			}).mcp(Tool{Name: "browser_status", Desc: "Your current surface, its URL, the page roots and the dialog and download counts."}),
 		define("surfaces", "list every surface: tabs, windows, webviews and frames, parent-first", Read, actTimeout,
 			func(ctx context.Context, env Env, _ *NoIn) (*SurfacesOut, error) {
@@ -148,7 +41,8 @@ func surfaceOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				_, list := b.Surfaces(ctx)
+				_, all := b.Surfaces(ctx)
+				list := mapSlice(all, surfaceOf)
 				cur := env.Current()
 				for i := range list {
 					list[i].Active = list[i].ID == cur
@@ -166,7 +60,7 @@ func surfaceOps() []*Op {
 					return nil, err
 				}
 				env.SetCurrent(t.ID)
-				d := SurfaceOut(t.Describe())
+				d := SurfaceOut(surfaceOf(t.Describe()))
 				d.Active = true
 				return &d, nil
 			}).as(ActTarget).mcp(Tool{Name: "browser_switch_surface", Desc: "Make a surface (a tab or a frame) the target of your later calls."}),
@@ -177,7 +71,7 @@ func surfaceOps() []*Op {
 					return nil, err
 				}
 				cur := env.Current()
-				ws := b.Windows(ctx)
+				ws := mapSlice(b.Windows(ctx), windowOf)
 				for i := range ws {
 					ws[i].Active = ws[i].ID == cur
 				}
@@ -194,7 +88,7 @@ func surfaceOps() []*Op {
 					return nil, err
 				}
 				env.SetCurrent(t.ID)
-				d := SurfaceOut(t.Describe())
+				d := SurfaceOut(surfaceOf(t.Describe()))
 				d.Active = true
 				return &d, nil
 			}).as(ActTarget).mcp(Tool{Name: "browser_switch_window", Desc: "Make a page root (not a frame) the target of your later calls."}),

@@ -8,6 +8,7 @@ package nav
 import (
 	"context"
 	"errors"
+	"time"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -27,6 +28,9 @@ type Result struct {
 	// not fired when the deadline came (a slow subresource, say).
 	Loaded bool `json:"loaded"`
 }
+
+// sameDocWait bounds the wait for a same-document navigation's event.
+const sameDocWait = 2 * time.Second
 
 // navWatch follows the main frame's navigation events from before a
 // navigation starts, so none is missed.
@@ -131,6 +135,14 @@ func Navigate(ctx context.Context, t *engine.Tab, url string) (*Result, error) {
 		if loaded, err = w.load(ctx, string(res.LoaderID)); err != nil {
 			return nil, err
 		}
+	} else {
+		// A navigation within the document (a #fragment) has no load: its
+		// navigatedWithinDocument event says where the page is, and may
+		// trail the reply. Bounded: the page need not report one (the
+		// same URL again).
+		cctx, cancel := context.WithTimeout(ctx, sameDocWait)
+		_, _, _ = w.commit(cctx)
+		cancel()
 	}
 	return navResult(ctx, t, loaded), nil
 }

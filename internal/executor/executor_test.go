@@ -1,0 +1,131 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/ops"
+)
+
+// trace records the stages a call went through, in order.
+type trace struct {
+	steps []string
+	fail  map[string]error // stage → its refusal
+}
+
+func (tr *trace) step(name string) error {
+	tr.steps = append(tr.steps, name)
+	return tr.fail[name]
+}
+
+func (tr *trace) Allow(_ context.Context, w Write) error { return tr.step("policy:" + w.Op) }
+func (tr *trace) Check(_ context.Context, w Write) error { return tr.step("gate:" + w.Op) }
+func (tr *trace) Reserve(_ context.Context, w Write) error {
+	return tr.step("reserve:" + w.Op)
+}
+func (tr *trace) Settle(_ context.Context, w Write, err error) {
+	outcome := "executed"
+	if err != nil {
+		outcome = "failed"
+	}
+	tr.step("settle:" + w.Op + ":" + outcome)
+}
+
+type nothing struct{}
+
+// fakeExecutor runs fake operations that never start a browser.
+func fakeExecutor(t *testing.T, tr *trace) *Executor {
+	t.Helper()
+	run := func(name string, err error) func(ctx context.Context, env ops.Env, _ *nothing) (*nothing, error) {
+		return func(ctx context.Context, env ops.Env, _ *nothing) (*nothing, error) {
+			tr.step("run:" + name)
+			if name == "slow" {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return &nothing{}, err
+		}
+	}
+	mk := func(name string, kind ops.Kind, err error) *ops.Op {
+		o := ops.Define(name, name, kind, time.Second, run(name, err))
+		o.NoBrowser = true
+		return o
+	}
+	reg := ops.NewRegistry(
+		mk("look", ops.Read, nil), mk("poke", ops.Write, nil), mk("break", ops.Write, errors.New("boom")),
+		mk("slow", ops.Write, nil),
+	)
+	return New(Config{Home: t.TempDir(), Chromium: "/nonexistent", Registry: reg, Policy: tr, Gate: tr, Ledger: tr})
+}
+
+// A write passes policy, then the gate, then the ledger's reservation,
+// runs and is settled; a read passes none of them.
+func TestPipelineOrder(t *testing.T) {
+	tr := &trace{}
+	x := fakeExecutor(t, tr)
+	if _, err := x.Do(context.Background(), Request{Op: "poke"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Do(context.Background(), Request{Op: "look"}); err != nil {
+		t.Fatal(err)
+	}
+	want := "policy:poke gate:poke reserve:poke run:poke settle:poke:executed run:look"
+	if got := strings.Join(tr.steps, " "); got != want {
+		t.Errorf("stages:\n got %s\nwant %s", got, want)
+	}
+}
+
+// A refusal at any stage stops the write there: nothing later runs, and
+// the refusal reaches the caller as it was, naming the operation.
+func TestPipelineRefusals(t *testing.T) {
+	for stage, want := range map[string]string{
+		"policy:poke":  "policy:poke",
+		"gate:poke":    "policy:poke gate:poke",
+		"reserve:poke": "policy:poke gate:poke reserve:poke",
+	} {
+		refusal := apitype.Errorf(apitype.Denied, "no")
+		tr := &trace{fail: map[string]error{stage: refusal}}
+		_, err := fakeExecutor(t, tr).Do(context.Background(), Request{Op: "poke"})
+		e, ok := apitype.As(err)
+		if !ok || e.Code != apitype.Denied || !e.NotExecuted || e.Op != "poke" {
+			t.Errorf("refused at %s: %v", stage, err)
+		}
+		if got := strings.Join(tr.steps, " "); got != want {
+			t.Errorf("refused at %s: stages %s, want %s", stage, got, want)
+		}
+	}
+}
+
+// A write that fails after it ran is settled as failed and is not
+// "not executed"; a deadline is TIMEOUT with the deadline that ran out.
+func TestPipelineFailures(t *testing.T) {
+	tr := &trace{}
+	x := fakeExecutor(t, tr)
+	_, err := x.Do(context.Background(), Request{Op: "break"})
+	e, ok := apitype.As(err)
+	if !ok || e.Code != apitype.Internal || e.NotExecuted || e.Op != "break" {
+		t.Errorf("failed write: %+v", err)
+	}
+	if !strings.Contains(strings.Join(tr.steps, " "), "settle:break:failed") {
+		t.Errorf("the failed write was not settled: %v", tr.steps)
+	}
+	_, err = x.Do(context.Background(), Request{Op: "slow", Timeout: 30 * time.Millisecond})
+	if e, ok := apitype.As(err); !ok || e.Code != apitype.Timeout || e.TimeoutMS != 30 || e.NotExecuted {
+		t.Errorf("deadline: %+v", err)
+	}
+	// Bad input stops before every stage.
+	tr.steps = nil
+	if _, err := x.Do(context.Background(), Request{Op: "poke", Input: []byte(`{"x":1}`)}); err == nil {
+		t.Error("an unknown field was accepted")
+	}
+	if _, err := x.Do(context.Background(), Request{Op: "nope"}); err == nil {
+		t.Error("an unknown op was accepted")
+	}
+	if len(tr.steps) != 0 {
+		t.Errorf("bad input went through %v", tr.steps)
+	}
+}

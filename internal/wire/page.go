@@ -1,0 +1,248 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// RefInfo describes one ref of a snapshot.
+type RefInfo struct {
+	Ref           string `json:"ref"`
+	FrameID       string `json:"frameId,omitempty"` // omitted for the top document
+	BackendNodeID int64  `json:"backendNodeId,omitempty"`
+	Role          string `json:"role"`
+	Name          string `json:"name"`
+	// Control: something to operate (the interactive view keeps these),
+	// not only a line of text or structure.
+	Control bool `json:"control,omitempty"`
+}
+
+// Snapshot is a rendered snapshot of one surface.
+type Snapshot struct {
+	SurfaceID string    `json:"surface_id"`
+	URL       string    `json:"url"`
+	Title     string    `json:"title"`
+	Scope     string    `json:"scope,omitempty"` // the ref of the subtree shown, when scoped
+	Text      string    `json:"text"`
+	Refs      []RefInfo `json:"refs"`
+	Nodes     int       `json:"nodes"`
+	Frames    int       `json:"frames"`
+	// Chars and Tokens are the size of Text (tokens estimated as
+	// chars/4).
+	Chars     int  `json:"chars"`
+	Tokens    int  `json:"tokens"`
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// SnapshotOut is the output of snapshot. The snapshot is embedded (its
+// fields are the JSON object's) so that the type can have a Text method
+// beside the snapshot's Text field.
+type SnapshotOut struct{ Snapshot }
+
+// Text is the snapshot text; a cut one says how to see the rest.
+func (o *SnapshotOut) Text() string {
+	t := strings.TrimSuffix(o.Snapshot.Text, "\n")
+	if o.Truncated {
+		t += "\n(the rest: narrow with --scope TARGET, --viewport, -i or --depth N, or raise --max-chars)"
+	}
+	return t
+}
+
+// ActOut reports an action (click, fill, type, press, …).
+type ActOut struct {
+	Surface  string `json:"surface"`
+	Ref      string `json:"ref,omitempty"`
+	Executed bool   `json:"executed"`
+	// Value is the field's value after fill or type, the chosen values
+	// after select.
+	Value any     `json:"value,omitempty"`
+	Note  string  `json:"note,omitempty"`
+	URL   string  `json:"url"`
+	X     float64 `json:"x,omitempty"`
+	Y     float64 `json:"y,omitempty"`
+}
+
+// Text is terse: what happened and to which ref.
+func (o *ActOut) Text() string {
+	var b strings.Builder
+	switch {
+	case o.Note != "":
+		b.WriteString(o.Note)
+	case !o.Executed:
+		b.WriteString("not executed")
+	default:
+		b.WriteString("ok")
+	}
+	if o.Ref != "" {
+		b.WriteString(" ")
+		b.WriteString(o.Ref)
+	}
+	if o.Value != nil {
+		fmt.Fprintf(&b, ": %v", o.Value)
+	}
+	return b.String()
+}
+
+// NavOut reports where a surface is after a navigation.
+type NavOut struct {
+	Surface string `json:"surface"`
+	URL     string `json:"url"`
+	Title   string `json:"title"`
+	// Loaded is false when the document committed but its load event had
+	// not fired when the deadline came.
+	Loaded bool `json:"loaded"`
+}
+
+// Text is "s1 Title <url>".
+func (o *NavOut) Text() string {
+	s := fmt.Sprintf("%s %q %s", o.Surface, o.Title, o.URL)
+	if !o.Loaded {
+		s += " (still loading)"
+	}
+	return s
+}
+
+// WaitOut reports a met condition.
+type WaitOut struct {
+	Surface string `json:"surface"`
+	Matched string `json:"matched"`
+	URL     string `json:"url"`
+	Waited  string `json:"waited"`
+}
+
+// Text says what was seen and how long it took.
+func (o *WaitOut) Text() string { return fmt.Sprintf("ok %s after %s", o.Matched, o.Waited) }
+
+// QueryMatch is one element a query found.
+type QueryMatch struct {
+	Ref     string `json:"ref,omitempty"` // empty for nodes that take no action (a paragraph)
+	Role    string `json:"role"`
+	Name    string `json:"name,omitempty"`
+	States  string `json:"states,omitempty"`
+	FrameID string `json:"frameId,omitempty"` // omitted for the top document
+	Text    string `json:"text,omitempty"`    // the start of its text, when a text was asked for
+}
+
+// QueryOut lists what a query found.
+type QueryOut struct {
+	SurfaceID string       `json:"surface_id"`
+	Count     int          `json:"count"`
+	Ambiguous bool         `json:"ambiguous"` // more than one match
+	Matches   []QueryMatch `json:"matches"`
+}
+
+// Text is the count, then one line a match.
+func (o *QueryOut) Text() string {
+	var b strings.Builder
+	switch o.Count {
+	case 0:
+		b.WriteString("no match")
+	case 1:
+		b.WriteString("1 match")
+	default:
+		fmt.Fprintf(&b, "%d matches (ambiguous: pick one by its ref)", o.Count)
+	}
+	for _, m := range o.Matches {
+		b.WriteString("\n- " + m.Role)
+		if m.Name != "" {
+			fmt.Fprintf(&b, " %q", m.Name)
+		}
+		if m.States != "" {
+			b.WriteString(" [" + strings.ReplaceAll(m.States, " ", "] [") + "]")
+		}
+		if m.Ref != "" {
+			b.WriteString(" [ref=" + m.Ref + "]")
+		}
+		if m.Text != "" && m.Text != m.Name {
+			fmt.Fprintf(&b, ": %s", m.Text)
+		}
+	}
+	if n := o.Count - len(o.Matches); n > 0 {
+		fmt.Fprintf(&b, "\n… %d more", n)
+	}
+	return b.String()
+}
+
+// ValueOut is a read value (text, value, html, attr).
+type ValueOut struct {
+	Ref     string `json:"ref,omitempty"`
+	Value   string `json:"value"`
+	Present *bool  `json:"present,omitempty"` // attr only: whether the attribute exists
+}
+
+// Text is the value itself.
+func (o *ValueOut) Text() string { return o.Value }
+
+// BoxOut is an element's box in viewport coordinates.
+type BoxOut struct {
+	Ref     string  `json:"ref"`
+	X       float64 `json:"x"`
+	Y       float64 `json:"y"`
+	Width   float64 `json:"width"`
+	Height  float64 `json:"height"`
+	ScrollX float64 `json:"scrollX"`
+	ScrollY float64 `json:"scrollY"`
+}
+
+// Text is "x y width height".
+func (o *BoxOut) Text() string {
+	return fmt.Sprintf("x=%g y=%g width=%g height=%g", o.X, o.Y, o.Width, o.Height)
+}
+
+// StateOut is an element's role and state.
+type StateOut struct {
+	Ref        string `json:"ref"`
+	Role       string `json:"role"`
+	Tag        string `json:"tag"`
+	Visible    bool   `json:"visible"`
+	Enabled    bool   `json:"enabled"`
+	Editable   bool   `json:"editable"`
+	Checked    any    `json:"checked"` // true, false, "mixed" or null
+	Focused    bool   `json:"focused"`
+	InViewport bool   `json:"inViewport"`
+}
+
+// Text lists the state words.
+func (o *StateOut) Text() string {
+	w := []string{o.Role}
+	add := func(b bool, yes, no string) {
+		if b {
+			w = append(w, yes)
+		} else if no != "" {
+			w = append(w, no)
+		}
+	}
+	add(o.Visible, "visible", "hidden")
+	add(o.Enabled, "enabled", "disabled")
+	add(o.Editable, "editable", "")
+	switch o.Checked {
+	case true:
+		w = append(w, "checked")
+	case false:
+		w = append(w, "unchecked")
+	case "mixed":
+		w = append(w, "mixed")
+	}
+	add(o.Focused, "focused", "")
+	add(o.InViewport, "in-viewport", "")
+	return strings.Join(w, " ")
+}
+
+// EvalOut is an expression's JSON value.
+type EvalOut struct {
+	Value json.RawMessage `json:"value"`
+}
+
+// Text is the JSON value.
+func (o *EvalOut) Text() string { return string(o.Value) }
+
+// ScreenshotOut names the PNG written (and carries it when asked).
+type ScreenshotOut struct {
+	Path  string `json:"path"`
+	Bytes int    `json:"bytes"`
+	PNG   []byte `json:"png,omitempty"`
+}
+
+// Text is the file's path.
+func (o *ScreenshotOut) Text() string { return o.Path }

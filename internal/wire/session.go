@@ -1,0 +1,65 @@
+package wire
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// SessionOut describes a session (close, attach).
+type SessionOut struct {
+	Session  string `json:"session"`
+	Browser  string `json:"browser,omitempty"`
+	Attached bool   `json:"attached,omitempty"`
+	Closed   bool   `json:"closed,omitempty"`
+	Active   string `json:"active,omitempty"`
+}
+
+// Text is one line.
+func (o *SessionOut) Text() string {
+	switch {
+	case o.Closed:
+		return "closed session " + o.Session
+	case o.Attached:
+		return fmt.Sprintf("session %s attached to %s (active tab %s)", o.Session, o.Browser, o.Active)
+	}
+	return fmt.Sprintf("session %s: %s", o.Session, o.Browser)
+}
+
+// DoctorOut is the capability matrix of the session's browser connection.
+type DoctorOut struct {
+	Session   string `json:"session"`
+	Browser   string `json:"browser"`
+	Version   string `json:"version"`
+	Transport string `json:"transport"` // pipe (loupe launched it) or websocket (attached)
+	Endpoint  string `json:"endpoint,omitempty"`
+	PID       int    `json:"pid,omitempty"`
+	Electron  bool   `json:"electron"`
+	// Features says which features this connection supports.
+	Features map[string]bool `json:"features"`
+}
+
+// Text is the browser line, then one line a feature.
+func (o *DoctorOut) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "browser    %s %s\ntransport  %s", o.Browser, o.Version, o.Transport)
+	if o.Endpoint != "" {
+		b.WriteString(" " + o.Endpoint)
+	}
+	if o.PID != 0 {
+		fmt.Fprintf(&b, " (pid %d)", o.PID)
+	}
+	names := make([]string, 0, len(o.Features))
+	for k := range o.Features {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		mark := "no"
+		if o.Features[k] {
+			mark = "yes"
+		}
+		fmt.Fprintf(&b, "\n%-26s %s", k, mark)
+	}
+	return b.String()
+}

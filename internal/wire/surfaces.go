@@ -1,0 +1,210 @@
+package wire
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Surface kinds (Surface.Kind). A kind is claimed only when the transport
+// knows it; otherwise it is other.
+const (
+	KindTab             = "tab"              // a Chromium page target
+	KindWindow          = "window"           // an Electron BrowserWindow's page
+	KindWebContentsView = "webcontents_view" // an Electron WebContentsView
+	KindWebview         = "webview"          // an Electron <webview> guest
+	KindFrame           = "frame"            // an iframe, in or out of process
+	KindOther           = "other"            // a renderer loupe cannot classify
+)
+
+// Origin relations (Surface.OriginRelation) of a frame to its parent. An
+// about:blank or srcdoc frame that inherits its parent's origin is
+// same-origin; sandboxed frames and data: URLs are opaque.
+const (
+	SameOrigin  = "same-origin"
+	CrossOrigin = "cross-origin"
+	Opaque      = "opaque"
+)
+
+// Surface is the surface descriptor of the design, field names included.
+type Surface struct {
+	ID       string `json:"id"`
+	Kind     string `json:"kind"`
+	ParentID string `json:"parentId,omitempty"`
+	Title    string `json:"title,omitempty"`
+	URL      string `json:"url,omitempty"`
+	// Active is the caller's current surface.
+	Active       bool         `json:"active"`
+	Capabilities Capabilities `json:"capabilities"`
+	// OriginRelation is a frame's origin relative to its parent's
+	// (omitted for page roots, and while a frame's origin is unknown).
+	OriginRelation string `json:"originRelation,omitempty"`
+}
+
+// Capabilities are what loupe can really do on a surface now.
+type Capabilities struct {
+	Snapshot     bool `json:"snapshot"`
+	Interaction  bool `json:"interaction"`
+	RendererEval bool `json:"rendererEval"`
+}
+
+// SurfacesOut lists surfaces: {"active_surface_id": …, "surfaces":
+// [descriptor…]}. The list is flat and parent-first: every surface comes
+// after its parent.
+type SurfacesOut struct {
+	ActiveSurfaceID string    `json:"active_surface_id"`
+	Surfaces        []Surface `json:"surfaces"`
+}
+
+// Text is one line a surface, indented under its parent, the active one
+// starred.
+func (o *SurfacesOut) Text() string {
+	if len(o.Surfaces) == 0 {
+		return "no surfaces (open a page with `loupe open URL`)"
+	}
+	depth := map[string]int{}
+	var b strings.Builder
+	for _, s := range o.Surfaces {
+		d := 0
+		if s.ParentID != "" {
+			d = depth[s.ParentID] + 1
+		}
+		depth[s.ID] = d
+		b.WriteString(surfaceLine(s, strings.Repeat("  ", d)))
+		b.WriteByte('\n')
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func surfaceLine(s Surface, indent string) string {
+	mark := " "
+	if s.Active {
+		mark = "*"
+	}
+	line := fmt.Sprintf("%s %s%s %s", mark, indent, s.ID, s.Kind)
+	if s.OriginRelation != "" {
+		line += " " + s.OriginRelation
+	}
+	if s.Title != "" {
+		line += fmt.Sprintf(" %q", s.Title)
+	}
+	if s.URL != "" {
+		line += " " + s.URL
+	}
+	c := s.Capabilities
+	if !c.Snapshot || !c.Interaction || !c.RendererEval {
+		var no []string
+		for _, x := range []struct {
+			ok   bool
+			name string
+		}{{c.Snapshot, "snapshot"}, {c.Interaction, "interaction"}, {c.RendererEval, "eval"}} {
+			if !x.ok {
+				no = append(no, x.name)
+			}
+		}
+		line += " (no " + strings.Join(no, ", ") + ")"
+	}
+	return line
+}
+
+// SurfaceOut is one surface's descriptor (switch, switch-window).
+type SurfaceOut Surface
+
+// Text is the surface's line.
+func (o *SurfaceOut) Text() string { return surfaceLine(Surface(*o), "") }
+
+// Window is a page root as the window-oriented view lists it: its
+// descriptor's fields, and two of its own.
+type Window struct {
+	Surface
+	// WindowID is the browser window that shows the page (omitted when
+	// the browser does not say).
+	WindowID int64 `json:"windowId,omitempty"`
+	// OpenerID is the surface that opened the page (window.open).
+	OpenerID string `json:"openerId,omitempty"`
+}
+
+// WindowsOut lists the page roots, parent-first.
+type WindowsOut struct {
+	ActiveSurfaceID string   `json:"active_surface_id"`
+	Windows         []Window `json:"windows"`
+}
+
+// Text is one line a page root.
+func (o *WindowsOut) Text() string {
+	if len(o.Windows) == 0 {
+		return "no windows"
+	}
+	var b strings.Builder
+	for _, w := range o.Windows {
+		b.WriteString(surfaceLine(w.Surface, ""))
+		if w.WindowID != 0 {
+			fmt.Fprintf(&b, " [window %d]", w.WindowID)
+		}
+		if w.OpenerID != "" {
+			fmt.Fprintf(&b, " (opened by %s)", w.OpenerID)
+		}
+		b.WriteByte('\n')
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// StatusOut is a cheap summary of the session.
+type StatusOut struct {
+	Active    string   `json:"active_surface_id"`
+	URL       string   `json:"url,omitempty"` // the active surface's
+	Pages     []string `json:"pages"`         // live page roots, in order
+	Dialogs   int64    `json:"dialogs"`       // dialogs seen so far
+	Downloads int64    `json:"downloads"`     // downloads begun so far
+}
+
+// Text is one line.
+func (o *StatusOut) Text() string {
+	return fmt.Sprintf("active %s %s; pages %s; %d dialogs, %d downloads so far",
+		orNone(o.Active), o.URL, strings.Join(o.Pages, " "), o.Dialogs, o.Downloads)
+}
+
+// Tab is one tab as tabs lists it.
+type Tab struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	URL    string `json:"url"`
+	Active bool   `json:"active"`
+	Opener string `json:"opener,omitempty"` // the surface that opened it
+}
+
+// TabsOut lists tabs.
+type TabsOut struct {
+	Active string `json:"active"`
+	Tabs   []Tab  `json:"tabs"`
+}
+
+// Text is one line a tab, the active one starred.
+func (o *TabsOut) Text() string {
+	var b strings.Builder
+	for _, t := range o.Tabs {
+		mark := " "
+		if t.Active {
+			mark = "*"
+		}
+		fmt.Fprintf(&b, "%s %s %q %s", mark, t.ID, t.Title, t.URL)
+		if t.Opener != "" {
+			fmt.Fprintf(&b, " (opened by %s)", t.Opener)
+		}
+		b.WriteByte('\n')
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// TabOut reports one tab (tab new, tab close, tab activate).
+type TabOut struct {
+	Tab
+	Closed bool `json:"closed,omitempty"`
+}
+
+// Text is the tab's line.
+func (o *TabOut) Text() string {
+	if o.Closed {
+		return "closed " + o.ID
+	}
+	return fmt.Sprintf("%s %q %s", o.ID, o.Title, o.URL)
+}

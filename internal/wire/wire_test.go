@@ -1,0 +1,276 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.json and *.txt from the examples (review the diff: it is the contract)")
+
+var (
+	t0 = time.Date(2025, 3, 4, 5, 6, 7, 890_000_000, time.UTC)
+	t1 = t0.Add(1500 * time.Millisecond)
+)
+
+// examples holds one fully populated value of every output type, named as
+// its golden files are (testdata/NAME.json, and NAME.txt for its text).
+// Every field is set (in at least one element of a list), so every
+// field's name and form is pinned; a field left at its zero value fails
+// TestExamplesArePopulated.
+func examples() map[string]any {
+	present := true
+	surface := Surface{
+		ID: "s3", Kind: KindFrame, ParentID: "s1", Title: "Sign in", URL: "https://login.example.com/",
+		Active: true, Capabilities: Capabilities{Snapshot: true, Interaction: true, RendererEval: true},
+		OriginRelation: CrossOrigin,
+	}
+	download := Download{
+		Seq: 4, ID: "5f0c6f0e-guid", SurfaceID: "s1", URL: "https://example.com/report.csv", Filename: "report.csv",
+		Path: "/home/u/.loupe/sessions/default/files/downloads/report.csv", State: "completed", Bytes: 2048, Total: 2048,
+		Started: t0, Finished: t1,
+	}
+	return map[string]any{
+		"SnapshotOut": &SnapshotOut{Snapshot{
+			SurfaceID: "s1", URL: "https://example.com/", Title: "Example", Scope: "e4",
+			Text:  "- iframe \"Sign in\" [ref=e4]\n  - textbox \"Email\" [ref=e5]\n",
+			Refs:  []RefInfo{{Ref: "e5", FrameID: "F1A2", BackendNodeID: 42, Role: "textbox", Name: "Email", Control: true}},
+			Nodes: 3, Frames: 2, Chars: 52, Tokens: 13, Truncated: true,
+		}},
+		"ActOut": &ActOut{Surface: "s1", Ref: "e5", Executed: true, Value: "me@example.com", Note: "typed and submitted",
+			URL: "https://example.com/", X: 120.5, Y: 48},
+		"NavOut":  &NavOut{Surface: "s1", URL: "https://example.com/", Title: "Example", Loaded: true},
+		"WaitOut": &WaitOut{Surface: "s1", Matched: "text \"Welcome\"", URL: "https://example.com/home", Waited: "120ms"},
+		"QueryOut": &QueryOut{SurfaceID: "s1", Count: 3, Ambiguous: true, Matches: []QueryMatch{
+			{Ref: "e7", Role: "button", Name: "Save", States: "disabled focused", FrameID: "F1A2", Text: "Save draft"},
+		}},
+		"ValueOut":      &ValueOut{Ref: "e5", Value: "email", Present: &present},
+		"BoxOut":        &BoxOut{Ref: "e5", X: 10, Y: 20.5, Width: 300, Height: 32, ScrollX: 0.5, ScrollY: 400},
+		"StateOut":      &StateOut{Ref: "e6", Role: "checkbox", Tag: "input", Visible: true, Enabled: true, Editable: true, Checked: "mixed", Focused: true, InViewport: true},
+		"EvalOut":       &EvalOut{Value: json.RawMessage(`{"n":1,"ok":true}`)},
+		"ScreenshotOut": &ScreenshotOut{Path: "/home/u/.loupe/sessions/default/files/screenshot-s1.png", Bytes: 4, PNG: []byte("\x89PNG")},
+		"TabsOut": &TabsOut{Active: "s2", Tabs: []Tab{
+			{ID: "s2", Title: "Popup", URL: "https://example.com/popup", Active: true, Opener: "s1"},
+		}},
+		"TabOut": &TabOut{Tab: Tab{ID: "s2", Title: "Popup", URL: "https://example.com/popup", Active: true, Opener: "s1"}, Closed: true},
+		"SurfacesOut": &SurfacesOut{ActiveSurfaceID: "s3", Surfaces: []Surface{
+			{ID: "s1", Kind: KindTab, Title: "Example", URL: "https://example.com/", Capabilities: Capabilities{Snapshot: true, Interaction: true, RendererEval: true}},
+			surface,
+			{ID: "s5", Kind: KindFrame, ParentID: "s3", URL: "about:srcdoc", Capabilities: Capabilities{Snapshot: true, Interaction: true, RendererEval: true}, OriginRelation: SameOrigin},
+			{ID: "s6", Kind: KindFrame, ParentID: "s1", URL: "data:text/html,hi", Capabilities: Capabilities{}, OriginRelation: Opaque},
+		}},
+		"SurfaceOut": func() *SurfaceOut { s := SurfaceOut(surface); return &s }(),
+		"WindowsOut": &WindowsOut{ActiveSurfaceID: "s4", Windows: []Window{{
+			Surface: Surface{ID: "s4", Kind: KindWebview, ParentID: "s1", Title: "Docs", URL: "https://docs.example.com/",
+				Active: true, Capabilities: Capabilities{Snapshot: true, Interaction: true, RendererEval: true}, OriginRelation: CrossOrigin},
+			WindowID: 7, OpenerID: "s1",
+		}}},
+		"StatusOut": &StatusOut{Active: "s1", URL: "https://example.com/", Pages: []string{"s1", "s2"}, Dialogs: 1, Downloads: 2},
+		"ConsoleOut": &ConsoleOut{Records: []ConsoleRecord{
+			{Seq: 1, SurfaceID: "s3", Level: "error", Text: "boom", URL: "https://login.example.com/app.js", Line: 12, Time: t0},
+		}},
+		"NetworkOut": &NetworkOut{Records: []NetworkRecord{
+			{Seq: 2, SurfaceID: "s1", Method: "GET", URL: "https://example.com/api", Type: "Fetch", Status: 404, MIME: "application/json",
+				Bytes: 512, Failed: "net::ERR_ABORTED", State: "failed", Start: t0, DurationMS: 12.5},
+		}},
+		"DialogsOut": &DialogsOut{Policy: DialogPolicy{Mode: "accept", PromptText: "Ada"}, Records: []DialogRecord{
+			{Seq: 3, SurfaceID: "s1", Type: "prompt", Message: "name?", URL: "https://example.com/", DefaultPrompt: "def",
+				Action: "accepted", PromptText: "Ada", Time: t0},
+		}},
+		"DownloadsOut": &DownloadsOut{Finished: &download, Downloads: []Download{download}},
+		"SessionOut":   &SessionOut{Session: "work", Browser: "Chrome/156.0.0.0", Attached: true, Closed: true, Active: "s1"},
+		"DoctorOut": &DoctorOut{Session: "work", Browser: "Chrome", Version: "156.0.0.0", Transport: "websocket",
+			Endpoint: "ws://127.0.0.1:9222/devtools/browser/x", PID: 4242, Electron: true,
+			Features: map[string]bool{"surfaceTargeting": true, "electronClassification": false}},
+	}
+}
+
+// TestGoldens marshals every example and compares it with its golden
+// files: the JSON, and the text form where the type has one.
+func TestGoldens(t *testing.T) {
+	for name, v := range examples() {
+		t.Run(name, func(t *testing.T) {
+			got, err := json.MarshalIndent(v, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			golden(t, name+".json", got)
+			if tx, ok := v.(interface{ Text() string }); ok {
+				golden(t, name+".txt", []byte(tx.Text()+"\n"))
+			}
+			// Front ends decode the JSON into the same type (the CLI
+			// prints Text() of what it decoded): it must come back
+			// whole.
+			back := reflect.New(reflect.TypeOf(v).Elem()).Interface()
+			if err := json.Unmarshal(got, back); err != nil {
+				t.Fatal(err)
+			}
+			again, _ := json.MarshalIndent(back, "", "  ")
+			if string(again)+"\n" != string(got) {
+				t.Errorf("JSON does not survive a round trip:\n%s\nvs\n%s", got, again)
+			}
+		})
+	}
+}
+
+func golden(t *testing.T, file string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", file)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./internal/wire -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s changed; the JSON contract moves only on purpose (then -update and review the diff)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// TestExamplesArePopulated: every field of every example, nested records
+// included, is set, so the goldens show every field.
+func TestExamplesArePopulated(t *testing.T) {
+	for name, v := range examples() {
+		for _, p := range zeroFields(reflect.ValueOf(v), name) {
+			t.Errorf("%s is not set in the example", p)
+		}
+	}
+}
+
+func zeroFields(v reflect.Value, path string) []string {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return []string{path}
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			if v.IsZero() {
+				return []string{path}
+			}
+			return nil
+		}
+		var out []string
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			out = append(out, zeroFields(v.Field(i), path+"."+f.Name)...)
+		}
+		return out
+	case reflect.Slice, reflect.Map:
+		if v.Len() == 0 {
+			return []string{path}
+		}
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() != reflect.Uint8 {
+			// A field counts as shown when any element of the list sets
+			// it (a tab has no parentId, the frame after it does).
+			out := zeroFields(v.Index(0), path+"[]")
+			for i := 1; i < v.Len(); i++ {
+				z := zeroFields(v.Index(i), path+"[]")
+				out = slices.DeleteFunc(out, func(p string) bool { return !slices.Contains(z, p) })
+			}
+			return out
+		}
+		return nil
+	}
+	if v.IsZero() {
+		return []string{path}
+	}
+	return nil
+}
+
+// TestEveryOutputHasAnExample: every exported type of this package named
+// …Out (an operation's output) has an example, so has its goldens.
+func TestEveryOutputHasAnExample(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := examples()
+	var outs []string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range af.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, s := range g.Specs {
+				n := s.(*ast.TypeSpec).Name.Name
+				if ast.IsExported(n) && strings.HasSuffix(n, "Out") {
+					outs = append(outs, n)
+					if ex[n] == nil {
+						t.Errorf("output type %s has no example in examples()", n)
+					}
+				}
+			}
+		}
+	}
+	for n, v := range ex {
+		if got := reflect.TypeOf(v).Elem().Name(); got != n {
+			t.Errorf("example %s is a %s", n, got)
+		}
+		if !slices.Contains(outs, n) {
+			t.Errorf("example %s names no output type of this package", n)
+		}
+	}
+	// Goldens of a type that went away are stale.
+	gs, _ := filepath.Glob(filepath.Join("testdata", "*"))
+	for _, g := range gs {
+		base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(g), ".json"), ".txt")
+		if ex[base] == nil {
+			t.Errorf("%s belongs to no example", g)
+		}
+	}
+}
+
+// TestImportsOnlyTheStandardLibrary: the contract is defined here alone;
+// no engine (or other loupe) type can leak into it.
+func TestImportsOnlyTheStandardLibrary(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, im := range af.Imports {
+			p := strings.Trim(im.Path.Value, `"`)
+			if first, _, _ := strings.Cut(p, "/"); strings.Contains(first, ".") {
+				t.Errorf("%s imports %s: package wire may use the standard library only", f, p)
+			}
+		}
+	}
+}
