@@ -226,6 +226,9 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	}
 	if t, ok := out.(ops.Texter); ok {
 		fmt.Fprintln(c.stdout, t.Text())
+		if s, ok := out.(*ops.SnapshotOut); ok && s.Truncated {
+			fmt.Fprintln(c.stdout, "(the rest: narrow with --scope TARGET, --viewport, -i or --depth N, or raise --max-chars)")
+		}
 		return 0
 	}
 	fmt.Fprintln(c.stdout, string(raw))

@@ -40,18 +40,13 @@ type Snapshot struct {
 // beside the snapshot's Text field.
 type SnapshotOut struct{ Snapshot }
 
-// Text is the snapshot text; a cut one says how to see the rest.
-func (o *SnapshotOut) Text() string {
-	t := strings.TrimSuffix(o.Snapshot.Text, "\n")
-	if o.Truncated {
-		t += "\n(the rest: narrow with --scope TARGET, --viewport, -i or --depth N, or raise --max-chars)"
-	}
-	return t
-}
+// Text is the snapshot text. How to see the rest of a cut one is each
+// front end's to say, in its own terms.
+func (o *SnapshotOut) Text() string { return strings.TrimSuffix(o.Snapshot.Text, "\n") }
 
 // ActOut reports an action (click, fill, type, press, …).
 type ActOut struct {
-	Surface  string `json:"surface"`
+	Surface  string `json:"surface_id"`
 	Ref      string `json:"ref,omitempty"`
 	Executed bool   `json:"executed"`
 	// Value is the field's value after fill or type, the chosen values
@@ -86,7 +81,7 @@ func (o *ActOut) Text() string {
 
 // NavOut reports where a surface is after a navigation.
 type NavOut struct {
-	Surface string `json:"surface"`
+	Surface string `json:"surface_id"`
 	URL     string `json:"url"`
 	Title   string `json:"title"`
 	// Loaded is false when the document committed but its load event had
@@ -105,7 +100,7 @@ func (o *NavOut) Text() string {
 
 // WaitOut reports a met condition.
 type WaitOut struct {
-	Surface string `json:"surface"`
+	Surface string `json:"surface_id"`
 	Matched string `json:"matched"`
 	URL     string `json:"url"`
 	Waited  string `json:"waited"`

@@ -59,7 +59,7 @@ type SurfacesOut struct {
 // starred.
 func (o *SurfacesOut) Text() string {
 	if len(o.Surfaces) == 0 {
-		return "no surfaces (open a page with `loupe open URL`)"
+		return "no surfaces (open a page first)"
 	}
 	depth := map[string]int{}
 	var b strings.Builder
