@@ -59,7 +59,6 @@ type Browser struct {
 	bySurface  map[string]*Tab
 	tombs      map[string]bool // surface ids of closed tabs
 	order      []string        // live surface ids, in the order they appeared
-	active     string          // surface id; may name a closed tab
 	ids        atomic.Int64    // surface ids handed out
 	electron   bool            // the browser is an Electron app
 	classes    map[string]Classification
@@ -144,8 +143,7 @@ func start(ctx context.Context, conn *cdp.Conn, version *chromium.Version) (*Bro
 	}
 	b.product = v.Product
 	b.electron = strings.Contains(v.UserAgent, "Electron/")
-	// Wait for the pages that exist now to be set up, and make the first
-	// one active.
+	// Wait for the pages that exist now to be set up.
 	b.mu.Lock()
 	existing := slices.Clone(b.order)
 	b.mu.Unlock()
@@ -161,11 +159,6 @@ func start(ctx context.Context, conn *cdp.Conn, version *chromium.Version) (*Bro
 			return nil, err
 		}
 	}
-	b.mu.Lock()
-	if b.active == "" && len(b.order) > 0 {
-		b.active = b.order[0]
-	}
-	b.mu.Unlock()
 	return b, nil
 }
 
@@ -339,14 +332,16 @@ func (b *Browser) tabForTarget(ctx context.Context, targetID string) (*Tab, erro
 	}
 }
 
-// Tab returns the surface with the given id (a tab or a frame in one), or
-// the active surface when id is "". A surface that has closed is
-// SURFACE_CLOSED, with the live surfaces in the hint (loupe never picks
-// another one by itself); an id never seen is SURFACE_NOT_FOUND.
+// Tab returns the surface with the given id (a tab or a frame in one). The
+// browser has no current surface of its own: each caller keeps its own
+// (see package sessions), and "" asks for the first tab, for a caller
+// that has none yet. A surface that has closed is SURFACE_CLOSED, with
+// the live surfaces in the hint (loupe never picks another one by
+// itself); an id never seen is SURFACE_NOT_FOUND.
 func (b *Browser) Tab(ctx context.Context, id string) (*Tab, error) {
 	b.mu.Lock()
-	if id == "" {
-		id = b.active
+	if id == "" && len(b.order) > 0 {
+		id = b.order[0]
 	}
 	t, closed := b.lookup(id)
 	live := b.liveIDs()
@@ -424,7 +419,7 @@ func (b *Browser) Tabs(ctx context.Context) []TabInfo {
 	for _, id := range b.order {
 		t := b.bySurface[id]
 		title, url := t.info()
-		out = append(out, TabInfo{ID: id, Title: title, URL: url, Active: id == b.active, Opener: t.openerSurface()})
+		out = append(out, TabInfo{ID: id, Title: title, URL: url, Opener: t.openerSurface()})
 	}
 	return out
 }
@@ -441,41 +436,26 @@ type TabInfo struct {
 	ID     string `json:"id"`
 	Title  string `json:"title"`
 	URL    string `json:"url"`
-	Active bool   `json:"active"`
 	Opener string `json:"opener,omitempty"`
 }
 
-// Active returns the active surface id ("" when none).
-func (b *Browser) Active() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.active
-}
-
-// NewTab opens a tab at about:blank, makes it active and returns it.
+// NewTab opens a tab at about:blank and returns it.
 func (b *Browser) NewTab(ctx context.Context) (*Tab, error) {
 	res, err := cdpproto.Call(ctx, b.conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
 	if err != nil {
 		return nil, err
 	}
-	t, err := b.tabForTarget(ctx, string(res.TargetID))
-	if err != nil {
-		return nil, err
-	}
-	b.mu.Lock()
-	b.active = t.ID
-	b.mu.Unlock()
-	return t, nil
+	return b.tabForTarget(ctx, string(res.TargetID))
 }
 
-// Activate brings a tab to the front and makes it the target of later
-// operations.
+// Activate brings a tab to the front.
 func (b *Browser) Activate(ctx context.Context, id string) (*Tab, error) {
 	return b.selectSurface(ctx, id, func(t *Tab) error { return t.PageOnly("activate as a tab") })
 }
 
-// CloseTab closes a tab and waits until it is gone. Closing the active tab
-// leaves no tab active: loupe never picks another one silently.
+// CloseTab closes a tab and waits until it is gone. A caller whose current
+// tab it was keeps naming it (SURFACE_CLOSED): loupe never picks another
+// one silently.
 func (b *Browser) CloseTab(ctx context.Context, id string) error {
 	t, err := b.Tab(ctx, id)
 	if err != nil {

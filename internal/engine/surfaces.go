@@ -31,7 +31,6 @@ type Surface struct {
 	ParentID       string       `json:"parentId,omitempty"`
 	Title          string       `json:"title,omitempty"`
 	URL            string       `json:"url,omitempty"`
-	Active         bool         `json:"active"`
 	Capabilities   Capabilities `json:"capabilities"`
 	OriginRelation string       `json:"originRelation,omitempty"`
 }
@@ -110,11 +109,11 @@ func (b *Browser) pageKind(t *Tab) (kind, parent string) {
 }
 
 // Surfaces lists every live surface, parent-first: each page root, then the
-// frames in it (depth-first), with the active surface's id; a page root
+// frames in it (depth-first); a page root
 // with a parent (a webview guest) comes after its host, wherever the host
 // is in the order pages appeared. Titles are asked for afresh, as Tabs
 // does.
-func (b *Browser) Surfaces(ctx context.Context) (active string, list []Surface) {
+func (b *Browser) Surfaces(ctx context.Context) (list []Surface) {
 	b.refreshTitles(ctx)
 	b.reclassify(ctx)
 	b.mu.Lock()
@@ -127,7 +126,7 @@ func (b *Browser) Surfaces(ctx context.Context) (active string, list []Surface) 
 			list = append(list, b.describe(f))
 		}
 	}
-	return b.active, parentFirst(list, func(s Surface) (string, string) { return s.ID, s.ParentID })
+	return parentFirst(list, func(s Surface) (string, string) { return s.ID, s.ParentID })
 }
 
 // parentFirst orders a list so that every item comes after its parent: a
@@ -184,7 +183,7 @@ func (t *Tab) Describe() Surface {
 // describe builds a descriptor. Caller holds b.mu.
 func (b *Browser) describe(t *Tab) Surface {
 	title, url := t.info()
-	s := Surface{ID: t.ID, Title: title, URL: url, Active: t.ID == b.active}
+	s := Surface{ID: t.ID, Title: title, URL: url}
 	ok := t.usable()
 	s.Capabilities = Capabilities{Snapshot: ok, Interaction: ok, RendererEval: ok}
 	if !t.IsFrame() {
@@ -270,8 +269,9 @@ func (b *Browser) Switch(ctx context.Context, id string) (*Tab, error) {
 	return b.selectSurface(ctx, id, nil)
 }
 
-// selectSurface makes a live surface active, if check (when given) allows
-// it, and brings its page to the front.
+// selectSurface finds a live surface, if check (when given) allows it, and
+// brings its page to the front. Which surface a caller works in is the
+// caller's (see package sessions).
 func (b *Browser) selectSurface(ctx context.Context, id string, check func(*Tab) error) (*Tab, error) {
 	if id == "" {
 		return nil, apitype.Errorf(apitype.BadInput, "missing surface id").Fix("give the id of a live surface ({1} lists them)", apitype.Step{Op: "surfaces"})
@@ -288,9 +288,6 @@ func (b *Browser) selectSurface(ctx context.Context, id string, check func(*Tab)
 	if _, err := cdpproto.Call(ctx, b.conn.Browser(), target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(t.TargetID)}); err != nil {
 		return nil, err
 	}
-	b.mu.Lock()
-	b.active = t.ID
-	b.mu.Unlock()
 	return t, nil
 }
 
@@ -382,23 +379,17 @@ func (b *Browser) Features() map[string]bool {
 // changed: compare one taken before with one taken after. It makes no
 // protocol call.
 type Status struct {
-	Active    string   `json:"active_surface_id"`
-	URL       string   `json:"url,omitempty"` // the active surface's
-	Pages     []string `json:"pages"`         // live page roots, in order
-	Dialogs   int64    `json:"dialogs"`       // dialogs seen so far
-	Downloads int64    `json:"downloads"`     // downloads begun so far
+	Pages     []string `json:"pages"`     // live page roots, in order
+	Dialogs   int64    `json:"dialogs"`   // dialogs seen so far
+	Downloads int64    `json:"downloads"` // downloads begun so far
 }
 
 // Status reports the session's status now.
 func (b *Browser) Status() Status {
 	b.mu.Lock()
-	s := Status{Active: b.active, Pages: slices.Clone(b.order)}
-	t, _ := b.lookup(b.active)
+	s := Status{Pages: slices.Clone(b.order)}
 	d := b.dl
 	b.mu.Unlock()
-	if t != nil {
-		s.URL = t.URL()
-	}
 	s.Dialogs = b.events.DialogCount()
 	if d != nil {
 		d.mu.Lock()

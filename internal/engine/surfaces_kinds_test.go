@@ -31,7 +31,7 @@ func TestSurfaceOriginInherited(t *testing.T) {
 	var frames []engine.Surface
 	var got map[string]string
 	eventually(t, "the four frames with their origin relations", func() bool {
-		_, list := enginetest.Browser().Surfaces(ctxT(t))
+		list := enginetest.Browser().Surfaces(ctxT(t))
 		frames = slices.DeleteFunc(list, func(s engine.Surface) bool { return s.ParentID != tab.ID })
 		if len(frames) != 4 {
 			return false
@@ -93,7 +93,7 @@ func TestSurfaceWebviewAfterItsHost(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	_, list := b.Surfaces(ctxT(t))
+	list := b.Surfaces(ctxT(t))
 	seen := map[string]bool{}
 	for _, s := range list {
 		if s.ParentID != "" && !seen[s.ParentID] {
@@ -144,7 +144,7 @@ func TestSurfaceKindsElectron(t *testing.T) {
 		t.Fatal(err)
 	}
 	kinds := func() map[string]engine.Surface {
-		_, list := b.Surfaces(ctxT(t))
+		list := b.Surfaces(ctxT(t))
 		m := map[string]engine.Surface{}
 		for _, s := range list {
 			m[s.ID] = s

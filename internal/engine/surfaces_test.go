@@ -22,12 +22,12 @@ import (
 func settled(t *testing.T, b *engine.Browser) {
 	t.Helper()
 	eventually(t, "every frame to commit", func() bool {
-		_, l := surfaceList(t, b)
+		l := surfaceList(t, b)
 		return len(l) == 6 && !slices.ContainsFunc(l, func(s engine.Surface) bool { return s.URL == "" })
 	})
 }
 
-func surfaceList(t *testing.T, b *engine.Browser) (string, []engine.Surface) {
+func surfaceList(t *testing.T, b *engine.Browser) []engine.Surface {
 	t.Helper()
 	return b.Surfaces(ctxT(t))
 }
@@ -68,9 +68,9 @@ func openSurfaces(t *testing.T) (*engine.Browser, *engine.Tab) {
 
 func TestSurfacesListKindsParentsOrigins(t *testing.T) {
 	b, tab := openSurfaces(t)
-	active, list := surfaceList(t, b)
-	if active != tab.ID || list[0].ID != tab.ID || list[0].Kind != engine.KindTab || !list[0].Active || list[0].Title != "surfaces top" {
-		t.Fatalf("first surface should be the active tab %s: %+v", tab.ID, list)
+	list := surfaceList(t, b)
+	if list[0].ID != tab.ID || list[0].Kind != engine.KindTab || list[0].Title != "surfaces top" {
+		t.Fatalf("first surface should be the tab %s: %+v", tab.ID, list)
 	}
 	seen := map[string]bool{}
 	ids := map[string]bool{}
@@ -83,9 +83,6 @@ func TestSurfacesListKindsParentsOrigins(t *testing.T) {
 			t.Fatalf("bad or repeated id %q", s.ID)
 		}
 		ids[s.ID] = true
-		if s.ID != tab.ID && s.Active {
-			t.Fatalf("%s claims to be active", s.ID)
-		}
 		if s.Capabilities != (engine.Capabilities{true, true, true}) {
 			t.Fatalf("%s: capabilities %+v", s.ID, s.Capabilities)
 		}
@@ -118,7 +115,8 @@ func TestSurfacesListKindsParentsOrigins(t *testing.T) {
 	if len(list) != 6 {
 		t.Errorf("want 6 surfaces (tab, mid, nested, cross, sandboxed, data), got %d: %+v", len(list), list)
 	}
-	// The descriptor's JSON has exactly the design's fields.
+	// The descriptor has exactly the design's fields (the wire type adds
+	// "active", which is the caller's, not the browser's).
 	js, _ := json.Marshal(nested)
 	var m map[string]any
 	_ = json.Unmarshal(js, &m)
@@ -127,14 +125,14 @@ func TestSurfacesListKindsParentsOrigins(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	if got := strings.Join(keys, ","); got != "active,capabilities,id,kind,originRelation,parentId,url" {
+	if got := strings.Join(keys, ","); got != "capabilities,id,kind,originRelation,parentId,url" {
 		t.Errorf("descriptor keys: %s", got)
 	}
 }
 
 func TestSurfaceSwitchScopesEverything(t *testing.T) {
 	b, tab := openSurfaces(t)
-	_, list := surfaceList(t, b)
+	list := surfaceList(t, b)
 	cross := oneByURL(t, list, "label=cross")
 	topSnap := snap(t, tab)
 
@@ -142,12 +140,8 @@ func TestSurfaceSwitchScopesEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := fs.Describe(); !d.Active || d.ID != cross.ID {
+	if d := fs.Describe(); d.ID != cross.ID {
 		t.Fatalf("switch: %+v", d)
-	}
-	cur, err := b.Tab(ctxT(t), "")
-	if err != nil || cur != fs {
-		t.Fatalf("implicit surface after switch: %v %v", cur, err)
 	}
 	// Snapshot: the frame's document only.
 	s := snap(t, fs)
@@ -206,7 +200,7 @@ func TestSurfaceSwitchScopesEverything(t *testing.T) {
 
 func TestSurfaceIDsAcrossNavigation(t *testing.T) {
 	b, tab := openSurfaces(t)
-	_, list := surfaceList(t, b)
+	list := surfaceList(t, b)
 	mid := oneByURL(t, list, "/surfaces/mid.html")
 	cross := oneByURL(t, list, "label=cross")
 	nested := oneByURL(t, list, "label=nested")
@@ -225,10 +219,10 @@ func TestSurfaceIDsAcrossNavigation(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the new nested frame", func() bool {
-		_, l := surfaceList(t, b)
+		l := surfaceList(t, b)
 		return len(byURL(l, "page=2")) == 1 && len(byURL(l, "label=nested")) == 1 && byURL(l, "label=nested")[0].ID != nested.ID
 	})
-	_, list = surfaceList(t, b)
+	list = surfaceList(t, b)
 	if got := oneByURL(t, list, "page=2"); got.ID != mid.ID {
 		t.Fatalf("frame navigation changed the surface id: %s → %s", mid.ID, got.ID)
 	}
@@ -243,11 +237,11 @@ func TestSurfaceIDsAcrossNavigation(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the frame's new document", func() bool {
-		_, l := surfaceList(t, b)
+		l := surfaceList(t, b)
 		h := byURL(l, "label=home")
 		return len(h) == 1 && h[0].Capabilities.Snapshot
 	})
-	_, list = surfaceList(t, b)
+	list = surfaceList(t, b)
 	home := oneByURL(t, list, "label=home")
 	if home.ID != cross.ID || home.OriginRelation != "same-origin" {
 		t.Fatalf("frame that changed process: want %s same-origin, got %+v", cross.ID, home)
@@ -265,7 +259,7 @@ func TestSurfaceIDsAcrossNavigation(t *testing.T) {
 		t.Fatal(err)
 	}
 	settled(t, b)
-	_, list = surfaceList(t, b)
+	list = surfaceList(t, b)
 	if list[0].ID != tab.ID {
 		t.Fatalf("tab id changed on navigation: %+v", list[0])
 	}
@@ -291,7 +285,7 @@ func TestSurfaceIDsAcrossNavigation(t *testing.T) {
 
 func TestSurfaceLifecycle(t *testing.T) {
 	b, tab := openSurfaces(t)
-	_, list := surfaceList(t, b)
+	list := surfaceList(t, b)
 	cross := oneByURL(t, list, "label=cross")
 
 	// A second window, and a popup from window.open that closes itself.
@@ -304,10 +298,10 @@ func TestSurfaceLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the popup", func() bool {
-		_, l := surfaceList(t, b)
+		l := surfaceList(t, b)
 		return len(byURL(l, "popup.html")) == 1
 	})
-	_, list = surfaceList(t, b)
+	list = surfaceList(t, b)
 	popup := oneByURL(t, list, "popup.html")
 	if popup.Kind != engine.KindTab || popup.ParentID != "" {
 		t.Fatalf("popup: %+v", popup)
@@ -343,9 +337,9 @@ func TestSurfaceLifecycle(t *testing.T) {
 	case <-ctxT(t).Done():
 		t.Fatal("popup did not close")
 	}
-	_, err = b.Tab(ctxT(t), "")
+	_, err = b.Tab(ctxT(t), popup.ID)
 	if e, ok := apitype.As(err); !ok || e.Code != apitype.SurfaceClosed || !strings.Contains(e.Hint, tab.ID) || !strings.Contains(e.Hint, cross.ID) {
-		t.Fatalf("the active surface closed: want SURFACE_CLOSED listing live surfaces, got %v", err)
+		t.Fatalf("a closed surface: want SURFACE_CLOSED listing live surfaces, got %v", err)
 	}
 	wantStep(t, err, apitype.Step{Op: "switch"})
 	if _, err := b.Switch(ctxT(t), popup.ID); codeOf(err) != apitype.SurfaceClosed {
@@ -353,9 +347,6 @@ func TestSurfaceLifecycle(t *testing.T) {
 	}
 	if _, err := b.Switch(ctxT(t), "s9999"); codeOf(err) != apitype.SurfaceNotFound {
 		t.Fatalf("never-seen id: want SURFACE_NOT_FOUND, got %v", err)
-	}
-	if b.Active() != popup.ID {
-		t.Fatalf("loupe retargeted the active surface by itself to %s", b.Active())
 	}
 
 	// A frame removed by script: a tombstone, also while active.
@@ -371,13 +362,13 @@ func TestSurfaceLifecycle(t *testing.T) {
 		_, err := b.Tab(ctxT(t), cross.ID)
 		return codeOf(err) == apitype.SurfaceClosed
 	})
-	if _, err := b.Tab(ctxT(t), ""); codeOf(err) != apitype.SurfaceClosed {
-		t.Fatalf("active frame removed: want SURFACE_CLOSED, got %v", err)
+	if _, err := b.Tab(ctxT(t), fs.ID); codeOf(err) != apitype.SurfaceClosed {
+		t.Fatalf("a removed frame: want SURFACE_CLOSED, got %v", err)
 	}
 	if _, err := action.Click(ctxT(t), fs, fref, action.ClickOptions{}); err == nil {
 		t.Fatal("click in a removed frame succeeded")
 	}
-	_, list = surfaceList(t, b)
+	list = surfaceList(t, b)
 	if slices.ContainsFunc(list, func(s engine.Surface) bool { return s.ID == cross.ID || s.ID == popup.ID }) {
 		t.Fatalf("tombstoned surfaces still listed: %+v", list)
 	}
@@ -385,7 +376,7 @@ func TestSurfaceLifecycle(t *testing.T) {
 
 func TestSurfaceEvents(t *testing.T) {
 	b, tab := openSurfaces(t)
-	_, list := surfaceList(t, b)
+	list := surfaceList(t, b)
 	cross := oneByURL(t, list, "label=cross")
 	nested := oneByURL(t, list, "label=nested")
 	eventually(t, "the frames' fetches to be logged", func() bool {

@@ -31,19 +31,13 @@ func (e *env) Tab(ctx context.Context) (*engine.Tab, error) {
 		return nil, err
 	}
 	id := e.c.Current()
-	if id == "" {
-		if tabs := b.Tabs(ctx); len(tabs) > 0 {
-			id = tabs[0].ID
-		}
-	}
-	t, err := b.Tab(ctx, id)
+	t, err := b.Tab(ctx, id) // "": the first tab
 	if err != nil {
 		return nil, err
 	}
 	if id == "" {
-		id = t.ID
+		e.c.SetCurrent(t.ID)
 	}
-	e.c.SetCurrent(id)
 	return t, nil
 }
 

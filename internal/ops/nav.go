@@ -62,7 +62,7 @@ func (in *TabNewIn) Validate() error {
 
 func navOps() []*Op {
 	return []*Op{
-		define("open", "open a URL in the active tab (or a new one) and wait for it to load", Write, navTimeout,
+		define("open", "open a URL in the current tab (or a new one) and wait for it to load", Write, navTimeout,
 			func(ctx context.Context, env Env, in *OpenIn) (*NavOut, error) {
 				var tab *engine.Tab
 				var err error
@@ -85,11 +85,11 @@ func navOps() []*Op {
 				}
 				return navOut(r), nil
 			}).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Core: true, Select: "action", Value: "", Default: true, Desc: "Open a URL (in a new tab with new_tab), or go back, forward or reload, and wait for the load; returns the page's snapshot."}),
-		define("back", "go back in the active tab's history", Write, navTimeout,
+		define("back", "go back in the current tab's history", Write, navTimeout,
 			func(ctx context.Context, env Env, _ *NoIn) (*NavOut, error) { return history(ctx, env, -1) }).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Select: "action", Value: "back"}),
-		define("forward", "go forward in the active tab's history", Write, navTimeout,
+		define("forward", "go forward in the current tab's history", Write, navTimeout,
 			func(ctx context.Context, env Env, _ *NoIn) (*NavOut, error) { return history(ctx, env, 1) }).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Select: "action", Value: "forward"}),
-		define("reload", "reload the active tab", Write, navTimeout,
+		define("reload", "reload the current tab", Write, navTimeout,
 			func(ctx context.Context, env Env, _ *NoIn) (*NavOut, error) {
 				tab, err := env.Tab(ctx)
 				if err != nil {
@@ -114,7 +114,7 @@ func navOps() []*Op {
 				}
 				return &TabsOut{Active: cur, Tabs: tabs}, nil
 			}).mcp(Tool{Name: "browser_tabs", Core: true, Select: "action", Value: "list", Default: true, Desc: "List tabs, or open (new), close or select one."}),
-		define("tab new", "open a new tab (at a URL) and make it active", Write, navTimeout,
+		define("tab new", "open a new tab (at a URL) and make it your current one", Write, navTimeout,
 			func(ctx context.Context, env Env, in *TabNewIn) (*TabOut, error) {
 				b, err := env.Browser(ctx)
 				if err != nil {

@@ -22,7 +22,7 @@ func (in *SurfaceIDIn) Validate() error {
 func surfaceOps() []*Op {
 	browser := func(ctx context.Context, env Env) (*engine.Browser, error) { return env.Browser(ctx) }
 	return []*Op{
-		define("status", "print the active surface, its URL, the page roots and the dialog and download counts", Read, actTimeout,
+		define("status", "print your current surface, its URL, the page roots and the dialog and download counts", Read, actTimeout,
 			func(ctx context.Context, env Env, _ *NoIn) (*StatusOut, error) {
 				b, err := browser(ctx, env)
 				if err != nil {
@@ -41,7 +41,7 @@ func surfaceOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				_, all := b.Surfaces(ctx)
+				all := b.Surfaces(ctx)
 				list := mapSlice(all, surfaceOf)
 				cur := env.Current()
 				for i := range list {
@@ -49,7 +49,7 @@ func surfaceOps() []*Op {
 				}
 				return &SurfacesOut{ActiveSurfaceID: cur, Surfaces: list}, nil
 			}).mcp(Tool{Name: "browser_surfaces", Desc: "List every surface (tabs, popups, frames, Electron windows and views), parent-first, with your current one."}),
-		define("switch", "select a surface for every later operation", Write, actTimeout,
+		define("switch", "make a surface your current one (the target of your later operations)", Write, actTimeout,
 			func(ctx context.Context, env Env, in *SurfaceIDIn) (*SurfaceOut, error) {
 				b, err := browser(ctx, env)
 				if err != nil {
@@ -77,7 +77,7 @@ func surfaceOps() []*Op {
 				}
 				return &WindowsOut{ActiveSurfaceID: cur, Windows: ws}, nil
 			}).mcp(Tool{Name: "browser_windows", Desc: "List the page roots (tabs, windows, views, webviews) with their window ids."}),
-		define("switch-window", "select a page root (not a frame) for every later operation", Write, actTimeout,
+		define("switch-window", "make a page root (not a frame) your current surface", Write, actTimeout,
 			func(ctx context.Context, env Env, in *SurfaceIDIn) (*SurfaceOut, error) {
 				b, err := browser(ctx, env)
 				if err != nil {

@@ -91,11 +91,11 @@ func stateOut(s *action.ElementState) *StateOut {
 func evalOut(v []byte) *EvalOut { return &EvalOut{Value: json.RawMessage(v)} }
 
 func tabOf(t engine.TabInfo) wire.Tab {
-	return wire.Tab{ID: t.ID, Title: t.Title, URL: t.URL, Active: t.Active, Opener: t.Opener}
+	return wire.Tab{ID: t.ID, Title: t.Title, URL: t.URL, Opener: t.Opener}
 }
 
 func surfaceOf(s engine.Surface) wire.Surface {
-	return wire.Surface{ID: s.ID, Kind: s.Kind, ParentID: s.ParentID, Title: s.Title, URL: s.URL, Active: s.Active,
+	return wire.Surface{ID: s.ID, Kind: s.Kind, ParentID: s.ParentID, Title: s.Title, URL: s.URL,
 		Capabilities:   wire.Capabilities{Snapshot: s.Capabilities.Snapshot, Interaction: s.Capabilities.Interaction, RendererEval: s.Capabilities.RendererEval},
 		OriginRelation: s.OriginRelation}
 }
@@ -105,7 +105,7 @@ func windowOf(w engine.Window) wire.Window {
 }
 
 func statusOut(s engine.Status) *StatusOut {
-	return &StatusOut{Active: s.Active, URL: s.URL, Pages: mapSlice(s.Pages, func(p string) string { return p }), Dialogs: s.Dialogs, Downloads: s.Downloads}
+	return &StatusOut{Pages: mapSlice(s.Pages, func(p string) string { return p }), Dialogs: s.Dialogs, Downloads: s.Downloads}
 }
 
 func consoleRecord(r eventlog.ConsoleRecord) wire.ConsoleRecord {
