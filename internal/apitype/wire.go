@@ -86,7 +86,7 @@ type Diff struct {
 
 // ReportSnapshot is a snapshot's text (without its size footer).
 type ReportSnapshot struct {
-	Text      string `json:"text"`
+	Text      string `json:"text,omitempty"` // empty in MCP structured content: it is the text content
 	Chars     int    `json:"chars"`
 	Truncated bool   `json:"truncated,omitempty"`
 }

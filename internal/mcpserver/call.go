@@ -180,7 +180,19 @@ func (s *Server) result(out any, rep *apitype.Report) *mcp.CallToolResult {
 }
 
 // structured is the output's JSON object with the report under "report".
+// A snapshot's text and refs are the text content already: structured
+// content carries only what describes them, so a large page's snapshot
+// is not sent twice (nor its ref table once, which an agent never reads).
 func structured(out any, rep *apitype.Report) any {
+	if snap, ok := out.(*ops.SnapshotOut); ok {
+		return map[string]any{"surface_id": snap.SurfaceID, "url": snap.URL, "title": snap.Title, "chars": snap.Chars,
+			"tokens": snap.Tokens, "truncated": snap.Truncated, "nodes": snap.Nodes, "frames": snap.Frames}
+	}
+	if rep != nil && rep.Snapshot != nil {
+		r := *rep
+		r.Snapshot = &apitype.ReportSnapshot{Chars: rep.Snapshot.Chars, Truncated: rep.Snapshot.Truncated}
+		rep = &r
+	}
 	if rep == nil {
 		return out
 	}
