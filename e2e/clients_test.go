@@ -98,3 +98,26 @@ func TestMCPClickThatNavigates(t *testing.T) {
 		t.Errorf("structured content of the click: %s", b)
 	}
 }
+
+// TestMCPCloseTab: browser_close closes the agent's current tab only; with
+// no tab left, the next call says how to open one, in tool calls, and
+// loupe picks no other tab by itself.
+func TestMCPCloseTab(t *testing.T) {
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	m := startMCP(t, e)
+	m.ok("browser_navigate", map[string]any{"url": srv.Page("basic.html"), "snapshot": false})
+	if got := m.ok("browser_close", nil); !strings.Contains(got, "closed") {
+		t.Fatalf("browser_close: %s", got)
+	}
+	r := m.call("browser_snapshot", nil)
+	if code, _ := errorOf(t, r); code != "SURFACE_CLOSED" || !strings.Contains(r.text, `browser_tabs {"action":"new"}`) || strings.Contains(r.text, "loupe ") {
+		t.Fatalf("snapshot after closing the last tab: %s", r.text)
+	}
+	got := m.ok("browser_navigate", map[string]any{"url": srv.Page("dupes.html"), "new_tab": true})
+	if !strings.Contains(got, "Duplicate names fixture") {
+		t.Fatalf("a new tab after the last closed: %s", got)
+	}
+	// The session itself is still there until asked.
+	m.ok("browser_close", map[string]any{"session": true})
+}

@@ -356,6 +356,9 @@ func (b *Browser) Tab(ctx context.Context, id string) (*Tab, error) {
 		e := apitype.Errorf(apitype.SurfaceClosed, "surface %s has closed", orNone(id))
 		if len(live) > 0 {
 			e.Fix("live surfaces: "+strings.Join(live, ", ")+"; switch to one ({1})", apitype.Step{Op: "switch"})
+		} else {
+			e.Fix("no tab is open; open one ({1}) or open a URL in a new tab ({2})", apitype.Step{Op: "tab new"},
+				apitype.Step{Op: "open", Args: map[string]string{"new_tab": "true"}})
 		}
 		return nil, e
 	default:
