@@ -82,7 +82,10 @@ for (const name of servers) {
       for (const [page, ready] of PAGES) {
         await s.navigate(`${vars.A}/pages/${page}`);
         let text = '';
-        for (let i = 0; i < 40 && !text.includes(ready); i++) text = await s.snapshot();
+        // Poll by time, not by count: a fast snapshot would spend a count
+        // before a slow page's widgets draw (no tool says when they have).
+        const until = Date.now() + 15000;
+        while (!text.includes(ready) && Date.now() < until) text = await s.snapshot();
         if (!text.includes(ready)) throw new Error(`${name}: ${page} never showed ${JSON.stringify(ready)}`);
         const refs = (text.match(ad.refRegex) || []).length;
         if (dump) { await mkdir(dump, { recursive: true }); await writeFile(join(dump, `${name}-${page}.txt`), text); }
