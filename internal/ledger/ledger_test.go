@@ -1,0 +1,730 @@
+package ledger
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The child process of the recovery tests: it opens the ledger named by
+// childPathEnv, reserves childIDEnv, reports "reserved GEN PID" on stdout
+// and then waits for stdin to close (or to be killed).
+const (
+	childPathEnv = "LOUPE_LEDGER_TEST_CHILD"
+	childIDEnv   = "LOUPE_LEDGER_TEST_ID"
+)
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(childPathEnv); path != "" {
+		os.Exit(child(path, os.Getenv(childIDEnv)))
+	}
+	os.Exit(m.Run())
+}
+
+func child(path, id string) int {
+	ctx := context.Background()
+	l, err := Open(ctx, path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := l.Reserve(ctx, Entry{ID: id, Session: "child", Op: "click", Action: "click", Digest: "d"}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("reserved %d %d\n", l.Generation(), os.Getpid())
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+// startChild runs child in a new process and waits for its report.
+func startChild(t *testing.T, path, id string) (cmd *exec.Cmd, gen int64) {
+	t.Helper()
+	cmd = exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childPathEnv+"="+path, childIDEnv+"="+id)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(stdout).ReadString('\n')
+		line <- s
+	}()
+	var s string
+	select {
+	case s = <-line:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("child did not report its reservation in 60 s; stderr: %s", stderr.String())
+	}
+	var pid int
+	if _, err := fmt.Sscanf(s, "reserved %d %d", &gen, &pid); err != nil || pid != cmd.Process.Pid {
+		t.Fatalf("child reported %q (%v); stderr: %s", s, err, stderr.String())
+	}
+	return cmd, gen
+}
+
+func newLedger(t testing.TB) (*Ledger, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	return openAt(t, path), path
+}
+
+func openAt(t testing.TB, path string) *Ledger {
+	t.Helper()
+	l, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// rawDB opens the file beside the ledger, to look at or stage what the
+// API does not show.
+func rawDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func within(t *testing.T, what string, got, from, to time.Time) {
+	t.Helper()
+	if got.Before(from.Round(0)) || got.After(to.Round(0)) {
+		t.Errorf("%s = %v, not within [%v, %v]", what, got, from, to)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	l, _ := newLedger(t)
+	in := Entry{
+		ID: "op-1", Session: "s1", Task: "t1", Client: "claude", Surface: "tab-3", Epoch: 7,
+		Document: "doc-9", Op: "click", Action: "click", Digest: "abc123",
+		// What the ledger sets itself; Reserve must not take these from the caller.
+		Generation: 999, State: Executed, Code: "X", Reason: "Y", Reserved: time.Unix(1, 0), Settled: time.Unix(2, 0),
+	}
+	before := time.Now()
+	if err := l.Reserve(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now()
+	got, err := l.Get(ctx, "op-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, "Reserved", got.Reserved, before, after)
+	want := in
+	want.Generation, want.State, want.Code, want.Reason = l.Generation(), Reserved, "", ""
+	want.Reserved, want.Settled = got.Reserved, time.Time{}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after Reserve:\n got %+v\nwant %+v", got, want)
+	}
+
+	before = time.Now()
+	if err := l.Settle(ctx, "op-1", NotExecuted, "DENIED", "policy says no"); err != nil {
+		t.Fatal(err)
+	}
+	after = time.Now()
+	got, err = l.Get(ctx, "op-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, "Settled", got.Settled, before, after)
+	want.State, want.Code, want.Reason, want.Settled = NotExecuted, "DENIED", "policy says no", got.Settled
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after Settle:\n got %+v\nwant %+v", got, want)
+	}
+	list, err := l.List(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || !reflect.DeepEqual(list[0], want) {
+		t.Errorf("List = %+v, want [%+v]", list, want)
+	}
+
+	if err := l.Settle(ctx, "op-1", Executed, "", ""); !errors.Is(err, ErrSettled) {
+		t.Errorf("settling twice: %v, want ErrSettled", err)
+	}
+	if got, _ := l.Get(ctx, "op-1"); got.State != NotExecuted {
+		t.Errorf("a second Settle changed the outcome to %s", got.State)
+	}
+	if err := l.Settle(ctx, "op-none", Executed, "", ""); !errors.Is(err, ErrNotFound) {
+		t.Errorf("settling an id never reserved: %v, want ErrNotFound", err)
+	}
+	if _, err := l.Get(ctx, "op-none"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get of an id never reserved: %v, want ErrNotFound", err)
+	}
+	if err := l.Reserve(ctx, Entry{ID: "op-2"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Settle(ctx, "op-2", Reserved, "", ""); err == nil || errors.Is(err, ErrSettled) {
+		t.Errorf("settling as reserved: %v, want a refusal", err)
+	}
+	if err := l.Reserve(ctx, Entry{Session: "s1"}); err == nil {
+		t.Error("Reserve took an entry without an id")
+	}
+}
+
+func TestDuplicate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := openAt(t, path)
+	first := func(id string) Entry {
+		return Entry{ID: id, Session: "first", Op: "click", Action: "click", Digest: "d1"}
+	}
+	for _, id := range []string{"executed", "not-executed", "unknown", "reserved"} {
+		if err := l.Reserve(ctx, first(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, s := range map[string]State{"executed": Executed, "not-executed": NotExecuted, "unknown": Unknown} {
+		if err := l.Settle(ctx, id, s, "", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again := func(t *testing.T, l *Ledger, id string, want State) {
+		t.Helper()
+		err := l.Reserve(ctx, Entry{ID: id, Session: "second", Op: "type", Action: "type", Digest: "d2"})
+		var dup *DuplicateError
+		if !errors.As(err, &dup) {
+			t.Fatalf("reserving %s again: %v, want a *DuplicateError", id, err)
+		}
+		if dup.Original.ID != id || dup.Original.State != want || dup.Original.Session != "first" || dup.Original.Digest != "d1" {
+			t.Errorf("reserving %s again: original %+v, want the first reservation, %s", id, dup.Original, want)
+		}
+		if !strings.Contains(err.Error(), string(want)) {
+			t.Errorf("error %q does not name the original's state", err)
+		}
+		if got, _ := l.Get(ctx, id); got.Session != "first" || got.State != want {
+			t.Errorf("the refused reservation changed the entry: %+v", got)
+		}
+	}
+	t.Run("same generation", func(t *testing.T) {
+		again(t, l, "executed", Executed)
+		again(t, l, "not-executed", NotExecuted)
+		again(t, l, "unknown", Unknown)
+		again(t, l, "reserved", Reserved)
+	})
+	t.Run("after reopen", func(t *testing.T) {
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		l2 := openAt(t, path)
+		again(t, l2, "executed", Executed)
+		again(t, l2, "not-executed", NotExecuted)
+		again(t, l2, "unknown", Unknown)
+		again(t, l2, "reserved", Unknown) // Close made it unknown
+	})
+}
+
+func TestGenerations(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	var last int64
+	for i := range 3 {
+		l := openAt(t, path)
+		if g := l.Generation(); g <= last {
+			t.Errorf("open %d: generation %d, not after %d", i, g, last)
+		}
+		last = l.Generation()
+		id := "op-" + strconv.Itoa(i)
+		if err := l.Reserve(ctx, Entry{ID: id}); err != nil {
+			t.Fatal(err)
+		}
+		if e, _ := l.Get(ctx, id); e.Generation != last {
+			t.Errorf("entry has generation %d, want %d", e.Generation, last)
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two open at once have generations of their own.
+	a, b := openAt(t, path), openAt(t, path)
+	if a.Generation() <= last || b.Generation() <= a.Generation() {
+		t.Errorf("generations %d and %d after %d", a.Generation(), b.Generation(), last)
+	}
+}
+
+func TestClose(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := openAt(t, path)
+	if err := l.Reserve(ctx, Entry{ID: "left"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Reserve(ctx, Entry{ID: "done"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Settle(ctx, "done", Executed, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if err := l.Reserve(ctx, Entry{ID: "late"}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Reserve after Close: %v, want ErrClosed", err)
+	}
+	if _, err := l.Get(ctx, "left"); !errors.Is(err, ErrClosed) {
+		t.Errorf("Get after Close: %v, want ErrClosed", err)
+	}
+
+	l2 := openAt(t, path)
+	if n := l2.Recovered(); n != 0 {
+		t.Errorf("Recovered = %d, want 0: Close settled what it left", n)
+	}
+	e, err := l2.Get(ctx, "left")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantReason := fmt.Sprintf("loupe (pid %d) closed its ledger", os.Getpid())
+	if e.State != Unknown || e.Code != "OUTCOME_UNKNOWN" || !strings.Contains(e.Reason, wantReason) || e.Settled.IsZero() {
+		t.Errorf("entry left reserved at Close: %+v, want unknown, OUTCOME_UNKNOWN, %q", e, wantReason)
+	}
+	if e, _ := l2.Get(ctx, "done"); e.State != Executed {
+		t.Errorf("a settled entry became %s at Close", e.State)
+	}
+}
+
+// TestRecoverKilled kills a process right after its Reserve returned: the
+// row must be on disk, and the next Open makes it unknown.
+func TestRecoverKilled(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	cmd, gen := startChild(t, path, "op-killed")
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+
+	l := openAt(t, path)
+	if n := l.Recovered(); n != 1 {
+		t.Errorf("Recovered = %d, want 1", n)
+	}
+	e, err := l.Get(ctx, "op-killed")
+	if err != nil {
+		t.Fatalf("the reservation did not survive kill -9: %v", err)
+	}
+	wantReason := fmt.Sprintf("loupe (pid %d) stopped before this write was settled", cmd.Process.Pid)
+	if e.State != Unknown || e.Code != "OUTCOME_UNKNOWN" || e.Reason != wantReason || e.Generation != gen || e.Settled.IsZero() {
+		t.Errorf("got %+v, want unknown, OUTCOME_UNKNOWN, %q, generation %d", e, wantReason, gen)
+	}
+	var dup *DuplicateError
+	if err := l.Reserve(ctx, Entry{ID: "op-killed"}); !errors.As(err, &dup) || dup.Original.State != Unknown {
+		t.Errorf("reusing the killed process's id: %v, want a duplicate of an unknown operation", err)
+	}
+}
+
+// TestLiveOtherProcess: a process that still runs keeps its reservations;
+// once it exits (a zombie, not yet reaped, counts as exited) they are
+// recovered.
+func TestLiveOtherProcess(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	cmd, _ := startChild(t, path, "op-live")
+
+	l := openAt(t, path)
+	if n := l.Recovered(); n != 0 {
+		t.Errorf("Recovered = %d with the owner alive, want 0", n)
+	}
+	if e, _ := l.Get(ctx, "op-live"); e.State != Reserved {
+		t.Errorf("a live process's entry became %s (%s)", e.State, e.Reason)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l = openAt(t, path)
+	if e, _ := l.Get(ctx, "op-live"); e.State != Reserved {
+		t.Errorf("another generation's Close made a live process's entry %s", e.State)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	l = openAt(t, path)
+	if n, err := l.Recover(ctx); n != 0 || err != nil {
+		t.Errorf("Recover with the owner alive = %d, %v; want 0", n, err)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until it has exited, leaving it unreaped (a zombie).
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := l.Recover(ctx); n != 1 || err != nil {
+		t.Errorf("Recover after the owner exited = %d, %v; want 1", n, err)
+	}
+	if e, _ := l.Get(ctx, "op-live"); e.State != Unknown || e.Code != "OUTCOME_UNKNOWN" {
+		t.Errorf("the exited process's entry is %s %s, want unknown", e.State, e.Code)
+	}
+	if n, err := l.Recover(ctx); n != 0 || err != nil {
+		t.Errorf("Recover again = %d, %v; want 0", n, err)
+	}
+}
+
+// TestRecoverAtOpenZombie: Open itself takes an exited, unreaped owner for
+// stopped.
+func TestRecoverAtOpenZombie(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	cmd, _ := startChild(t, path, "op-zombie")
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != nil {
+		t.Fatal(err)
+	}
+	l := openAt(t, path)
+	if n := l.Recovered(); n != 1 {
+		t.Errorf("Recovered = %d after the owner exited, want 1", n)
+	}
+	if e, _ := l.Get(ctx, "op-zombie"); e.State != Unknown {
+		t.Errorf("the exited process's entry is %s, want unknown", e.State)
+	}
+}
+
+// TestOwnerIdentity: a generation is the process's only while pid, start
+// time and boot all match.
+func TestOwnerIdentity(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change string // applied to the first generation's row
+		want   State
+	}{
+		{"same process", ``, Reserved},
+		{"pid reused by another process", `UPDATE generations SET start_ticks = start_ticks + 1 WHERE id = ?`, Unknown},
+		{"another boot", `UPDATE generations SET boot_id = 'another-boot' WHERE id = ?`, Unknown},
+		{"pid gone", `UPDATE generations SET pid = ` + strconv.Itoa(exitedPID(t)) + ` WHERE id = ?`, Unknown},
+		{"pid never a process", `UPDATE generations SET pid = 0 WHERE id = ?`, Unknown},
+		// Close settles what it leaves in the same transaction; a closed
+		// generation with a reserved entry is one that broke that rule.
+		{"generation closed", `UPDATE generations SET closed = 1 WHERE id = ?`, Unknown},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			path := filepath.Join(t.TempDir(), "ledger.db")
+			first := openAt(t, path)
+			if err := first.Reserve(ctx, Entry{ID: "op"}); err != nil {
+				t.Fatal(err)
+			}
+			if tc.change != "" {
+				if _, err := rawDB(t, path).Exec(tc.change, first.Generation()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			second := openAt(t, path)
+			e, err := second.Get(ctx, "op")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.State != tc.want {
+				t.Errorf("state %s (%s), want %s", e.State, e.Reason, tc.want)
+			}
+			if want := map[State]int{Reserved: 0, Unknown: 1}[tc.want]; second.Recovered() != want {
+				t.Errorf("Recovered = %d, want %d", second.Recovered(), want)
+			}
+			if tc.want == Unknown {
+				if err := first.Settle(ctx, "op", Executed, "", ""); !errors.Is(err, ErrSettled) {
+					t.Errorf("settling a recovered entry: %v, want ErrSettled", err)
+				}
+			}
+		})
+	}
+}
+
+// exitedPID is the pid of a process that has exited and been reaped.
+func exitedPID(t *testing.T) int {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestList(t *testing.T) {
+	ctx := context.Background()
+	l, _ := newLedger(t)
+	for _, e := range []struct {
+		id, session string
+		state       State
+	}{
+		{"a", "s1", Executed}, {"b", "s1", NotExecuted}, {"c", "s1", Reserved}, {"d", "s2", Executed}, {"e", "s2", Unknown},
+	} {
+		if err := l.Reserve(ctx, Entry{ID: e.id, Session: e.session}); err != nil {
+			t.Fatal(err)
+		}
+		if e.state != Reserved {
+			if err := l.Settle(ctx, e.id, e.state, "", ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		f    Filter
+		want []string
+	}{
+		{"all, most recent first", Filter{}, []string{"e", "d", "c", "b", "a"}},
+		{"by state", Filter{State: Executed}, []string{"d", "a"}},
+		{"reserved", Filter{State: Reserved}, []string{"c"}},
+		{"by session", Filter{Session: "s1"}, []string{"c", "b", "a"}},
+		{"by state and session", Filter{State: Executed, Session: "s1"}, []string{"a"}},
+		{"limit", Filter{Limit: 2}, []string{"e", "d"}},
+		{"limit with filter", Filter{Session: "s1", Limit: 1}, []string{"c"}},
+		{"nothing", Filter{Session: "nobody"}, []string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := l.List(ctx, tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := []string{}
+			for _, e := range got {
+				ids = append(ids, e.ID)
+			}
+			if !slices.Equal(ids, tc.want) {
+				t.Errorf("List(%+v) = %v, want %v", tc.f, ids, tc.want)
+			}
+		})
+	}
+	if _, err := l.List(ctx, Filter{State: "done"}); err == nil {
+		t.Error("List took a state that does not exist")
+	}
+}
+
+func TestListDefaultLimit(t *testing.T) {
+	ctx := context.Background()
+	l, _ := newLedger(t)
+	for i := range 105 {
+		if err := l.Reserve(ctx, Entry{ID: "op-" + strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := l.List(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 100 || got[0].ID != "op-104" || got[99].ID != "op-5" {
+		t.Errorf("List{} gave %d entries, %s … %s; want 100, op-104 … op-5", len(got), got[0].ID, got[len(got)-1].ID)
+	}
+}
+
+func TestConcurrentReserve(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := openAt(t, path)
+	other := openAt(t, path) // a second connection to the file, as another process would have
+
+	t.Run("distinct ids", func(t *testing.T) {
+		const n = 64
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		for i := range n {
+			wg.Go(func() {
+				on := l
+				if i%2 == 1 {
+					on = other
+				}
+				errs <- on.Reserve(ctx, Entry{ID: "distinct-" + strconv.Itoa(i), Session: "distinct"})
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+		got, err := l.List(ctx, Filter{Session: "distinct", Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != n {
+			t.Errorf("%d entries, want %d", len(got), n)
+		}
+	})
+	t.Run("same id", func(t *testing.T) {
+		const n = 32
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		for i := range n {
+			wg.Go(func() {
+				on := l
+				if i%2 == 1 {
+					on = other
+				}
+				errs <- on.Reserve(ctx, Entry{ID: "same", Session: "g" + strconv.Itoa(i)})
+			})
+		}
+		wg.Wait()
+		close(errs)
+		wins := 0
+		for err := range errs {
+			var dup *DuplicateError
+			switch {
+			case err == nil:
+				wins++
+			case errors.As(err, &dup):
+				if dup.Original.ID != "same" || dup.Original.State != Reserved {
+					t.Errorf("duplicate names %+v", dup.Original)
+				}
+			default:
+				t.Error(err)
+			}
+		}
+		if wins != 1 {
+			t.Errorf("%d reservations of one id succeeded, want 1", wins)
+		}
+	})
+}
+
+func TestOpenErrors(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+
+	missing := filepath.Join(dir, "nope", "ledger.db")
+	_, err := Open(ctx, missing)
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "directory does not exist") || !strings.Contains(err.Error(), missing) {
+		t.Errorf("Open in a missing directory: %v; want an error naming the path and the missing directory", err)
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Open created the missing directory (%v)", err)
+	}
+
+	notDB := filepath.Join(dir, "garbage.db")
+	if err := os.WriteFile(notDB, bytes.Repeat([]byte("not a database "), 512), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, notDB); err == nil {
+		t.Error("Open took a file that is not a database")
+	}
+
+	newer := filepath.Join(dir, "newer.db")
+	l := openAt(t, newer)
+	l.Close()
+	if _, err := rawDB(t, newer).Exec("PRAGMA user_version = 99"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, newer); err == nil || !strings.Contains(err.Error(), "schema version is 99") {
+		t.Errorf("Open of a newer schema: %v, want a refusal naming the version", err)
+	}
+}
+
+func TestFileSettings(t *testing.T) {
+	l, path := newLedger(t)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := fi.Mode().Perm(); perm != 0o600 {
+		t.Errorf("ledger file mode %v, want 0600", perm)
+	}
+	if err := l.Reserve(context.Background(), Entry{ID: "op"}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("write-ahead log: %v, %v; want mode 0600", fi, err)
+	}
+	steps, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pragma, want := range map[string]string{
+		"journal_mode": "wal",
+		"synchronous":  map[string]string{"NORMAL": "1", "FULL": "2"}[synchronous],
+		"busy_timeout": strconv.FormatInt(busyTimeout.Milliseconds(), 10),
+		"user_version": strconv.Itoa(len(steps)),
+		"foreign_keys": "1",
+	} {
+		var got string
+		if err := l.db.QueryRow("PRAGMA " + pragma).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("PRAGMA %s = %s, want %s", pragma, got, want)
+		}
+	}
+}
+
+func TestPathNeedsNoEscaping(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "a dir?with#odd%chars")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "ledger.db")
+	l := openAt(t, path)
+	if err := l.Reserve(ctx, Entry{ID: "op"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the ledger is not at the path given: %v", err)
+	}
+}
+
+// BenchmarkReserveSettle is what the ledger adds to one write: its
+// reservation (durable before the write is dispatched) and its settling.
+func BenchmarkReserveSettle(b *testing.B) {
+	ctx := context.Background()
+	l, _ := newLedger(b)
+	var took []time.Duration
+	i := 0
+	for b.Loop() {
+		id := "op-" + strconv.Itoa(i)
+		i++
+		t0 := time.Now()
+		if err := l.Reserve(ctx, Entry{ID: id, Session: "bench", Op: "click", Action: "click", Digest: "0123456789abcdef"}); err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Settle(ctx, id, Executed, "", ""); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(t0))
+	}
+	slices.Sort(took)
+	ms := func(q float64) float64 { return float64(took[int(q*float64(len(took)-1))]) / float64(time.Millisecond) }
+	b.ReportMetric(ms(0.5), "median-ms")
+	b.ReportMetric(ms(0.99), "p99-ms")
+}

@@ -1,0 +1,74 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+)
+
+// recoverStopped makes unknown what stopped processes left reserved. A
+// generation not closed whose process still runs is left alone: its
+// writes may be in flight and it will settle them. One whose process is
+// gone (or whose pid now names another process) is closed now, and its
+// reserved entries, like any a closed generation left, become unknown:
+// nothing will ever settle them, and whether their input went out is not
+// known. It runs in Open's transaction, which holds the write lock, so two
+// processes opening at once do not both recover the same entries. It
+// returns how many entries it made unknown.
+func recoverStopped(ctx context.Context, tx *sql.Tx, me proc, gen, now int64) (int, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, pid, start_ticks, boot_id, closed IS NOT NULL FROM generations
+		WHERE id <> ? AND (closed IS NULL OR id IN (SELECT generation FROM operations WHERE state = 'reserved'))`, gen)
+	if err != nil {
+		return 0, err
+	}
+	type generation struct {
+		id     int64
+		p      proc
+		closed bool
+	}
+	var gens []generation
+	for rows.Next() {
+		var g generation
+		if err := rows.Scan(&g.id, &g.p.pid, &g.p.start, &g.p.boot, &g.closed); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		gens = append(gens, g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+
+	total := 0
+	for _, g := range gens {
+		if !g.closed {
+			if g.p.alive(me) {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE generations SET closed = ? WHERE id = ?`, now, g.id); err != nil {
+				return 0, err
+			}
+		}
+		reason := fmt.Sprintf("loupe (pid %d) stopped before this write was settled", g.p.pid)
+		n, err := settleGeneration(ctx, tx, g.id, reason, now)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// settleGeneration makes a generation's reserved entries unknown.
+func settleGeneration(ctx context.Context, tx *sql.Tx, gen int64, reason string, now int64) (int, error) {
+	res, err := tx.ExecContext(ctx, `UPDATE operations SET state = 'unknown', code = ?, reason = ?, settled = ?
+		WHERE generation = ? AND state = 'reserved'`, string(apitype.OutcomeUnknown), reason, now, gen)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
