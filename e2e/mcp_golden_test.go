@@ -307,6 +307,8 @@ func newNormaliser(t *testing.T, literals map[string]string) *normaliser {
 		{regexp.MustCompile(`"(x|y)": -?[0-9.]+(e[-+]?[0-9]+)?(,?)\n`), `"$1": "<LAYOUT_COORDINATE>"$3` + "\n"},
 		// Timings in messages ("after 3ms", "after 1.2s").
 		{regexp.MustCompile(`\bafter [0-9]+(\.[0-9]+)?(ns|µs|ms|s)\b`), `after <DURATION>`},
+		// A write's operation id is new each time (96 random bits).
+		{regexp.MustCompile(`\bop-[0-9a-f]{24}\b`), `<OPERATION_ID>`},
 	}}
 	for old, with := range literals {
 		if old == "" {

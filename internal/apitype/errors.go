@@ -30,6 +30,11 @@ const (
 	HumanControl         Code = "HUMAN_CONTROL"
 	Denied               Code = "DENIED"
 	DuplicateOperation   Code = "DUPLICATE_OPERATION"
+	OutcomeUnknown       Code = "OUTCOME_UNKNOWN"
+	TakenOver            Code = "TAKEN_OVER"
+	ApprovalTimeout      Code = "APPROVAL_TIMEOUT"
+	TabCrashed           Code = "TAB_CRASHED"
+	TabLimit             Code = "TAB_LIMIT"
 	BadInput             Code = "BAD_INPUT"
 	EvalFailed           Code = "EVAL_FAILED"
 	BrowserStart         Code = "BROWSER_START_FAILED"
@@ -57,7 +62,12 @@ var Hints = map[Code]string{
 	NoGrant:              "this call's grant is not current; ask for a fresh grant",
 	HumanControl:         "a person has taken over this tab; wait until it is handed back",
 	Denied:               "the approval policy denied this action",
-	DuplicateOperation:   "that operation id was already used; send a new id",
+	DuplicateOperation:   "that operation id was already used; its outcome stands (see the ledger); send a new id only for a new write",
+	OutcomeUnknown:       "the write may or may not have happened; look at the page before doing it again (loupe never replays it)",
+	TakenOver:            "a person took over the tab before this ran; wait until it is handed back, then take a new snapshot",
+	ApprovalTimeout:      "nobody answered the approval in time; ask the person, or try again later",
+	TabCrashed:           "the tab's renderer crashed; it was reloaded for a person to check; take a new snapshot",
+	TabLimit:             "too many tabs are open; close one first",
 	BadInput:             "fix the arguments and try again ({help})",
 	EvalFailed:           "the script threw; fix the expression",
 	BrowserStart:         "install Chromium (apt-get install chromium) or set LOUPE_CHROMIUM to its path",
@@ -85,6 +95,8 @@ type Error struct {
 	// Op is the operation that failed, set by the executor; front ends
 	// name its fields and its help in their own terms.
 	Op string `json:"op,omitempty"`
+	// OperationID is the write's id in the ledger.
+	OperationID string `json:"operation_id,omitempty"`
 
 	cause error
 }

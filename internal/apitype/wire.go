@@ -23,13 +23,18 @@ type OpRequest struct {
 	TimeoutMS int64           `json:"timeout_ms,omitempty"`
 	// Report asks for a write's report.
 	Report *ReportOptions `json:"report,omitempty"`
+	// OperationID names a write in the ledger; "" lets the executor pick
+	// one. An id is used once, ever.
+	OperationID string `json:"operation_id,omitempty"`
 }
 
 // OpResponse is the reply: a result or an error, never both.
 type OpResponse struct {
 	Result json.RawMessage `json:"result,omitempty"`
-	Report *Report         `json:"report,omitempty"`
-	Error  *Error          `json:"error,omitempty"`
+	// OperationID is the write's id in the ledger (writes only).
+	OperationID string  `json:"operation_id,omitempty"`
+	Report      *Report `json:"report,omitempty"`
+	Error       *Error  `json:"error,omitempty"`
 }
 
 // ReportOptions say what a write's report carries besides the changes of

@@ -36,6 +36,7 @@ type cmd struct {
 	json           bool
 	timeout        time.Duration
 	timeoutArg     string // --timeout as given, until the command is known
+	opID           string // --op-id
 	reg            *ops.Registry
 }
 
@@ -124,7 +125,7 @@ func (c *cmd) globals(args []string) (words []string, helpWanted bool, err error
 				words = append(words, "version")
 				continue
 			}
-		case "--session", "--timeout":
+		case "--session", "--timeout", "--op-id":
 			if !hasVal {
 				if i+1 >= len(args) {
 					return nil, false, fmt.Errorf("%s needs a value", name)
@@ -139,6 +140,13 @@ func (c *cmd) globals(args []string) (words []string, helpWanted bool, err error
 				c.session, c.sessionSet = val, true
 				continue
 			}
+			if name == "--op-id" {
+				if !apitype.ValidOperationID(val) {
+					return nil, false, fmt.Errorf("--op-id %q: use 1 to 64 letters, digits, '.', '_', ':' or '-'", val)
+				}
+				c.opID = val
+				continue
+			}
 			c.timeoutArg = val
 			continue
 		}
@@ -151,6 +159,11 @@ func (c *cmd) globals(args []string) (words []string, helpWanted bool, err error
 // --timeout of its own (wait), wherever it was on the line, and otherwise
 // makes it the command's deadline.
 func (c *cmd) applyTimeout(op *ops.Op, rest []string) ([]string, error) {
+	// An operation with a --session of its own (ops filters by it) takes
+	// the global one as well.
+	if c.sessionSet && op != nil && specOf(op.InType()).hasFlag("session") {
+		rest = append(rest, "--session="+c.session)
+	}
 	if c.timeoutArg == "" {
 		return rest, nil
 	}
@@ -203,7 +216,25 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	if err != nil {
 		return c.fail(apitype.Wrap(apitype.DaemonUnavailable, err, "%v", err))
 	}
-	raw, err := cl.Call(ctx, op.Name, c.session, in, c.timeout)
+	// A write gets its operation id before it is sent, so that a lost
+	// reply can still name it.
+	opID := ""
+	if op.KindOf(in) == ops.Write {
+		opID = c.opID
+		if opID == "" {
+			opID = apitype.NewOperationID()
+		}
+	}
+	body, err := json.Marshal(in)
+	if err != nil {
+		return c.fail(err)
+	}
+	resp, err := cl.Do(ctx, op.Name, apitype.OpRequest{Session: c.session, Input: body,
+		TimeoutMS: c.timeout.Milliseconds(), OperationID: opID})
+	var raw json.RawMessage
+	if resp != nil {
+		raw = resp.Result
+	}
 	if err != nil {
 		var bm *client.BuildMismatch
 		if errors.As(err, &bm) {
@@ -217,7 +248,7 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 		return c.writeScreenshot(raw, outFile)
 	}
 	if c.json {
-		fmt.Fprintln(c.stdout, string(raw))
+		fmt.Fprintln(c.stdout, string(withOperationID(raw, resp.OperationID)))
 		return 0
 	}
 	out := op.NewOut()
@@ -260,6 +291,20 @@ func (c *cmd) print(v any, text string) int {
 		fmt.Fprintln(c.stdout, text)
 	}
 	return 0
+}
+
+// withOperationID adds a write's operation id to its JSON result.
+func withOperationID(raw json.RawMessage, id string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if id == "" || json.Unmarshal(raw, &m) != nil || m == nil {
+		return raw
+	}
+	m["operation_id"], _ = json.Marshal(id)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 // fail prints a runtime error and returns exit code 1.

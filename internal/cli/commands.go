@@ -110,14 +110,20 @@ func (c *cmd) resolve(words []string, helpPrefix string) (entry, []string, error
 		}
 	}
 	if g := c.groupOf(w); len(g) > 0 {
+		if len(words) > 1 {
+			if op, ok := c.reg.Lookup(w + " " + words[1]); ok {
+				return entry{name: op.Name, summary: op.Summary, op: op}, words[2:], nil
+			}
+		}
+		// A first word that is an operation of its own ("ops" beside
+		// "ops show") runs it with the rest as its arguments.
+		if op, ok := c.reg.Lookup(w); ok {
+			return entry{name: w, summary: op.Summary, op: op}, words[1:], nil
+		}
 		if len(words) == 1 || strings.HasPrefix(words[1], "-") {
 			return entry{name: w, group: g}, words[1:], nil
 		}
-		name := w + " " + words[1]
-		if op, ok := c.reg.Lookup(name); ok {
-			return entry{name: name, summary: op.Summary, op: op}, words[2:], nil
-		}
-		return entry{}, nil, c.unknownCommand(name, helpPrefix)
+		return entry{}, nil, c.unknownCommand(w+" "+words[1], helpPrefix)
 	}
 	if op, ok := c.reg.Lookup(w); ok {
 		return entry{name: w, summary: op.Summary, op: op}, words[1:], nil

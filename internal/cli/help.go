@@ -35,13 +35,14 @@ var globalFlags = []globalFlag{
 	{"--session", "NAME", `the session to use (default "default"); each has its own browser`},
 	{"--json", "", "print results and errors as JSON"},
 	{"--timeout", "DURATION", "the command's deadline, e.g. 10s (default: the command's own)"},
+	{"--op-id", "ID", "a write's operation id in the ledger (default: a new one); an id is used once, ever"},
 	{"-h, --help", "", "show help: the overview, or a command's arguments"},
 	{"--version", "", "in place of the command: print the version, as `loupe version`"},
 }
 
 // handedOver names the global flags an operation may have as its own: the
 // global value is given to it (`wait --text x --timeout 5s` waits 5s).
-var handedOver = map[string]string{"timeout": "DURATION"}
+var handedOver = map[string]string{"timeout": "DURATION", "session": "NAME"}
 
 // overview is `loupe help`: every command, what a TARGET is, the global
 // flags and the environment.

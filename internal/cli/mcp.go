@@ -18,6 +18,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/daemon"
 	"github.com/loupe-dev/loupe/internal/executor"
+	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/mcpserver"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
@@ -110,6 +111,12 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 	} else {
 		cfg := c.executorConfig()
 		cfg.Headed = cfg.Headed || f.headed
+		store, err := ledger.Open(ctx, daemon.LedgerPath(c.home))
+		if err != nil {
+			return c.fail(fmt.Errorf("opening the operation ledger: %w", err))
+		}
+		defer store.Close()
+		cfg.Store = store
 		x = executor.New(cfg)
 		backend = mcpserver.Local{X: x, Session: session, Client: "mcp"}
 		defer func() {
@@ -122,7 +129,7 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 		actx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		op, _ := c.reg.Lookup("attach")
 		in, _ := json.Marshal(ops.AttachIn{CDP: f.cdp})
-		_, _, err := backend.Do(actx, op, in, nil)
+		_, err := backend.Do(actx, mcpserver.Call{Op: op, Input: in})
 		cancel()
 		if err != nil {
 			return c.fail(err)

@@ -101,11 +101,21 @@ func (c *Client) Call(ctx context.Context, op, session string, in any, timeout t
 }
 
 // Do sends one operation request and returns the reply; a registry error
-// comes back as *apitype.Error.
+// comes back as *apitype.Error. A write (a request with an operation id)
+// whose reply is lost once it was sent is OUTCOME_UNKNOWN, naming the
+// operation: the daemon may have run it. Only a daemon that could not be
+// reached at all means it certainly did not run.
 func (c *Client) Do(ctx context.Context, op string, req apitype.OpRequest) (*apitype.OpResponse, error) {
 	var resp apitype.OpResponse
 	if err := c.do(ctx, http.MethodPost, apitype.OpPath(op), req, &resp, true); err != nil {
-		return nil, err
+		var bm *BuildMismatch
+		if req.OperationID == "" || errors.Is(err, ErrNoDaemon) || errors.As(err, &bm) {
+			return nil, err
+		}
+		e := apitype.Wrap(apitype.OutcomeUnknown, err, "the connection to the daemon was lost during write %s (%s): %v", req.OperationID, op, err).Executed()
+		e.Op, e.OperationID = op, req.OperationID
+		return nil, e.Fix("see what the ledger says of it ({1}) and look at the page before doing it again",
+			apitype.Step{Op: "ops show", Args: map[string]string{"operation_id": req.OperationID}})
 	}
 	if resp.Error != nil {
 		return nil, resp.Error

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/chromium"
 	"github.com/loupe-dev/loupe/internal/executor"
+	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/localapi"
 )
 
@@ -93,6 +95,16 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	}
 
 	cfg.Executor.Home = cfg.Home
+	store, err := ledger.Open(ctx, LedgerPath(cfg.Home))
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("opening the operation ledger: %w", err)
+	}
+	defer store.Close()
+	if n := store.Recovered(); n > 0 {
+		log.Printf("loupe: %d write(s) left unsettled by a stopped loupe are now unknown (loupe ops --state unknown); none is replayed", n)
+	}
+	cfg.Executor.Store = store
 	x := executor.New(cfg.Executor)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -123,6 +135,10 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	}
 	return err
 }
+
+// LedgerPath is the operation ledger in a home. The daemon and in-process
+// MCP servers share it; each is a generation of its own.
+func LedgerPath(home string) string { return filepath.Join(home, "ledger.db") }
 
 // lockHome takes the home's daemon lock for the life of the process; a
 // second daemon for the same home gets ErrRunning.

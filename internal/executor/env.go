@@ -9,6 +9,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/sessions"
 )
 
@@ -16,7 +17,10 @@ import (
 type env struct {
 	s *sessions.Session
 	c *sessions.Client
+	x *Executor
 }
+
+func (e *env) Operations() (ops.OpLog, error) { return e.x.opLog() }
 
 func (e *env) Session() string { return e.s.Name() }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/sessions"
 )
@@ -45,6 +46,11 @@ type Config struct {
 	// with the registry's "snapshot" operation.
 	Registry *ops.Registry
 
+	// Store is the operation ledger on disk; with it every write is
+	// reserved and settled there (unless Ledger replaces that stage), and
+	// the ops operations read it.
+	Store *ledger.Ledger
+
 	// The stages that guard writes; nil lets every write through.
 	Policy Policy
 	Ledger Ledger
@@ -59,6 +65,7 @@ type Executor struct {
 	policy   Policy
 	ledger   Ledger
 	gate     Gate
+	store    *ledger.Ledger
 }
 
 // New returns an executor running cfg.Registry (loupe's own by default).
@@ -68,7 +75,10 @@ func New(cfg Config) *Executor {
 		sessions: sessions.New(sessions.Config{
 			Home: cfg.Home, Chromium: cfg.Chromium, Headed: cfg.Headed, BrowserArgs: cfg.BrowserArgs, BrowserLog: cfg.BrowserLog,
 		}),
-		policy: cfg.Policy, ledger: cfg.Ledger, gate: cfg.Gate,
+		policy: cfg.Policy, ledger: cfg.Ledger, gate: cfg.Gate, store: cfg.Store,
+	}
+	if x.ledger == nil && cfg.Store != nil {
+		x.ledger = ledgerStage{cfg.Store}
 	}
 	if x.reg == nil {
 		x.reg = ops.New()
@@ -103,13 +113,17 @@ type Request struct {
 	Timeout time.Duration
 	// Report asks for a write's report (nil: none).
 	Report *apitype.ReportOptions
+	// OperationID names a write in the ledger ("" picks a new one); an id
+	// is used once, ever. Reads ignore it.
+	OperationID string
 }
 
-// Result is an operation's output and, for a write asked for one, its
-// report.
+// Result is an operation's output, the write's operation id, and, for a
+// write asked for one, its report.
 type Result struct {
-	Out    any
-	Report *apitype.Report
+	Out         any
+	OperationID string
+	Report      *apitype.Report
 }
 
 // ValidSession reports whether name can name a session.
@@ -142,6 +156,7 @@ type call struct {
 	sess   *sessions.Session
 	client *sessions.Client
 	env    *env
+	write  Write // a write's description for the stages (its ID once guarded)
 }
 
 // Do runs one operation through the pipeline and returns its output, or
@@ -158,8 +173,8 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if c.kind == ops.Write {
-		if err := x.guard(ctx, c); err != nil {
-			return nil, failed(err, req.Op)
+		if err := x.guard(ctx, c, req.OperationID); err != nil {
+			return nil, failed(err, req.Op, c.write.ID)
 		}
 	}
 	var before *state
@@ -167,20 +182,23 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 		before = x.state(ctx, c)
 	}
 	out, err := c.op.Run(ctx, c.env, c.in)
-	x.settle(ctx, c, err)
+	var e *apitype.Error
 	if err != nil {
-		e := Classify(err, c.kind)
-		e.Op = c.op.Name
+		e = Classify(err, c.kind)
+		e.Op, e.OperationID = c.op.Name, c.write.ID
 		if e.Code == apitype.Timeout && e.TimeoutMS == 0 {
 			e.TimeoutMS = timeout.Milliseconds()
 		}
+	}
+	x.settle(ctx, c, e)
+	if e != nil {
 		if e.Code == apitype.BrowserGone {
 			c.sess.Drop()
 		}
 		return nil, e
 	}
 	x.remember(c, out)
-	res := &Result{Out: out}
+	res := &Result{Out: out, OperationID: c.write.ID}
 	if before != nil {
 		res.Report = x.report(ctx, c, before, req.Report)
 	}
@@ -214,30 +232,40 @@ func (x *Executor) decode(req Request) (*call, error) {
 	}
 	s := x.sessions.Get(req.Session)
 	cl := s.Client(req.Client)
-	return &call{op: op, in: in, kind: op.KindOf(in), sess: s, client: cl, env: &env{s: s, c: cl}}, nil
+	return &call{op: op, in: in, kind: op.KindOf(in), sess: s, client: cl, env: &env{s: s, c: cl, x: x}}, nil
 }
 
-// guard runs the stages a write passes before it may run: the approval
-// policy, the gate (the caller's grant and the tab's take-over epoch) and,
-// last, the ledger's reservation, so that a refused write leaves no row.
-// Each refuses with a registry error and nothing executed.
-func (x *Executor) guard(ctx context.Context, c *call) error {
-	w := Write{Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: c.client.ID(), Surface: c.client.Current(), Input: c.in}
-	if err := x.policy.Allow(ctx, w); err != nil {
+// guard runs the stages a write passes before it may run: the operation
+// id, the approval policy, the gate (the caller's grant and the tab's
+// take-over epoch) and, last, the ledger's reservation, so that a refused
+// write leaves no row. Each refuses with a registry error and nothing
+// executed.
+func (x *Executor) guard(ctx context.Context, c *call, id string) error {
+	if id == "" {
+		id = apitype.NewOperationID()
+	} else if !apitype.ValidOperationID(id) {
+		return apitype.Errorf(apitype.BadInput, "operation id %q: use 1 to 64 letters, digits, '.', '_', ':' or '-'", id)
+	}
+	c.write = Write{ID: id, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: c.client.ID(),
+		Surface: c.client.Current(), Input: c.in, Digest: digest(c.op.Name, c.in)}
+	if err := x.policy.Allow(ctx, c.write); err != nil {
 		return err
 	}
-	if err := x.gate.Check(ctx, w); err != nil {
+	if err := x.gate.Check(ctx, c.write); err != nil {
 		return err
 	}
-	return x.ledger.Reserve(ctx, w)
+	return x.ledger.Reserve(ctx, c.write)
 }
 
-// settle records a write's outcome in the ledger.
-func (x *Executor) settle(ctx context.Context, c *call, err error) {
+// settle records a write's outcome in the ledger: executed (e nil), not
+// executed when the error says so for certain, unknown otherwise. The
+// caller's context may have ended (a deadline): the settlement is written
+// all the same.
+func (x *Executor) settle(ctx context.Context, c *call, e *apitype.Error) {
 	if c.kind != ops.Write {
 		return
 	}
-	x.ledger.Settle(context.WithoutCancel(ctx), Write{Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: c.client.ID()}, err)
+	x.ledger.Settle(context.WithoutCancel(ctx), c.write, e)
 }
 
 // remember keeps a snapshot as its caller's last of that surface, for the
@@ -254,13 +282,17 @@ func (x *Executor) remember(c *call, out any) {
 	c.client.Remember(snap.SurfaceID, sessions.Snapshot{Options: *in, Text: body(snap.Snapshot.Text)})
 }
 
-// failed gives a refusal before the run its operation.
-func failed(err error, op string) error {
+// failed gives a refusal before the run its operation (and the write's
+// id, once it has one). Nothing was dispatched.
+func failed(err error, op string, id ...string) error {
 	e, ok := apitype.As(err)
 	if !ok {
 		e = apitype.Wrap(apitype.Internal, err, "%v", err)
 	}
-	e.Op = op
+	e.Op, e.NotExecuted = op, true
+	if len(id) > 0 {
+		e.OperationID = id[0]
+	}
 	return e
 }
 

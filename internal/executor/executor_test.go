@@ -27,9 +27,9 @@ func (tr *trace) Check(_ context.Context, w Write) error { return tr.step("gate:
 func (tr *trace) Reserve(_ context.Context, w Write) error {
 	return tr.step("reserve:" + w.Op)
 }
-func (tr *trace) Settle(_ context.Context, w Write, err error) {
+func (tr *trace) Settle(_ context.Context, w Write, e *apitype.Error) {
 	outcome := "executed"
-	if err != nil {
+	if e != nil {
 		outcome = "failed"
 	}
 	tr.step("settle:" + w.Op + ":" + outcome)

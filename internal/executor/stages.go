@@ -3,17 +3,20 @@ package executor
 import (
 	"context"
 
+	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
 // Write describes a write to the stages that guard it.
 type Write struct {
+	ID      string // the operation id, unique forever
 	Op      string
 	Action  ops.Action
 	Session string
 	Client  string
 	Surface string // the caller's current surface ("" before its first)
 	Input   any
+	Digest  string // of the op and its input
 }
 
 // Policy decides whether a write may run: allow, or refuse with DENIED
@@ -23,11 +26,12 @@ type Policy interface {
 }
 
 // Ledger records every write: Reserve before anything is dispatched
-// (refusing a duplicate), Settle with its outcome (err nil: executed).
-// A write reserved and never settled is unknown, and never replayed.
+// (refusing a duplicate id), Settle with its outcome (e nil: executed;
+// e.NotExecuted: certainly not; otherwise unknown). A write reserved and
+// never settled is unknown, and never replayed.
 type Ledger interface {
 	Reserve(ctx context.Context, w Write) error
-	Settle(ctx context.Context, w Write, err error)
+	Settle(ctx context.Context, w Write, e *apitype.Error)
 }
 
 // Gate refuses writes whose caller holds no current grant (NO_GRANT), to
@@ -45,8 +49,8 @@ func (allowAll) Allow(context.Context, Write) error { return nil }
 // noLedger records nothing (until the operation ledger exists).
 type noLedger struct{}
 
-func (noLedger) Reserve(context.Context, Write) error { return nil }
-func (noLedger) Settle(context.Context, Write, error) {}
+func (noLedger) Reserve(context.Context, Write) error          { return nil }
+func (noLedger) Settle(context.Context, Write, *apitype.Error) {}
 
 // openGate lets every write through (until take-over exists).
 type openGate struct{}

@@ -81,7 +81,7 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 	}
 	out, err := s.x.Do(r.Context(), executor.Request{
 		Op: name, Session: req.Session, Client: req.Client, Input: req.Input,
-		Timeout: time.Duration(req.TimeoutMS) * time.Millisecond, Report: req.Report,
+		Timeout: time.Duration(req.TimeoutMS) * time.Millisecond, Report: req.Report, OperationID: req.OperationID,
 	})
 	if err != nil {
 		e, _ := apitype.As(err)
@@ -96,7 +96,7 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, apitype.Wrap(apitype.Internal, err, "encoding result: %v", err))
 		return
 	}
-	writeJSON(w, http.StatusOK, apitype.OpResponse{Result: res, Report: out.Report})
+	writeJSON(w, http.StatusOK, apitype.OpResponse{Result: res, Report: out.Report, OperationID: out.OperationID})
 }
 
 func statusOf(c apitype.Code) int {

@@ -238,8 +238,13 @@ func TestHandlerErrorOverTheWire(t *testing.T) {
 		NotExecuted: true, Candidates: []string{"s1", "s2"}, SurfaceID: "s9",
 		Recovery: []apitype.Step{{Op: "surfaces", Args: map[string]string{"all": "true"}}}, Op: "fail",
 	}
+	// A write's error names the write's operation id.
+	if !strings.HasPrefix(e.OperationID, "op-") {
+		t.Errorf("the failed write's error has no operation id: %q", e.OperationID)
+	}
+	want.OperationID = e.OperationID
 	if !reflect.DeepEqual(e, want) {
-		t.Errorf("fail:\n got %+v\nwant %+v", e, want)
+		t.Errorf("fail:\n got %#v\nwant %#v", e, want)
 	}
 
 	// A write that failed after its input was sent stays not executed:

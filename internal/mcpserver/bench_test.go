@@ -41,7 +41,7 @@ func BenchmarkMCPOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer cs.Close()
-	if _, _, err := backend.Do(ctx, openOp, json.RawMessage(`{"url":"`+srv.Page("basic.html")+`"}`), nil); err != nil {
+	if _, err := backend.Do(ctx, Call{Op: openOp, Input: json.RawMessage(`{"url":"` + srv.Page("basic.html") + `"}`)}); err != nil {
 		b.Fatal(err)
 	}
 	var direct, viaMCP []time.Duration
@@ -49,7 +49,7 @@ func BenchmarkMCPOverhead(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		if _, _, err := backend.Do(ctx, textOp, nil, nil); err != nil {
+		if _, err := backend.Do(ctx, Call{Op: textOp}); err != nil {
 			b.Fatal(err)
 		}
 		direct = append(direct, time.Since(t0))

@@ -59,8 +59,10 @@ func (s *Server) call(ctx context.Context, t *tool, raw json.RawMessage) (*mcp.C
 		return nil, apitype.Errorf(apitype.BadInput, "arguments of %s: %v", name, err)
 	}
 	snap, snapGiven := args["snapshot"].(bool)
+	opID, _ := args["operation_id"].(string)
 	if t.write {
 		delete(args, "snapshot")
+		delete(args, "operation_id")
 	}
 	m, ok := t.pick(args)
 	if !ok {
@@ -98,11 +100,14 @@ func (s *Server) call(ctx context.Context, t *tool, raw json.RawMessage) (*mcp.C
 			report = &apitype.ReportOptions{Diff: true}
 		}
 	}
-	out, rep, err := s.b.Do(ctx, m.op, input, report)
+	if opID != "" && m.op.Kind != ops.Write {
+		return nil, apitype.Errorf(apitype.BadInput, "%s: operation_id names a write; %s only reads", name, m.op.Name)
+	}
+	r, err := s.b.Do(ctx, Call{Op: m.op, Input: input, Report: report, OperationID: opID})
 	if err != nil {
 		return nil, err
 	}
-	return s.result(out, rep), nil
+	return s.result(r), nil
 }
 
 // aliases are the names agents reach for, from other tools in this field,
@@ -112,6 +117,7 @@ var aliases = map[string]string{
 	"timeout": "timeout_ms", "surfaceId": "surface_id", "surface": "surface_id", "tabId": "surface_id", "id": "surface_id",
 	"function": "expression", "script": "expression", "js": "expression", "key": "keys", "value": "values",
 	"fullPage": "full", "full_page": "full", "newTab": "new_tab", "maxChars": "max_chars",
+	"operationId": "operation_id", "opId": "operation_id",
 }
 
 // unknownField names an unknown field and the one probably meant.
@@ -157,7 +163,8 @@ func distance(a, b string) int {
 // result is a tool's result: the output's text and the report's, with the
 // output (and the report) as structured content; a screenshot is the
 // image and its path.
-func (s *Server) result(out any, rep *apitype.Report) *mcp.CallToolResult {
+func (s *Server) result(r *Reply) *mcp.CallToolResult {
+	out, rep := r.Out, r.Report
 	var b strings.Builder
 	switch o := out.(type) {
 	case *ops.SnapshotOut:
@@ -168,7 +175,7 @@ func (s *Server) result(out any, rep *apitype.Report) *mcp.CallToolResult {
 	if rep != nil {
 		writeReport(&b, rep)
 	}
-	res := &mcp.CallToolResult{StructuredContent: structured(out, rep)}
+	res := &mcp.CallToolResult{StructuredContent: structured(out, rep, r.OperationID)}
 	if shot, ok := out.(*ops.ScreenshotOut); ok && len(shot.PNG) > 0 {
 		res.Content = append(res.Content, &mcp.ImageContent{Data: shot.PNG, MIMEType: "image/png"})
 		res.StructuredContent = map[string]any{"path": shot.Path, "bytes": shot.Bytes}
@@ -183,7 +190,7 @@ func (s *Server) result(out any, rep *apitype.Report) *mcp.CallToolResult {
 // A snapshot's text and refs are the text content already: structured
 // content carries only what describes them, so a large page's snapshot
 // is not sent twice (nor its ref table once, which an agent never reads).
-func structured(out any, rep *apitype.Report) any {
+func structured(out any, rep *apitype.Report, opID string) any {
 	if snap, ok := out.(*ops.SnapshotOut); ok {
 		return map[string]any{"surface_id": snap.SurfaceID, "url": snap.URL, "title": snap.Title, "chars": snap.Chars,
 			"tokens": snap.Tokens, "truncated": snap.Truncated, "nodes": snap.Nodes, "frames": snap.Frames}
@@ -193,15 +200,20 @@ func structured(out any, rep *apitype.Report) any {
 		r.Snapshot = &apitype.ReportSnapshot{Chars: rep.Snapshot.Chars, Truncated: rep.Snapshot.Truncated}
 		rep = &r
 	}
-	if rep == nil {
+	if rep == nil && opID == "" {
 		return out
 	}
 	b, err := json.Marshal(out)
 	var m map[string]any
 	if err != nil || json.Unmarshal(b, &m) != nil || m == nil {
-		return map[string]any{"result": out, "report": rep}
+		m = map[string]any{"result": out}
 	}
-	m["report"] = rep
+	if rep != nil {
+		m["report"] = rep
+	}
+	if opID != "" {
+		m["operation_id"] = opID
+	}
 	return m
 }
 

@@ -39,12 +39,28 @@ import (
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
-// Backend runs one registry operation, its input as JSON, for the server's
-// session and client, and returns its typed output (a pointer from
-// ops.Op.NewOut) with the write report when one was asked for, or a
+// Call is one operation call through a Backend: the operation, its input
+// as JSON, the write report asked for, and the write's operation id ("" for
+// a read, or to let the executor pick one).
+type Call struct {
+	Op          *ops.Op
+	Input       json.RawMessage
+	Report      *apitype.ReportOptions
+	OperationID string
+}
+
+// Reply is a call's typed output (a pointer from ops.Op.NewOut), the
+// write's operation id and its report.
+type Reply struct {
+	Out         any
+	OperationID string
+	Report      *apitype.Report
+}
+
+// Backend runs calls for the server's session and client, or returns a
 // registry error.
 type Backend interface {
-	Do(ctx context.Context, op *ops.Op, in json.RawMessage, report *apitype.ReportOptions) (any, *apitype.Report, error)
+	Do(ctx context.Context, c Call) (*Reply, error)
 }
 
 // Local runs operations on an executor in this process.
@@ -55,15 +71,18 @@ type Local struct {
 }
 
 // Do runs the operation.
-func (l Local) Do(ctx context.Context, op *ops.Op, in json.RawMessage, report *apitype.ReportOptions) (any, *apitype.Report, error) {
-	r, err := l.X.Do(ctx, executor.Request{Op: op.Name, Session: l.Session, Client: l.Client, Input: in, Report: report})
+func (l Local) Do(ctx context.Context, c Call) (*Reply, error) {
+	r, err := l.X.Do(ctx, executor.Request{Op: c.Op.Name, Session: l.Session, Client: l.Client, Input: c.Input,
+		Report: c.Report, OperationID: c.OperationID})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return r.Out, r.Report, nil
+	return &Reply{Out: r.Out, OperationID: r.OperationID, Report: r.Report}, nil
 }
 
-// Remote runs operations through the daemon, sharing its sessions.
+// Remote runs operations through the daemon, sharing its sessions. A write
+// gets its operation id here, before it is sent: when the daemon's reply
+// never comes, the agent is told which write's outcome is unknown.
 type Remote struct {
 	C       *client.Client
 	Session string
@@ -71,21 +90,24 @@ type Remote struct {
 }
 
 // Do runs the operation and decodes its output.
-func (r Remote) Do(ctx context.Context, op *ops.Op, in json.RawMessage, report *apitype.ReportOptions) (any, *apitype.Report, error) {
-	timeout := op.Timeout
+func (r Remote) Do(ctx context.Context, c Call) (*Reply, error) {
+	timeout := c.Op.Timeout
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = time.Until(dl)
 	}
-	resp, err := r.C.Do(ctx, op.Name, apitype.OpRequest{Session: r.Session, Client: r.Client, Input: in,
-		TimeoutMS: timeout.Milliseconds(), Report: report})
+	if c.Op.Kind == ops.Write && c.OperationID == "" {
+		c.OperationID = apitype.NewOperationID()
+	}
+	resp, err := r.C.Do(ctx, c.Op.Name, apitype.OpRequest{Session: r.Session, Client: r.Client, Input: c.Input,
+		TimeoutMS: timeout.Milliseconds(), Report: c.Report, OperationID: c.OperationID})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	out := op.NewOut()
+	out := c.Op.NewOut()
 	if err := json.Unmarshal(resp.Result, out); err != nil {
-		return nil, nil, fmt.Errorf("mcpserver: decoding %s: %w", op.Name, err)
+		return nil, fmt.Errorf("mcpserver: decoding %s: %w", c.Op.Name, err)
 	}
-	return out, resp.Report, nil
+	return &Reply{Out: out, OperationID: resp.OperationID, Report: resp.Report}, nil
 }
 
 // Options configure a server.

@@ -201,6 +201,8 @@ func (t *tool) finish() {
 		if _, taken := t.props["snapshot"]; !taken {
 			t.props["snapshot"] = &jsonschema.Schema{Type: "boolean", Description: desc}
 		}
+		t.props["operation_id"] = &jsonschema.Schema{Type: "string",
+			Description: "your id for this write (default: a new one); an id is used once, ever"}
 	}
 	schema := &jsonschema.Schema{Type: "object", Properties: t.props, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
 	if len(t.members) == 1 {

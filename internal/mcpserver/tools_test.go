@@ -10,22 +10,22 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
-	"github.com/loupe-dev/loupe/internal/ops"
 )
 
 // fakeBackend records what each call would run.
 type fakeBackend struct {
+	opID   string
 	op     string
 	in     map[string]any
 	report *apitype.ReportOptions
 }
 
-func (f *fakeBackend) Do(_ context.Context, op *ops.Op, in json.RawMessage, report *apitype.ReportOptions) (any, *apitype.Report, error) {
-	f.op, f.report, f.in = op.Name, report, nil
-	if err := json.Unmarshal(in, &f.in); err != nil {
-		return nil, nil, err
+func (f *fakeBackend) Do(_ context.Context, c Call) (*Reply, error) {
+	f.op, f.report, f.in, f.opID = c.Op.Name, c.Report, nil, c.OperationID
+	if err := json.Unmarshal(c.Input, &f.in); err != nil {
+		return nil, err
 	}
-	return op.NewOut(), nil, nil
+	return &Reply{Out: c.Op.NewOut(), OperationID: c.OperationID}, nil
 }
 
 func newFake(t *testing.T, o Options) (*Server, *fakeBackend) {

@@ -66,6 +66,9 @@ type Env interface {
 	// SaveFile stores data in the session's own files directory and
 	// returns the path.
 	SaveFile(name string, data []byte) (string, error)
+	// Operations reads the operation ledger (an error when the process
+	// keeps none).
+	Operations() (OpLog, error)
 	// FilePath resolves a name inside the session's files directory; any
 	// name that would leave it, or that does not exist, is BAD_INPUT.
 	FilePath(name string) (string, error)
@@ -281,7 +284,7 @@ func New() *Registry {
 		ops  []*Op
 	}{
 		{"navigate", navOps()}, {"act", actOps()}, {"read", readOps()}, {"session", sessionOps()},
-		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()},
+		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()},
 	} {
 		for _, o := range g.ops {
 			o.Group = g.name

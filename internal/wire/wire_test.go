@@ -87,8 +87,10 @@ func examples() map[string]any {
 			{Seq: 3, SurfaceID: "s1", Type: "prompt", Message: "name?", URL: "https://example.com/", DefaultPrompt: "def",
 				Action: "accepted", PromptText: "Ada", Time: t0},
 		}},
-		"DownloadsOut": &DownloadsOut{Finished: &download, Downloads: []Download{download}},
-		"SessionOut":   &SessionOut{Session: "work", Browser: "Chrome/156.0.0.0", Attached: true, Closed: true, Active: "s1"},
+		"DownloadsOut":  &DownloadsOut{Finished: &download, Downloads: []Download{download}},
+		"OperationsOut": &OperationsOut{Operations: []Operation{exampleOperation}},
+		"OperationOut":  &OperationOut{exampleOperation},
+		"SessionOut":    &SessionOut{Session: "work", Browser: "Chrome/156.0.0.0", Attached: true, Closed: true, Active: "s1"},
 		"DoctorOut": &DoctorOut{Session: "work", Browser: "Chrome", Version: "156.0.0.0", Transport: "websocket",
 			Endpoint: "ws://127.0.0.1:9222/devtools/browser/x", PID: 4242, Electron: true,
 			Features: map[string]bool{"surfaceTargeting": true, "electronClassification": false}},
@@ -274,3 +276,8 @@ func TestImportsOnlyTheStandardLibrary(t *testing.T) {
 		}
 	}
 }
+
+var exampleOperation = Operation{ID: "op-1f2e", Session: "work", Task: "t1", Client: "mcp-42", Generation: 3, SurfaceID: "s1",
+	Op: "click", Action: "input", Digest: "9a1b2c3d4e5f6a7b", State: "unknown", Code: "OUTCOME_UNKNOWN",
+	Reason:   "loupe (pid 42) stopped before this write was settled",
+	Reserved: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Settled: time.Date(2026, 12, 1, 12, 0, 1, 0, time.UTC)}

@@ -1,0 +1,181 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// ledgerOps lists the ledger's entries through the CLI.
+func ledgerOps(e *env, args ...string) []struct {
+	ID     string `json:"operation_id"`
+	Op     string `json:"op"`
+	State  string `json:"state"`
+	Code   string `json:"code"`
+	Reason string `json:"reason"`
+} {
+	e.t.Helper()
+	var out struct {
+		Operations []struct {
+			ID     string `json:"operation_id"`
+			Op     string `json:"op"`
+			State  string `json:"state"`
+			Code   string `json:"code"`
+			Reason string `json:"reason"`
+		} `json:"operations"`
+	}
+	e.okJSON(&out, append([]string{"ops"}, args...)...)
+	return out.Operations
+}
+
+// errorJSON is a failed command's --json error.
+func errorJSON(t *testing.T, r result) (code, opID string, notExecuted bool) {
+	t.Helper()
+	var out struct {
+		Error struct {
+			Code        string `json:"code"`
+			NotExecuted bool   `json:"not_executed"`
+			OperationID string `json:"operation_id"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("not a JSON error (exit %d): %s %s", r.code, r.stdout, r.stderr)
+	}
+	return out.Error.Code, out.Error.OperationID, out.Error.NotExecuted
+}
+
+// TestLedgerOperationIDs: every write is in the ledger under its id; an id
+// is used once, ever — also after the daemon restarts — and a reuse is
+// refused, not executed, naming the original's outcome.
+func TestLedgerOperationIDs(t *testing.T) {
+	e := newEnv(t)
+	var clicks atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hit" {
+			clicks.Add(1)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<button onclick="fetch('/hit')">Hit</button>`)
+	}))
+	defer srv.Close()
+	e.ok("open", srv.URL+"/")
+	e.ok("snapshot")
+	var res struct {
+		OperationID string `json:"operation_id"`
+		Executed    bool   `json:"executed"`
+	}
+	e.okJSON(&res, "--op-id", "pay-1", "click", "role=button[name=\"Hit\"]")
+	if res.OperationID != "pay-1" || !res.Executed {
+		t.Fatalf("click result: %+v", res)
+	}
+	eventually(t, "the click's request", func() bool { return clicks.Load() == 1 })
+
+	r := e.run("--json", "--op-id", "pay-1", "click", "role=button[name=\"Hit\"]")
+	if code, id, notExec := errorJSON(t, r); r.code != 1 || code != "DUPLICATE_OPERATION" || id != "pay-1" || !notExec {
+		t.Fatalf("reused id: exit %d %s %s not_executed=%v", r.code, code, id, notExec)
+	}
+	if r := e.run("--op-id", "pay-1", "click", "role=button[name=\"Hit\"]"); !strings.Contains(r.stderr, "executed") || !strings.Contains(r.stderr, "loupe ops show pay-1") {
+		t.Errorf("the refusal should name the original's outcome and how to see it: %s", r.stderr)
+	}
+	// A write without an id gets one; reads get none.
+	e.okJSON(&res, "click", "role=button[name=\"Hit\"]")
+	if !strings.HasPrefix(res.OperationID, "op-") {
+		t.Errorf("a write without --op-id: %+v", res)
+	}
+	all := ledgerOps(e)
+	// The open, the click, the second click; the refused reuse left no row.
+	if len(all) != 3 || all[2].Op != "open" || all[1].ID != "pay-1" || all[1].State != "executed" || all[1].Op != "click" || all[0].ID != res.OperationID {
+		t.Fatalf("ledger (newest first): %+v", all)
+	}
+	// After a restart the id is still used.
+	e.ok("daemon", "stop")
+	e.ok("open", srv.URL+"/")
+	r = e.run("--json", "--op-id", "pay-1", "click", "role=button[name=\"Hit\"]")
+	if code, _, notExec := errorJSON(t, r); code != "DUPLICATE_OPERATION" || !notExec {
+		t.Fatalf("reused id after a restart: %s not_executed=%v", code, notExec)
+	}
+	if n := clicks.Load(); n != 2 {
+		t.Errorf("the page saw %d clicks, want 2 (a refused write must not run)", n)
+	}
+	if got := e.ok("ops", "show", "pay-1"); !strings.Contains(got, "pay-1 executed click") {
+		t.Errorf("ops show: %q", got)
+	}
+	if r := e.run("ops", "show", "nope"); r.code != 1 || !strings.Contains(r.stderr, "no operation") {
+		t.Errorf("ops show of an unknown id: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// TestLedgerDaemonKilledMidWrite: the daemon is killed while it types; the
+// CLI reports OUTCOME_UNKNOWN naming the write (never not_executed), the
+// restarted daemon lists it as unknown, and nothing replays it.
+func TestLedgerDaemonKilledMidWrite(t *testing.T) {
+	e := newEnv(t)
+	var keys atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/key" {
+			keys.Add(1)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<textarea aria-label="Notes" oninput="navigator.sendBeacon('/key')"></textarea>`)
+	}))
+	defer srv.Close()
+	e.ok("open", srv.URL+"/")
+	e.ok("snapshot")
+	var st struct{ PID int }
+	e.okJSON(&st, "daemon", "status")
+
+	done := make(chan result, 1)
+	go func() {
+		done <- e.run("--json", "--op-id", "notes-1", "type", "role=textbox[name=\"Notes\"]", strings.Repeat("a", 3000))
+	}()
+	eventually(t, "keys reaching the page", func() bool { return keys.Load() >= 20 })
+	if err := kill(st.PID); err != nil {
+		t.Fatal(err)
+	}
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the CLI did not return after the daemon was killed")
+	}
+	if code, id, notExec := errorJSON(t, r); code != "OUTCOME_UNKNOWN" || id != "notes-1" || notExec {
+		t.Fatalf("type with the daemon killed: exit %d %s %s not_executed=%v", r.code, code, id, notExec)
+	}
+	e.waitNoProcesses(15 * time.Second)
+	sent := keys.Load()
+
+	// The next daemon finds the write unsettled: unknown, with why.
+	unknown := ledgerOps(e, "--state", "unknown")
+	if len(unknown) != 1 || unknown[0].ID != "notes-1" || unknown[0].Op != "type" || unknown[0].Code != "OUTCOME_UNKNOWN" || unknown[0].Reason == "" {
+		t.Fatalf("unknown operations after the restart: %+v", unknown)
+	}
+	// Nothing replays it: a new browser, no more keys.
+	e.ok("open", srv.URL+"/")
+	e.ok("snapshot")
+	if n := keys.Load(); n != sent {
+		t.Errorf("%d keys reached the page after the restart", n-sent)
+	}
+	if r := e.run("--json", "--op-id", "notes-1", "type", "role=textbox[name=\"Notes\"]", "again"); r.code != 1 {
+		t.Errorf("the unknown write's id was taken again: %s", r.stdout)
+	}
+}
+
+// eventually polls cond (every 20 ms, the page's requests have no event
+// here) until it holds or 15 s pass.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,95 @@
+package ops
+
+import (
+	"context"
+	"errors"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/ledger"
+	"github.com/loupe-dev/loupe/internal/wire"
+)
+
+// OpLog reads the operation ledger.
+type OpLog interface {
+	Get(ctx context.Context, id string) (ledger.Entry, error)
+	List(ctx context.Context, f ledger.Filter) ([]ledger.Entry, error)
+}
+
+// OpsIn filters the ledger.
+type OpsIn struct {
+	State   string `json:"state,omitempty" flag:"state" help:"only operations in this state: executed, not_executed or unknown"`
+	Session string `json:"session,omitempty" flag:"session" meta:"NAME" help:"only this session's operations (default: every session's)"`
+	Limit   int    `json:"limit,omitempty" flag:"limit" meta:"N" help:"list at most N, newest first (default 100)"`
+}
+
+// Validate checks the state and the limit.
+func (in *OpsIn) Validate() error {
+	switch ledger.State(in.State) {
+	case "", ledger.Executed, ledger.NotExecuted, ledger.Unknown, ledger.Reserved:
+	default:
+		return usage("%s %q: want executed, not_executed, unknown or reserved", fld("state"), in.State)
+	}
+	if in.Limit < 0 {
+		return usage("%s takes a positive number", fld("limit"))
+	}
+	return nil
+}
+
+// OpIDIn names one operation.
+type OpIDIn struct {
+	ID string `json:"operation_id" arg:"ID" help:"an operation id, as listed by ops (op-…)"`
+}
+
+// Validate checks the id is given.
+func (in *OpIDIn) Validate() error {
+	if in.ID == "" {
+		return usage("missing %s", fld("operation_id"))
+	}
+	return nil
+}
+
+func operationOf(e ledger.Entry) wire.Operation {
+	return wire.Operation{ID: e.ID, Session: e.Session, Task: e.Task, Client: e.Client, Generation: e.Generation, SurfaceID: e.Surface,
+		Op: e.Op, Action: e.Action, Digest: e.Digest, State: string(e.State), Code: e.Code, Reason: e.Reason,
+		Reserved: e.Reserved, Settled: e.Settled}
+}
+
+// OperationsOut lists ledger entries.
+type OperationsOut = wire.OperationsOut
+
+// OperationOut is one ledger entry.
+type OperationOut = wire.OperationOut
+
+func ledgerOps() []*Op {
+	list := define("ops", "list the writes in the operation ledger and their outcomes (unknown ones are never replayed)", Read, actTimeout,
+		func(ctx context.Context, env Env, in *OpsIn) (*OperationsOut, error) {
+			l, err := env.Operations()
+			if err != nil {
+				return nil, err
+			}
+			es, err := l.List(ctx, ledger.Filter{State: ledger.State(in.State), Session: in.Session, Limit: in.Limit})
+			if err != nil {
+				return nil, err
+			}
+			return &OperationsOut{Operations: mapSlice(es, operationOf)}, nil
+		}).mcp(Tool{Name: "browser_operations", Select: "action", Value: "list", Default: true,
+		Desc: "The writes in the operation ledger and their outcomes; an unknown one may or may not have happened and is never replayed."})
+	list.NoBrowser = true
+	show := define("ops show", "show one write of the operation ledger", Read, actTimeout,
+		func(ctx context.Context, env Env, in *OpIDIn) (*OperationOut, error) {
+			l, err := env.Operations()
+			if err != nil {
+				return nil, err
+			}
+			e, err := l.Get(ctx, in.ID)
+			if errors.Is(err, ledger.ErrNotFound) {
+				return nil, apitype.Errorf(apitype.BadInput, "no operation %q in the ledger", in.ID).Fix("list them ({1})", apitype.Step{Op: "ops"})
+			}
+			if err != nil {
+				return nil, err
+			}
+			return &OperationOut{Operation: operationOf(e)}, nil
+		}).mcp(Tool{Name: "browser_operations", Select: "action", Value: "show"})
+	show.NoBrowser = true
+	return []*Op{list, show}
+}

@@ -1,0 +1,61 @@
+package wire
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Operation is one write in the operation ledger.
+type Operation struct {
+	ID         string    `json:"operation_id"`
+	Session    string    `json:"session"`
+	Task       string    `json:"task,omitempty"`
+	Client     string    `json:"client,omitempty"`
+	Generation int64     `json:"generation"`
+	SurfaceID  string    `json:"surface_id,omitempty"`
+	Op         string    `json:"op"`
+	Action     string    `json:"action"`
+	Digest     string    `json:"digest"`
+	State      string    `json:"state"` // reserved, executed, not_executed, unknown
+	Code       string    `json:"code,omitempty"`
+	Reason     string    `json:"reason,omitempty"`
+	Reserved   time.Time `json:"reserved"`
+	Settled    time.Time `json:"settled,omitzero"`
+}
+
+// line is the operation on one line.
+func (o Operation) line() string {
+	s := fmt.Sprintf("%s %s %s %s", o.ID, o.State, o.Op, o.Reserved.UTC().Format(time.RFC3339))
+	if o.SurfaceID != "" {
+		s += " on " + o.SurfaceID
+	}
+	s += " (session " + o.Session + ")"
+	if o.Reason != "" {
+		s += ": " + o.Reason
+	}
+	return s
+}
+
+// OperationsOut lists ledger entries, newest first.
+type OperationsOut struct {
+	Operations []Operation `json:"operations"`
+}
+
+// Text is one line an operation.
+func (o *OperationsOut) Text() string {
+	if len(o.Operations) == 0 {
+		return "no operations"
+	}
+	ls := make([]string, len(o.Operations))
+	for i, op := range o.Operations {
+		ls[i] = op.line()
+	}
+	return strings.Join(ls, "\n")
+}
+
+// OperationOut is one ledger entry.
+type OperationOut struct{ Operation }
+
+// Text is its line.
+func (o *OperationOut) Text() string { return o.line() }
