@@ -179,3 +179,65 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestBrowserKilledBetweenCommands: the next write after the browser died
+// is BROWSER_GONE, not executed, rather than a write to a fresh blank
+// page; the one after starts a new browser, whose surface ids and refs go
+// on from the old ones, so the old ones are refused, never reissued.
+func TestBrowserKilledBetweenCommands(t *testing.T) {
+	e := newEnv(t)
+	var keys atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/key" {
+			keys.Add(1)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<textarea aria-label="Notes" oninput="navigator.sendBeacon('/key')"></textarea>`)
+	}))
+	defer srv.Close()
+	e.ok("open", srv.URL+"/")
+	var snap struct {
+		SurfaceID string `json:"surface_id"`
+		Refs      []struct {
+			Ref  string `json:"ref"`
+			Role string `json:"role"`
+		} `json:"refs"`
+	}
+	e.okJSON(&snap, "snapshot")
+	if len(snap.Refs) == 0 {
+		t.Fatal("no refs")
+	}
+	oldRef, oldSurface := snap.Refs[len(snap.Refs)-1].Ref, snap.SurfaceID
+	for _, pid := range e.browserProcesses() {
+		_ = kill(pid)
+	}
+	waitNoBrowser(e, 15*time.Second)
+
+	r := e.run("--json", "type", oldRef, "hello")
+	if code, _, notExec := errorJSON(t, r); code != "BROWSER_GONE" || !notExec {
+		t.Fatalf("type after the browser died: exit %d %s not_executed=%v\n%s", r.code, code, notExec, r.stdout)
+	}
+	// The next call starts a new browser; the old ref and surface are gone.
+	r = e.run("--json", "type", oldRef, "hello")
+	if code, _, notExec := errorJSON(t, r); code != "STALE_REF" || !notExec {
+		t.Fatalf("an old ref in the new browser: exit %d %s not_executed=%v\n%s", r.code, code, notExec, r.stdout)
+	}
+	if r := e.run("--json", "switch", oldSurface); r.code != 1 || !strings.Contains(r.stdout, "SURFACE_CLOSED") {
+		t.Errorf("switch to a surface of the old browser: %s", r.stdout)
+	}
+	e.okJSON(&snap, "snapshot")
+	if snap.SurfaceID == oldSurface {
+		t.Errorf("the new browser's tab reuses surface id %s", oldSurface)
+	}
+	if n := keys.Load(); n != 0 {
+		t.Errorf("%d keys reached a page", n)
+	}
+	gone := false
+	for _, o := range ledgerOps(e, "--state", "not_executed") {
+		gone = gone || o.Op == "type" && o.Code == "BROWSER_GONE"
+	}
+	if !gone {
+		t.Errorf("the ledger should say the first type did not run: %+v", ledgerOps(e))
+	}
+}

@@ -23,7 +23,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -33,7 +32,6 @@ import (
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/chromium"
 	"github.com/loupe-dev/loupe/internal/engine/eventlog"
-	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
 // LaunchOptions configures a browser loupe starts itself.
@@ -46,8 +44,11 @@ type Browser struct {
 	proc     *chromium.Browser // nil when attached
 	endpoint string            // websocket URL when attached
 	product  string
-	counter  snapshot.Counter
-	events   *eventlog.Log
+	ids      *IDs // surface ids and ref numbers, the session's
+	// firstSurface and firstRef are the first numbers this browser drew:
+	// lower ones were an earlier browser's of the same session.
+	firstSurface, firstRef int64
+	events                 *eventlog.Log
 
 	stop  context.CancelFunc // ends the browser's background goroutines
 	untap func()             // removes the target tap
@@ -59,7 +60,6 @@ type Browser struct {
 	bySurface  map[string]*Tab
 	tombs      map[string]bool // surface ids of closed tabs
 	order      []string        // live surface ids, in the order they appeared
-	ids        atomic.Int64    // surface ids handed out
 	electron   bool            // the browser is an Electron app
 	classes    map[string]Classification
 	classifier Classifier
@@ -70,12 +70,12 @@ type Browser struct {
 
 // Launch starts Chromium and returns the browser once its first tab is
 // ready.
-func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
+func Launch(ctx context.Context, o LaunchOptions, opts ...Option) (*Browser, error) {
 	proc, err := chromium.Launch(ctx, o)
 	if err != nil {
 		return nil, apitype.Wrap(apitype.BrowserStart, err, "starting Chromium: %v", err)
 	}
-	b, err := start(ctx, proc.Conn, &proc.Version)
+	b, err := start(ctx, proc.Conn, &proc.Version, opts)
 	if err != nil {
 		_ = proc.Kill()
 		return nil, err
@@ -87,12 +87,12 @@ func Launch(ctx context.Context, o LaunchOptions) (*Browser, error) {
 // Attach connects to a browser that is already running (a Chromium started
 // with --remote-debugging-port, an Electron app, a remote browser). Closing
 // the session leaves that browser running.
-func Attach(ctx context.Context, endpoint string) (*Browser, error) {
+func Attach(ctx context.Context, endpoint string, opts ...Option) (*Browser, error) {
 	conn, ws, err := chromium.Attach(ctx, endpoint)
 	if err != nil {
 		return nil, apitype.Wrap(apitype.BrowserStart, err, "attaching to %s: %v", endpoint, err)
 	}
-	b, err := start(ctx, conn, nil)
+	b, err := start(ctx, conn, nil, opts)
 	if err != nil {
 		_ = conn.Close()
 		return nil, err
@@ -101,13 +101,17 @@ func Attach(ctx context.Context, endpoint string) (*Browser, error) {
 	return b, nil
 }
 
-func start(ctx context.Context, conn *cdp.Conn, version *chromium.Version) (*Browser, error) {
+func start(ctx context.Context, conn *cdp.Conn, version *chromium.Version, opts []Option) (*Browser, error) {
 	bg, stop := context.WithCancel(context.Background())
 	b := &Browser{
-		conn: conn, stop: stop, events: eventlog.New(),
+		conn: conn, stop: stop, events: eventlog.New(), ids: &IDs{},
 		byTarget: map[string]*Tab{}, bySurface: map[string]*Tab{}, tombs: map[string]bool{},
 		waiters: map[string][]chan *Tab{},
 	}
+	for _, o := range opts {
+		o(b)
+	}
+	b.firstSurface, b.firstRef = b.ids.surfaces.Load()+1, b.ids.refs.Last()+1
 	bs := conn.Browser()
 	// Targets are tracked by a tap: a page is in the table before any
 	// reply that follows its attach, so the auto-attach reply below finds
@@ -285,7 +289,7 @@ func (b *Browser) addTab(sess *cdp.Session, info targetInfo) (*Tab, bool) {
 // newSurfaceID returns a surface id never used before in this browser
 // session. It takes no lock, so frame taps can call it.
 func (b *Browser) newSurfaceID() string {
-	return "s" + strconv.FormatInt(b.ids.Add(1), 10)
+	return "s" + strconv.FormatInt(b.ids.surfaces.Add(1), 10)
 }
 
 func (b *Browser) removeTab(targetID string) {
@@ -359,6 +363,12 @@ func (b *Browser) Tab(ctx context.Context, id string) (*Tab, error) {
 		} else {
 			e.Fix("no tab is open; open one ({1}) or open a URL in a new tab ({2})", apitype.Step{Op: "tab new"},
 				apitype.Step{Op: "open", Args: map[string]string{"new_tab": "true"}})
+		}
+		return nil, e
+	case b.beforeThisBrowser(id):
+		e := apitype.Errorf(apitype.SurfaceClosed, "surface %s was in a browser of this session that has since gone", id)
+		if len(live) > 0 {
+			e.Fix("live surfaces: "+strings.Join(live, ", ")+"; switch to one ({1})", apitype.Step{Op: "switch"})
 		}
 		return nil, e
 	default:

@@ -28,6 +28,10 @@ func (t *Tab) ResolveRef(ref string) (el *Element, last *snapshot.Binding, err e
 	}
 	b, ok := t.refs.Lookup(ref)
 	if !ok {
+		if t.b.refBeforeThisBrowser(ref) {
+			return nil, nil, staleErr(ref, "it was issued in a browser of this session that has since gone").
+				Fix("take a snapshot ({1}) and use its refs", apitype.Step{Op: "snapshot"})
+		}
 		if d, ok := t.refs.Dropped(ref); ok {
 			return nil, d, staleErr(ref, "it was taken from a page that has since changed or navigated")
 		}

@@ -80,7 +80,7 @@ func newTab(b *Browser, id string, info targetInfo, sess *cdp.Session) *Tab {
 		worldLocks: map[string]*sync.Mutex{}, frameSurf: map[string]*Tab{}, frameTombs: map[string]bool{},
 		pastSurf: map[string]string{}, contexts: map[ctxKey]string{}, mainCtx: map[string]mainContext{}, agentCtx: map[string]mainContext{},
 	}
-	p.tab = &Tab{pageState: p, ID: id, root: info.TargetID, refs: snapshot.NewTable(&b.counter, id)}
+	p.tab = &Tab{pageState: p, ID: id, root: info.TargetID, refs: snapshot.NewTable(&b.ids.refs, id)}
 	return p.tab
 }
 
@@ -96,7 +96,7 @@ func (p *pageState) frameSurface(frameID string) *Tab {
 	s := p.frameSurf[frameID]
 	if s == nil {
 		id := p.b.newSurfaceID()
-		s = &Tab{pageState: p, ID: id, root: frameID, refs: snapshot.NewTable(&p.b.counter, id)}
+		s = &Tab{pageState: p, ID: id, root: frameID, refs: snapshot.NewTable(&p.b.ids.refs, id)}
 		p.frameSurf[frameID] = s
 	}
 	return s

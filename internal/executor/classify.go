@@ -45,7 +45,11 @@ func Classify(err error, kind ops.Kind) *apitype.Error {
 		}
 	}
 	var partial interface{ Executed() bool }
-	if kind == ops.Write && (errors.As(err, &partial) && partial.Executed() || e.Code == apitype.Timeout || e.Code == apitype.Internal) {
+	// A raw failure of a write — a deadline, the browser or the tab gone
+	// under it, anything unforeseen — may have come after its input went
+	// out: its outcome is unknown, never "not executed" on a guess.
+	if kind == ops.Write && (errors.As(err, &partial) && partial.Executed() || e.Code == apitype.Timeout ||
+		e.Code == apitype.Internal || e.Code == apitype.BrowserGone || e.Code == apitype.SurfaceClosed) {
 		e.NotExecuted = false
 	}
 	return e

@@ -116,6 +116,9 @@ type Session struct {
 	mu      sync.Mutex
 	browser *engine.Browser
 	clients map[string]*Client
+	// ids number the session's surfaces and refs across all its
+	// browsers: a new browser never reissues an id or a ref.
+	ids engine.IDs
 }
 
 // Name is the session's name.
@@ -157,12 +160,16 @@ func (s *Session) Browser(ctx context.Context) (*engine.Browser, error) {
 	if b := s.browser; b != nil {
 		select {
 		case <-b.Done():
-			// It died since the last call: start afresh.
+			// It died since the last call. Say so once, to this caller,
+			// rather than start another under it: the page it was working
+			// on, and its refs, are gone. The next call starts afresh.
 			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			_ = b.Close(cctx)
 			cancel()
 			s.browser = nil
 			s.forgetClients()
+			return nil, apitype.Errorf(apitype.BrowserGone, "the session's browser has exited since the last call; nothing was sent to it").
+				Fix("run the call again to start a new browser, then take a snapshot ({1}): the old pages and refs are gone", apitype.Step{Op: "snapshot"})
 		default:
 			return b, nil
 		}
@@ -177,7 +184,7 @@ func (s *Session) Browser(ctx context.Context) (*engine.Browser, error) {
 	b, err := engine.Launch(ctx, engine.LaunchOptions{
 		Binary: bin, ProfileDir: filepath.Join(s.dir, "profile"), Headed: s.cfg.Headed, Args: s.cfg.BrowserArgs,
 		Stderr: s.cfg.BrowserLog,
-	})
+	}, engine.WithIDs(&s.ids))
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +203,7 @@ func (s *Session) Attach(ctx context.Context, endpoint string) (*engine.Browser,
 	if s.browser != nil {
 		return nil, apitype.Errorf(apitype.BadInput, "session %q already has a browser; close it first or pick another session", s.name)
 	}
-	b, err := engine.Attach(ctx, endpoint)
+	b, err := engine.Attach(ctx, endpoint, engine.WithIDs(&s.ids))
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,13 @@ func (c *Counter) next(owner string) int64 {
 	return c.n
 }
 
+// Last is the latest number handed out (0 before the first).
+func (c *Counter) Last() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
 // Issued reports whether the number was handed out.
 func (c *Counter) Issued(n int64) bool {
 	c.mu.Lock()
