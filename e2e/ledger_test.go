@@ -241,3 +241,57 @@ func TestBrowserKilledBetweenCommands(t *testing.T) {
 		t.Errorf("the ledger should say the first type did not run: %+v", ledgerOps(e))
 	}
 }
+
+// TestTakeOverAndResume: while a person has a tab, an agent can neither
+// read nor act on it (HUMAN_CONTROL, not executed); session-wide calls go
+// on; after resume every earlier ref of the tab is stale, and a fresh
+// snapshot's refs act.
+func TestTakeOverAndResume(t *testing.T) {
+	e := newEnv(t)
+	var clicks atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hit" {
+			clicks.Add(1)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<h1>Checkout</h1><button onclick="fetch('/hit')">Pay</button>`)
+	}))
+	defer srv.Close()
+	e.ok("open", srv.URL+"/")
+	m := startMCP(t, e, "--daemon")
+	pay := refAfter(t, m.ok("browser_snapshot", nil), "Checkout", "button", "Pay")
+
+	if got := e.ok("takeover"); !strings.Contains(got, "is yours") {
+		t.Fatalf("takeover: %s", got)
+	}
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{{"browser_snapshot", nil}, {"browser_click", map[string]any{"ref": pay}}, {"browser_read", map[string]any{"what": "text"}}} {
+		r := m.call(call.tool, call.args)
+		if code, notExec := errorOf(t, r); code != "HUMAN_CONTROL" || !notExec || strings.Contains(r.text, "loupe ") {
+			t.Errorf("%s during a take-over: %s", call.tool, r.text)
+		}
+	}
+	m.ok("browser_tabs", nil) // the session, not the tab
+	if n := clicks.Load(); n != 0 {
+		t.Fatalf("the page saw %d clicks during the take-over", n)
+	}
+	if r := e.run("click", pay); r.code != 1 || !strings.Contains(r.stderr, "HUMAN_CONTROL") {
+		t.Errorf("a CLI click during the take-over: %s", r.stderr)
+	}
+
+	if got := e.ok("resume"); !strings.Contains(got, "agents' again") {
+		t.Fatalf("resume: %s", got)
+	}
+	if code, notExec := errorOf(t, m.call("browser_click", map[string]any{"ref": pay})); code != "STALE_REF" || !notExec {
+		t.Errorf("a ref from before the take-over: %s", code)
+	}
+	fresh := refAfter(t, m.ok("browser_snapshot", nil), "Checkout", "button", "Pay")
+	if fresh == pay {
+		t.Errorf("the fresh snapshot reissued %s", pay)
+	}
+	m.ok("browser_click", map[string]any{"ref": fresh})
+	eventually(t, "the click after resume", func() bool { return clicks.Load() == 1 })
+}

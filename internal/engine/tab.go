@@ -266,3 +266,23 @@ func cmpSurfaceID(a, b string) int {
 // PageID is the surface id of the page this surface is in (its own for a
 // tab).
 func (t *Tab) PageID() string { return t.tab.ID }
+
+// ForgetRefs drops every ref of the page this surface is in, its frame
+// surfaces' too: after a person has had the tab (a take-over), what the
+// agent saw before may no longer be there, so its old refs are STALE_REF
+// and it must read the page afresh. Returns how many refs were dropped.
+func (t *Tab) ForgetRefs() int {
+	t.op.Lock()
+	defer t.op.Unlock()
+	t.mu.Lock()
+	surfaces := []*Tab{t.tab}
+	for _, f := range t.frameSurf {
+		surfaces = append(surfaces, f)
+	}
+	t.mu.Unlock()
+	n := 0
+	for _, s := range surfaces {
+		n += s.refs.Retain(func(snapshot.Doc) bool { return false })
+	}
+	return n
+}

@@ -22,6 +22,8 @@ type env struct {
 
 func (e *env) Operations() (ops.OpLog, error) { return e.x.opLog() }
 
+func (e *env) Control() ops.Control { return e.s }
+
 func (e *env) Session() string { return e.s.Name() }
 
 func (e *env) Browser(ctx context.Context) (*engine.Browser, error) { return e.s.Browser(ctx) }

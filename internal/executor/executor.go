@@ -157,6 +157,7 @@ type call struct {
 	client *sessions.Client
 	env    *env
 	write  Write // a write's description for the stages (its ID once guarded)
+	epoch  int64 // of the caller's tab, when the gate looked
 }
 
 // Do runs one operation through the pipeline and returns its output, or
@@ -172,6 +173,9 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if err := x.humanGate(ctx, c); err != nil {
+		return nil, failed(err, req.Op)
+	}
 	if c.kind == ops.Write {
 		if err := x.guard(ctx, c, req.OperationID); err != nil {
 			return nil, failed(err, req.Op, c.write.ID)
@@ -247,7 +251,7 @@ func (x *Executor) guard(ctx context.Context, c *call, id string) error {
 		return apitype.Errorf(apitype.BadInput, "operation id %q: use 1 to 64 letters, digits, '.', '_', ':' or '-'", id)
 	}
 	c.write = Write{ID: id, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: c.client.ID(),
-		Surface: c.client.Current(), Input: c.in, Digest: digest(c.op.Name, c.in)}
+		Surface: c.client.Current(), Epoch: c.epoch, Input: c.in, Digest: digest(c.op.Name, c.in)}
 	if err := x.policy.Allow(ctx, c.write); err != nil {
 		return err
 	}
@@ -255,6 +259,27 @@ func (x *Executor) guard(ctx context.Context, c *call, id string) error {
 		return err
 	}
 	return x.ledger.Reserve(ctx, c.write)
+}
+
+// humanGate refuses every operation on a tab a person has taken over
+// (HUMAN_CONTROL, not executed), reads as well as writes: while a person
+// has the tab, the agent sees none of what they do. Operations on the
+// session (lists, logs, tab management, take-over itself) pass.
+func (x *Executor) humanGate(ctx context.Context, c *call) error {
+	if c.op.SessionWide || c.op.NoBrowser || !c.sess.AnyHuman() {
+		return nil
+	}
+	t, err := c.env.Tab(ctx)
+	if err != nil {
+		return nil // the operation itself will say what is wrong
+	}
+	mode, epoch := c.sess.Mode(t.PageID())
+	c.epoch = epoch
+	if mode == sessions.ModeHuman {
+		return apitype.Errorf(apitype.HumanControl, "a person has taken over tab %s (epoch %d); nothing was read or sent", t.PageID(), epoch).
+			Fix("wait until they hand it back, then take a new snapshot ({1}): its earlier refs will be stale", apitype.Step{Op: "snapshot"})
+	}
+	return nil
 }
 
 // settle records a write's outcome in the ledger: executed (e nil), not

@@ -15,6 +15,7 @@ type Write struct {
 	Session string
 	Client  string
 	Surface string // the caller's current surface ("" before its first)
+	Epoch   int64  // of the caller's tab (its take-overs so far)
 	Input   any
 	Digest  string // of the op and its input
 }

@@ -50,7 +50,7 @@ func eventOps() []*Op {
 					return nil, err
 				}
 				return &ConsoleOut{Records: mapSlice(b.Console(in.Surface, in.Clear), consoleRecord)}, nil
-			}).mcp(Tool{Name: "browser_console", Desc: "Console messages of the session, with the surface each came from."}),
+			}).sessionWide().mcp(Tool{Name: "browser_console", Desc: "Console messages of the session, with the surface each came from."}),
 		define("network", "list network requests with status and timing, with their surface", Read, actTimeout,
 			func(ctx context.Context, env Env, in *LogIn) (*NetworkOut, error) {
 				b, err := env.Browser(ctx)
@@ -58,7 +58,7 @@ func eventOps() []*Op {
 					return nil, err
 				}
 				return &NetworkOut{Records: mapSlice(b.Network(in.Surface, in.Clear), networkRecord)}, nil
-			}).mcp(Tool{Name: "browser_network", Desc: "Network requests of the session with status and timing."}),
+			}).sessionWide().mcp(Tool{Name: "browser_network", Desc: "Network requests of the session with status and timing."}),
 		define("dialogs", "list JavaScript dialogs and how they were answered; set how later ones are", Read, actTimeout,
 			func(ctx context.Context, env Env, in *DialogsIn) (*DialogsOut, error) {
 				b, err := env.Browser(ctx)
@@ -74,6 +74,6 @@ func eventOps() []*Op {
 					b.SetDialogPolicy(eventlog.DialogPolicy{Mode: "auto"})
 				}
 				return &DialogsOut{Policy: dialogPolicy(b.DialogPolicy()), Records: mapSlice(b.Dialogs(), dialogRecord)}, nil
-			}).as(ActDialogs).mcp(Tool{Name: "browser_dialogs", Desc: "JavaScript dialogs seen and how they were answered; set how later ones are."}),
+			}).sessionWide().as(ActDialogs).mcp(Tool{Name: "browser_dialogs", Desc: "JavaScript dialogs seen and how they were answered; set how later ones are."}),
 	}
 }

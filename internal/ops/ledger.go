@@ -72,7 +72,7 @@ func ledgerOps() []*Op {
 				return nil, err
 			}
 			return &OperationsOut{Operations: mapSlice(es, operationOf)}, nil
-		}).mcp(Tool{Name: "browser_operations", Select: "action", Value: "list", Default: true,
+		}).sessionWide().mcp(Tool{Name: "browser_operations", Select: "action", Value: "list", Default: true,
 		Desc: "The writes in the operation ledger and their outcomes; an unknown one may or may not have happened and is never replayed."})
 	list.NoBrowser = true
 	show := define("ops show", "show one write of the operation ledger", Read, actTimeout,
@@ -89,7 +89,7 @@ func ledgerOps() []*Op {
 				return nil, err
 			}
 			return &OperationOut{Operation: operationOf(e)}, nil
-		}).mcp(Tool{Name: "browser_operations", Select: "action", Value: "show"})
+		}).sessionWide().mcp(Tool{Name: "browser_operations", Select: "action", Value: "show"})
 	show.NoBrowser = true
 	return []*Op{list, show}
 }

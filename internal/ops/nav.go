@@ -113,7 +113,7 @@ func navOps() []*Op {
 					tabs[i].Active = tabs[i].ID == cur
 				}
 				return &TabsOut{Active: cur, Tabs: tabs}, nil
-			}).mcp(Tool{Name: "browser_tabs", Core: true, Select: "action", Value: "list", Default: true, Desc: "List tabs, or open (new), close or select one."}),
+			}).sessionWide().mcp(Tool{Name: "browser_tabs", Core: true, Select: "action", Value: "list", Default: true, Desc: "List tabs, or open (new), close or select one."}),
 		define("tab new", "open a new tab (at a URL) and make it your current one", Write, navTimeout,
 			func(ctx context.Context, env Env, in *TabNewIn) (*TabOut, error) {
 				b, err := env.Browser(ctx)
@@ -134,7 +134,7 @@ func navOps() []*Op {
 					out.URL, out.Title = r.URL, r.Title
 				}
 				return out, nil
-			}).as(ActNavigate).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "new"}),
+			}).sessionWide().as(ActNavigate).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "new"}),
 		define("tab close", "close a tab", Write, actTimeout,
 			func(ctx context.Context, env Env, in *TabCloseIn) (*TabOut, error) {
 				b, err := env.Browser(ctx)
@@ -152,7 +152,7 @@ func navOps() []*Op {
 					return nil, err
 				}
 				return &TabOut{Tab: wire.Tab{ID: in.ID}, Closed: true}, nil
-			}).as(ActClose).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "close"}).mcp(Tool{Name: "browser_close", Default: true, Select: "session", Value: false, Desc: "Close a tab (default: the current one), or the whole session with session: true."}),
+			}).sessionWide().as(ActClose).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "close"}).mcp(Tool{Name: "browser_close", Default: true, Select: "session", Value: false, Desc: "Close a tab (default: the current one), or the whole session with session: true."}),
 		define("tab activate", "bring a tab to the front and act on it from now on", Write, actTimeout,
 			func(ctx context.Context, env Env, in *TabIDIn) (*TabOut, error) {
 				b, err := env.Browser(ctx)
@@ -165,7 +165,7 @@ func navOps() []*Op {
 				}
 				env.SetCurrent(tab.ID)
 				return &TabOut{Tab: wire.Tab{ID: tab.ID, Title: tab.Title(), URL: tab.URL(), Active: true}}, nil
-			}).as(ActTarget).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "select"}),
+			}).sessionWide().as(ActTarget).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "select"}),
 	}
 }
 

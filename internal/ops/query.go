@@ -79,6 +79,6 @@ func findOps() []*Op {
 				}
 				out.Downloads = mapSlice(ds, download)
 				return out, nil
-			}).mcp(Tool{Name: "browser_download", Desc: "List downloads, or wait for one to finish; files land in the session's files/downloads."}),
+			}).sessionWide().mcp(Tool{Name: "browser_download", Desc: "List downloads, or wait for one to finish; files land in the session's files/downloads."}),
 	}
 }

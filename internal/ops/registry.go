@@ -69,6 +69,8 @@ type Env interface {
 	// Operations reads the operation ledger (an error when the process
 	// keeps none).
 	Operations() (OpLog, error)
+	// Control says who drives a tab and hands it over.
+	Control() Control
 	// FilePath resolves a name inside the session's files directory; any
 	// name that would leave it, or that does not exist, is BAD_INPUT.
 	FilePath(name string) (string, error)
@@ -115,6 +117,7 @@ const (
 	ActTarget   Action = "target"   // changes which surface the caller works in
 	ActSession  Action = "session"  // attaches the session to another browser
 	ActDialogs  Action = "dialogs"  // changes how the page's dialogs are answered
+	ActControl  Action = "control"  // a person takes a tab over or hands it back
 )
 
 // Tool is how an operation is offered as an MCP tool. Several operations
@@ -158,6 +161,10 @@ type Op struct {
 	Timeout time.Duration
 	// NoBrowser marks operations that must not start a browser.
 	NoBrowser bool
+	// SessionWide marks operations that work on the session, not on the
+	// caller's tab (lists, logs, tab management): a tab a person has
+	// taken over does not stop them.
+	SessionWide bool
 	// Tools are the MCP tools that run it; NoMCP says why there is none.
 	Tools []Tool
 	NoMCP string
@@ -175,6 +182,12 @@ func (o *Op) mcp(t Tool) *Op {
 // as sets a write's action class.
 func (o *Op) as(a Action) *Op {
 	o.Action = a
+	return o
+}
+
+// sessionWide marks the operation as working on the session, not a tab.
+func (o *Op) sessionWide() *Op {
+	o.SessionWide = true
 	return o
 }
 
@@ -284,7 +297,7 @@ func New() *Registry {
 		ops  []*Op
 	}{
 		{"navigate", navOps()}, {"act", actOps()}, {"read", readOps()}, {"session", sessionOps()},
-		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()},
+		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()},
 	} {
 		for _, o := range g.ops {
 			o.Group = g.name

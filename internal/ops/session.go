@@ -38,7 +38,7 @@ func sessionOps() []*Op {
 				out.Browser = "no browser was running"
 			}
 			return out, nil
-		}).as(ActClose).mcp(Tool{Name: "browser_close", Select: "session", Value: true})
+		}).sessionWide().as(ActClose).mcp(Tool{Name: "browser_close", Select: "session", Value: true})
 	closeOp.NoBrowser = true
 	attach := define("attach", "attach the session to a running browser or Electron app over CDP", Write, launchTimeout,
 		func(ctx context.Context, env Env, in *AttachIn) (*SessionOut, error) {
@@ -64,7 +64,7 @@ func sessionOps() []*Op {
 				return nil, err
 			}
 			return &SessionOut{Session: env.Session(), Browser: b.Product(), Attached: true, Active: t.ID}, nil
-		}).as(ActSession).noMCP("an MCP server attaches when it starts (loupe mcp --cdp URL); swapping the browser under a running agent would strand its refs")
+		}).sessionWide().as(ActSession).noMCP("an MCP server attaches when it starts (loupe mcp --cdp URL); swapping the browser under a running agent would strand its refs")
 	attach.NoBrowser = true
 	return []*Op{closeOp, attach, doctorOp()}
 }
@@ -82,7 +82,7 @@ func doctorOp() *Op {
 				Transport: b.Transport(), Endpoint: b.Endpoint(), PID: b.PID(), Electron: b.Electron(),
 				Features: b.Features(),
 			}, nil
-		}).mcp(Tool{Name: "browser_doctor", Desc: "The browser, its version, the transport and which features this connection supports."})
+		}).sessionWide().mcp(Tool{Name: "browser_doctor", Desc: "The browser, its version, the transport and which features this connection supports."})
 }
 
 // electronClassifier classifies page targets from the Electron main

@@ -34,7 +34,7 @@ func surfaceOps() []*Op {
 					s.URL = t.URL()
 				}
 				return s, nil
-			}).mcp(Tool{Name: "browser_status", Desc: "Your current surface, its URL, the page roots and the dialog and download counts."}),
+			}).sessionWide().mcp(Tool{Name: "browser_status", Desc: "Your current surface, its URL, the page roots and the dialog and download counts."}),
 		define("surfaces", "list every surface: tabs, windows, webviews and frames, parent-first", Read, actTimeout,
 			func(ctx context.Context, env Env, _ *NoIn) (*SurfacesOut, error) {
 				b, err := browser(ctx, env)
@@ -48,7 +48,7 @@ func surfaceOps() []*Op {
 					list[i].Active = list[i].ID == cur
 				}
 				return &SurfacesOut{ActiveSurfaceID: cur, Surfaces: list}, nil
-			}).mcp(Tool{Name: "browser_surfaces", Desc: "List every surface (tabs, popups, frames, Electron windows and views), parent-first, with your current one."}),
+			}).sessionWide().mcp(Tool{Name: "browser_surfaces", Desc: "List every surface (tabs, popups, frames, Electron windows and views), parent-first, with your current one."}),
 		define("switch", "make a surface your current one (the target of your later operations)", Write, actTimeout,
 			func(ctx context.Context, env Env, in *SurfaceIDIn) (*SurfaceOut, error) {
 				b, err := browser(ctx, env)
@@ -63,7 +63,7 @@ func surfaceOps() []*Op {
 				d := SurfaceOut(surfaceOf(t.Describe()))
 				d.Active = true
 				return &d, nil
-			}).as(ActTarget).mcp(Tool{Name: "browser_switch_surface", Desc: "Make a surface (a tab or a frame) the target of your later calls."}),
+			}).sessionWide().as(ActTarget).mcp(Tool{Name: "browser_switch_surface", Desc: "Make a surface (a tab or a frame) the target of your later calls."}),
 		define("windows", "list the page roots (tabs, windows, views, webviews) with their window ids", Read, actTimeout,
 			func(ctx context.Context, env Env, _ *NoIn) (*WindowsOut, error) {
 				b, err := browser(ctx, env)
@@ -76,7 +76,7 @@ func surfaceOps() []*Op {
 					ws[i].Active = ws[i].ID == cur
 				}
 				return &WindowsOut{ActiveSurfaceID: cur, Windows: ws}, nil
-			}).mcp(Tool{Name: "browser_windows", Desc: "List the page roots (tabs, windows, views, webviews) with their window ids."}),
+			}).sessionWide().mcp(Tool{Name: "browser_windows", Desc: "List the page roots (tabs, windows, views, webviews) with their window ids."}),
 		define("switch-window", "make a page root (not a frame) your current surface", Write, actTimeout,
 			func(ctx context.Context, env Env, in *SurfaceIDIn) (*SurfaceOut, error) {
 				b, err := browser(ctx, env)
@@ -91,6 +91,6 @@ func surfaceOps() []*Op {
 				d := SurfaceOut(surfaceOf(t.Describe()))
 				d.Active = true
 				return &d, nil
-			}).as(ActTarget).mcp(Tool{Name: "browser_switch_window", Desc: "Make a page root (not a frame) the target of your later calls."}),
+			}).sessionWide().as(ActTarget).mcp(Tool{Name: "browser_switch_window", Desc: "Make a page root (not a frame) the target of your later calls."}),
 	}
 }

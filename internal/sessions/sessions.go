@@ -119,6 +119,8 @@ type Session struct {
 	// ids number the session's surfaces and refs across all its
 	// browsers: a new browser never reissues an id or a ref.
 	ids engine.IDs
+	// tabs say who drives each tab, by its page's surface id.
+	tabs map[string]*tabControl
 }
 
 // Name is the session's name.

@@ -90,6 +90,7 @@ func examples() map[string]any {
 		"DownloadsOut":  &DownloadsOut{Finished: &download, Downloads: []Download{download}},
 		"OperationsOut": &OperationsOut{Operations: []Operation{exampleOperation}},
 		"OperationOut":  &OperationOut{exampleOperation},
+		"ControlOut":    &ControlOut{SurfaceID: "s1", Mode: "agent", Epoch: 2, StaleRefs: 14},
 		"SessionOut":    &SessionOut{Session: "work", Browser: "Chrome/156.0.0.0", Attached: true, Closed: true, Active: "s1"},
 		"DoctorOut": &DoctorOut{Session: "work", Browser: "Chrome", Version: "156.0.0.0", Transport: "websocket",
 			Endpoint: "ws://127.0.0.1:9222/devtools/browser/x", PID: 4242, Electron: true,

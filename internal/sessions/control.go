@@ -1,0 +1,75 @@
+package sessions
+
+// Who drives a tab: the agents of the session, or a person who took it
+// over. Each change of hands bumps the tab's epoch, so that what an agent
+// planned against the old epoch can be told apart.
+const (
+	ModeAgent = "agent"
+	ModeHuman = "human"
+)
+
+// tabControl is one tab's mode and epoch.
+type tabControl struct {
+	mode  string
+	epoch int64
+}
+
+// TakeOver hands a tab (by its page's surface id) to a person and returns
+// its new epoch; a tab already taken over keeps its epoch.
+func (s *Session) TakeOver(page string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.control(page)
+	if c.mode != ModeHuman {
+		c.mode, c.epoch = ModeHuman, c.epoch+1
+	}
+	return c.epoch
+}
+
+// Resume hands a tab back to the agents and returns its new epoch; a tab
+// the agents have keeps its epoch. ok says whether it was taken over.
+func (s *Session) Resume(page string) (epoch int64, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.control(page)
+	if c.mode != ModeHuman {
+		return c.epoch, false
+	}
+	c.mode, c.epoch = ModeAgent, c.epoch+1
+	return c.epoch, true
+}
+
+// Mode says who drives a tab and its epoch.
+func (s *Session) Mode(page string) (mode string, epoch int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.tabs[page]; c != nil {
+		return c.mode, c.epoch
+	}
+	return ModeAgent, 0
+}
+
+// AnyHuman reports whether a person has any tab of the session.
+func (s *Session) AnyHuman() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.tabs {
+		if c.mode == ModeHuman {
+			return true
+		}
+	}
+	return false
+}
+
+// control is a tab's state, made on first use. Caller holds s.mu.
+func (s *Session) control(page string) *tabControl {
+	if s.tabs == nil {
+		s.tabs = map[string]*tabControl{}
+	}
+	c := s.tabs[page]
+	if c == nil {
+		c = &tabControl{mode: ModeAgent}
+		s.tabs[page] = c
+	}
+	return c
+}
