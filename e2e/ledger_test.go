@@ -295,3 +295,104 @@ func TestTakeOverAndResume(t *testing.T) {
 	m.ok("browser_click", map[string]any{"ref": fresh})
 	eventually(t, "the click after resume", func() bool { return clicks.Load() == 1 })
 }
+
+// TestApprovalPolicy: a write under an `ask` rule waits, with nothing
+// sent, until a person approves it (then it runs) or denies it (DENIED);
+// no answer in time is APPROVAL_TIMEOUT; a take-over ends the wait
+// (TAKEN_OVER); `deny` refuses at once; each is settled in the ledger; the
+// policy outlives the daemon.
+func TestApprovalPolicy(t *testing.T) {
+	e := newEnv(t)
+	var clicks atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hit" {
+			clicks.Add(1)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<button onclick="fetch('/hit')">Pay</button>`)
+	}))
+	defer srv.Close()
+	e.ok("open", srv.URL+"/")
+	e.ok("policy", "set", "click", "ask")
+	pay := "role=button[name=\"Pay\"]"
+
+	click := func(id string) chan result {
+		done := make(chan result, 1)
+		go func() { done <- e.run("--json", "--op-id", id, "click", pay) }()
+		return done
+	}
+	waiting := func() string {
+		var out struct {
+			Approvals []struct {
+				ID string `json:"approval_id"`
+				Op string `json:"op"`
+			} `json:"approvals"`
+		}
+		deadline := time.Now().Add(15 * time.Second)
+		for time.Now().Before(deadline) { // the CLI's request has no event to wait on
+			e.okJSON(&out, "approvals")
+			if len(out.Approvals) == 1 && out.Approvals[0].Op == "click" {
+				return out.Approvals[0].ID
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("no click waiting for approval: %+v", out)
+		return ""
+	}
+
+	// Approved: it goes out.
+	done := click("ask-1")
+	id := waiting()
+	if n := clicks.Load(); n != 0 {
+		t.Fatalf("the page saw a click before the approval")
+	}
+	e.ok("approve", id)
+	if r := <-done; r.code != 0 {
+		t.Fatalf("the approved click: %s", r.stdout)
+	}
+	eventually(t, "the approved click", func() bool { return clicks.Load() == 1 })
+
+	// Denied: not sent.
+	done = click("ask-2")
+	e.ok("deny", waiting())
+	if code, _, notExec := errorJSON(t, <-done); code != "DENIED" || !notExec {
+		t.Errorf("the denied click: %s not_executed=%v", code, notExec)
+	}
+	// Taken over while waiting: not sent.
+	done = click("ask-3")
+	waiting()
+	e.ok("takeover")
+	if code, _, notExec := errorJSON(t, <-done); code != "TAKEN_OVER" || !notExec {
+		t.Errorf("the click waiting during a take-over: %s not_executed=%v", code, notExec)
+	}
+	e.ok("resume")
+	// No answer in time.
+	e.ok("policy", "set", "approval-timeout", "300ms")
+	if code, _, notExec := errorJSON(t, <-click("ask-4")); code != "APPROVAL_TIMEOUT" || !notExec {
+		t.Errorf("the unanswered click: %s not_executed=%v", code, notExec)
+	}
+	// deny refuses at once, and outlives the daemon.
+	e.ok("policy", "set", "input", "deny")
+	e.ok("policy", "set", "click", "deny")
+	e.ok("daemon", "stop")
+	e.ok("open", srv.URL+"/")
+	if code, _, notExec := errorJSON(t, e.run("--json", "click", pay)); code != "DENIED" || !notExec {
+		t.Errorf("a click under deny after a restart: %s not_executed=%v", code, notExec)
+	}
+	if got := e.ok("policy"); !strings.Contains(got, "click deny") || !strings.Contains(got, "approvals wait at most 300ms") {
+		t.Errorf("policy: %s", got)
+	}
+	if n := clicks.Load(); n != 1 {
+		t.Errorf("the page saw %d clicks, want the one approved", n)
+	}
+	states := map[string]string{}
+	for _, o := range ledgerOps(e) {
+		states[o.ID] = o.State + " " + o.Code
+	}
+	for id, want := range map[string]string{"ask-1": "executed ", "ask-2": "", "ask-3": "", "ask-4": ""} {
+		if got, ok := states[id]; want != "" && got != want || want == "" && ok {
+			t.Errorf("ledger for %s: %q (a write refused before its reservation leaves no row)", id, got)
+		}
+	}
+}

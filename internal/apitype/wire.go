@@ -32,9 +32,12 @@ type OpRequest struct {
 type OpResponse struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	// OperationID is the write's id in the ledger (writes only).
-	OperationID string  `json:"operation_id,omitempty"`
-	Report      *Report `json:"report,omitempty"`
-	Error       *Error  `json:"error,omitempty"`
+	OperationID string `json:"operation_id,omitempty"`
+	// ApprovedAfterMS is how long the write waited for a person's
+	// approval (absent: it did not wait).
+	ApprovedAfterMS int64   `json:"approved_after_ms,omitempty"`
+	Report          *Report `json:"report,omitempty"`
+	Error           *Error  `json:"error,omitempty"`
 }
 
 // ReportOptions say what a write's report carries besides the changes of

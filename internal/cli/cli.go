@@ -190,7 +190,9 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	}
 	// The daemon enforces the operation's deadline; the client allows for
 	// starting the daemon and a browser on top of it.
-	ctx, cancel := c.deadline(ctx, wait+60*time.Second)
+	// A write may also wait for a person's approval (the daemon bounds
+	// that by the policy's approval timeout).
+	ctx, cancel := c.deadline(ctx, wait+60*time.Second+approvalSlack)
 	defer cancel()
 	var outFile string
 	switch v := in.(type) {
@@ -292,6 +294,11 @@ func (c *cmd) print(v any, text string) int {
 	}
 	return 0
 }
+
+// approvalSlack is how long the CLI waits beyond a command's deadline for
+// a write held for approval: the daemon ends the wait itself (by default
+// after two minutes); this only keeps a hung daemon from hanging the CLI.
+const approvalSlack = 10 * time.Minute
 
 // withOperationID adds a write's operation id to its JSON result.
 func withOperationID(raw json.RawMessage, id string) json.RawMessage {

@@ -21,6 +21,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/mcpserver"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/policy"
 )
 
 const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon] [--headed] [--cdp URL] [--session NAME] [--allow-eval] [--tools core|full]"
@@ -117,6 +118,9 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 		}
 		defer store.Close()
 		cfg.Store = store
+		if cfg.Rules, err = policy.Load(daemon.PolicyPath(c.home)); err != nil {
+			return c.fail(err)
+		}
 		x = executor.New(cfg)
 		backend = mcpserver.Local{X: x, Session: session, Client: "mcp"}
 		defer func() {

@@ -21,6 +21,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/executor"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/localapi"
+	"github.com/loupe-dev/loupe/internal/policy"
 )
 
 // Config configures the daemon.
@@ -105,6 +106,12 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 		log.Printf("loupe: %d write(s) left unsettled by a stopped loupe are now unknown (loupe ops --state unknown); none is replayed", n)
 	}
 	cfg.Executor.Store = store
+	rules, err := policy.Load(PolicyPath(cfg.Home))
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	cfg.Executor.Rules = rules
 	x := executor.New(cfg.Executor)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -139,6 +146,9 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 // LedgerPath is the operation ledger in a home. The daemon and in-process
 // MCP servers share it; each is a generation of its own.
 func LedgerPath(home string) string { return filepath.Join(home, "ledger.db") }
+
+// PolicyPath is the approval policy's file in a home.
+func PolicyPath(home string) string { return filepath.Join(home, "policy.json") }
 
 // lockHome takes the home's daemon lock for the life of the process; a
 // second daemon for the same home gets ErrRunning.

@@ -49,6 +49,7 @@ type Browser struct {
 	// lower ones were an earlier browser's of the same session.
 	firstSurface, firstRef int64
 	events                 *eventlog.Log
+	gone                   chan struct{} // closed when a launched browser has gone (nil when attached)
 
 	stop  context.CancelFunc // ends the browser's background goroutines
 	untap func()             // removes the target tap
@@ -81,6 +82,17 @@ func Launch(ctx context.Context, o LaunchOptions, opts ...Option) (*Browser, err
 		return nil, err
 	}
 	b.proc = proc
+	// The browser is gone when its connection ends or its process exits,
+	// whichever is seen first: a killed browser must not look alive to
+	// the next caller while its pipe drains.
+	b.gone = make(chan struct{})
+	go func() {
+		select {
+		case <-proc.Conn.Done():
+		case <-proc.Exited():
+		}
+		close(b.gone)
+	}()
 	return b, nil
 }
 
@@ -184,7 +196,12 @@ func (b *Browser) PID() int {
 }
 
 // Done is closed when the connection to the browser has ended.
-func (b *Browser) Done() <-chan struct{} { return b.conn.Done() }
+func (b *Browser) Done() <-chan struct{} {
+	if b.gone != nil {
+		return b.gone
+	}
+	return b.conn.Done()
+}
 
 // Close ends the session. A launched browser is closed and its whole
 // process tree ended; an attached one is only disconnected.

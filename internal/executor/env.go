@@ -10,6 +10,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/policy"
 	"github.com/loupe-dev/loupe/internal/sessions"
 )
 
@@ -22,7 +23,16 @@ type env struct {
 
 func (e *env) Operations() (ops.OpLog, error) { return e.x.opLog() }
 
-func (e *env) Control() ops.Control { return e.s }
+func (e *env) Control() ops.Control { return control{Control: e.s, q: &e.x.waiting} }
+
+func (e *env) Approvals() ops.Approvals { return &e.x.waiting }
+
+func (e *env) Rules() (*policy.Policy, error) {
+	if e.x.rules == nil {
+		return nil, fmt.Errorf("this process keeps no approval policy")
+	}
+	return e.x.rules, nil
+}
 
 func (e *env) Session() string { return e.s.Name() }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/policy"
 	"github.com/loupe-dev/loupe/internal/sessions"
 )
 
@@ -46,6 +47,11 @@ type Config struct {
 	// with the registry's "snapshot" operation.
 	Registry *ops.Registry
 
+	// Rules is the approval policy; with it every write is allowed, held
+	// for a person's answer or denied by its rules (unless Policy
+	// replaces that stage), and the policy operations read and change it.
+	Rules *policy.Policy
+
 	// Store is the operation ledger on disk; with it every write is
 	// reserved and settled there (unless Ledger replaces that stage), and
 	// the ops operations read it.
@@ -66,6 +72,8 @@ type Executor struct {
 	ledger   Ledger
 	gate     Gate
 	store    *ledger.Ledger
+	rules    *policy.Policy
+	waiting  approvals
 }
 
 // New returns an executor running cfg.Registry (loupe's own by default).
@@ -79,6 +87,10 @@ func New(cfg Config) *Executor {
 	}
 	if x.ledger == nil && cfg.Store != nil {
 		x.ledger = ledgerStage{cfg.Store}
+	}
+	x.rules = cfg.Rules
+	if x.policy == nil && cfg.Rules != nil {
+		x.policy = policyStage{p: cfg.Rules, q: &x.waiting}
 	}
 	if x.reg == nil {
 		x.reg = ops.New()
@@ -124,6 +136,9 @@ type Result struct {
 	Out         any
 	OperationID string
 	Report      *apitype.Report
+	// ApprovedAfter is how long the write waited for a person's approval
+	// (0: it did not wait).
+	ApprovedAfter time.Duration
 }
 
 // ValidSession reports whether name can name a session.
@@ -158,6 +173,8 @@ type call struct {
 	env    *env
 	write  Write // a write's description for the stages (its ID once guarded)
 	epoch  int64 // of the caller's tab, when the gate looked
+	// approvedAfter is how long the write waited for a person's approval.
+	approvedAfter time.Duration
 }
 
 // Do runs one operation through the pipeline and returns its output, or
@@ -171,19 +188,27 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 	if req.Timeout > 0 {
 		timeout = req.Timeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if err := x.humanGate(ctx, c); err != nil {
+	// The gates get the operation's deadline; a write held for a
+	// person's approval waits by the policy's own bound; the run gets a
+	// whole deadline of its own after that.
+	gctx, gcancel := context.WithTimeout(ctx, timeout)
+	defer gcancel()
+	if err := x.humanGate(gctx, c); err != nil {
 		return nil, failed(err, req.Op)
 	}
 	if c.kind == ops.Write {
-		if err := x.guard(ctx, c, req.OperationID); err != nil {
+		if err := x.guard(gctx, ctx, c, req.OperationID); err != nil {
 			return nil, failed(err, req.Op, c.write.ID)
 		}
 	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	var before *state
 	if c.kind == ops.Write && req.Report != nil {
-		before = x.state(ctx, c)
+		// Without a browser yet, everything the write brings up is new.
+		if before = x.state(ctx, c); before == nil && !c.op.NoBrowser {
+			before = &state{none: true}
+		}
 	}
 	out, err := c.op.Run(ctx, c.env, c.in)
 	var e *apitype.Error
@@ -202,7 +227,7 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 		return nil, e
 	}
 	x.remember(c, out)
-	res := &Result{Out: out, OperationID: c.write.ID}
+	res := &Result{Out: out, OperationID: c.write.ID, ApprovedAfter: c.approvedAfter}
 	if before != nil {
 		res.Report = x.report(ctx, c, before, req.Report)
 	}
@@ -244,7 +269,7 @@ func (x *Executor) decode(req Request) (*call, error) {
 // take-over epoch) and, last, the ledger's reservation, so that a refused
 // write leaves no row. Each refuses with a registry error and nothing
 // executed.
-func (x *Executor) guard(ctx context.Context, c *call, id string) error {
+func (x *Executor) guard(ctx, askCtx context.Context, c *call, id string) error {
 	if id == "" {
 		id = apitype.NewOperationID()
 	} else if !apitype.ValidOperationID(id) {
@@ -252,13 +277,47 @@ func (x *Executor) guard(ctx context.Context, c *call, id string) error {
 	}
 	c.write = Write{ID: id, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: c.client.ID(),
 		Surface: c.client.Current(), Epoch: c.epoch, Input: c.in, Digest: digest(c.op.Name, c.in)}
-	if err := x.policy.Allow(ctx, c.write); err != nil {
+	c.write.Page, c.write.Origin = x.where(ctx, c)
+	// A person's own commands (take-over, policy, approvals) are not
+	// theirs to approve.
+	if c.op.Action == ops.ActControl {
+		return x.ledger.Reserve(ctx, c.write)
+	}
+	waited, err := x.policy.Allow(askCtx, c.write)
+	if err != nil {
 		return err
 	}
+	c.approvedAfter = waited
+	// The wait for a person may have outlasted ctx: the gate and the
+	// reservation that follow get a bound of their own.
+	ctx, cancel := context.WithTimeout(askCtx, stageTimeout)
+	defer cancel()
 	if err := x.gate.Check(ctx, c.write); err != nil {
 		return err
 	}
 	return x.ledger.Reserve(ctx, c.write)
+}
+
+// stageTimeout bounds the gate and the ledger's reservation.
+const stageTimeout = 10 * time.Second
+
+// where is the tab a write acts on and its page's origin (the address it
+// opens, for a navigation), without starting a browser for it.
+func (x *Executor) where(ctx context.Context, c *call) (page, origin string) {
+	if in, ok := c.in.(*ops.OpenIn); ok {
+		origin = originOf(in.URL)
+	}
+	if c.op.NoBrowser || !c.sess.Live() {
+		return "", origin
+	}
+	t, err := c.env.Tab(ctx)
+	if err != nil {
+		return "", origin
+	}
+	if origin == "" {
+		origin = originOf(t.URL())
+	}
+	return t.PageID(), origin
 }
 
 // humanGate refuses every operation on a tab a person has taken over
@@ -266,7 +325,7 @@ func (x *Executor) guard(ctx context.Context, c *call, id string) error {
 // has the tab, the agent sees none of what they do. Operations on the
 // session (lists, logs, tab management, take-over itself) pass.
 func (x *Executor) humanGate(ctx context.Context, c *call) error {
-	if c.op.SessionWide || c.op.NoBrowser || !c.sess.AnyHuman() {
+	if c.op.SessionWide || c.op.NoBrowser || !c.sess.AnyHuman() || !c.sess.Live() {
 		return nil
 	}
 	t, err := c.env.Tab(ctx)

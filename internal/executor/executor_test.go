@@ -22,7 +22,9 @@ func (tr *trace) step(name string) error {
 	return tr.fail[name]
 }
 
-func (tr *trace) Allow(_ context.Context, w Write) error { return tr.step("policy:" + w.Op) }
+func (tr *trace) Allow(_ context.Context, w Write) (time.Duration, error) {
+	return 0, tr.step("policy:" + w.Op)
+}
 func (tr *trace) Check(_ context.Context, w Write) error { return tr.step("gate:" + w.Op) }
 func (tr *trace) Reserve(_ context.Context, w Write) error {
 	return tr.step("reserve:" + w.Op)

@@ -24,12 +24,17 @@ const (
 type state struct {
 	surface, url string
 	st           engine.Status
+	// none: there was no browser before the write (the pages it brings up
+	// are not "opened" by it).
+	none bool
 }
 
 // state takes the session's state for a write's report; nil when there is
 // no browser (an operation that must not start one, such as close).
 func (x *Executor) state(ctx context.Context, c *call) *state {
-	if c.op.NoBrowser {
+	// No browser yet (or one that has gone, which the operation itself
+	// must report): nothing to compare, and none is started for it.
+	if c.op.NoBrowser || !c.sess.Live() {
 		return nil
 	}
 	b, err := c.sess.Browser(ctx)
@@ -63,7 +68,7 @@ func (x *Executor) report(ctx context.Context, c *call, before *state, o *apityp
 		r.Navigated = after.url
 	}
 	for _, p := range after.st.Pages {
-		if !slices.Contains(before.st.Pages, p) {
+		if !before.none && !slices.Contains(before.st.Pages, p) {
 			r.Opened = append(r.Opened, p)
 		}
 	}

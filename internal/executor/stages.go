@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ops"
@@ -16,14 +17,16 @@ type Write struct {
 	Client  string
 	Surface string // the caller's current surface ("" before its first)
 	Epoch   int64  // of the caller's tab (its take-overs so far)
+	Page    string // the caller's tab (its page's surface id), when known
+	Origin  string // of the page the write acts on (or opens), when known
 	Input   any
 	Digest  string // of the op and its input
 }
 
-// Policy decides whether a write may run: allow, or refuse with DENIED
-// (or, once approvals exist, wait for a person's answer).
+// Policy decides whether a write may run: allow it, refuse it (DENIED), or
+// hold it for a person's answer; waited says how long it was held.
 type Policy interface {
-	Allow(ctx context.Context, w Write) error
+	Allow(ctx context.Context, w Write) (waited time.Duration, err error)
 }
 
 // Ledger records every write: Reserve before anything is dispatched
@@ -45,7 +48,7 @@ type Gate interface {
 // allowAll is the policy until approvals exist: every write may run.
 type allowAll struct{}
 
-func (allowAll) Allow(context.Context, Write) error { return nil }
+func (allowAll) Allow(context.Context, Write) (time.Duration, error) { return 0, nil }
 
 // noLedger records nothing (until the operation ledger exists).
 type noLedger struct{}

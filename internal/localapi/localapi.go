@@ -96,7 +96,8 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, apitype.Wrap(apitype.Internal, err, "encoding result: %v", err))
 		return
 	}
-	writeJSON(w, http.StatusOK, apitype.OpResponse{Result: res, Report: out.Report, OperationID: out.OperationID})
+	writeJSON(w, http.StatusOK, apitype.OpResponse{Result: res, Report: out.Report, OperationID: out.OperationID,
+		ApprovedAfterMS: out.ApprovedAfter.Milliseconds()})
 }
 
 func statusOf(c apitype.Code) int {

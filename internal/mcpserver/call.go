@@ -172,6 +172,9 @@ func (s *Server) result(r *Reply) *mcp.CallToolResult {
 	default:
 		b.WriteString(text(out))
 	}
+	if r.ApprovedAfter > 0 {
+		fmt.Fprintf(&b, "\n(it waited %s for a person's approval, which the policy asks for)", r.ApprovedAfter.Round(100*time.Millisecond))
+	}
 	if rep != nil {
 		writeReport(&b, rep)
 	}

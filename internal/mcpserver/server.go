@@ -55,6 +55,8 @@ type Reply struct {
 	Out         any
 	OperationID string
 	Report      *apitype.Report
+	// ApprovedAfter is how long the write waited for a person's approval.
+	ApprovedAfter time.Duration
 }
 
 // Backend runs calls for the server's session and client, or returns a
@@ -77,7 +79,7 @@ func (l Local) Do(ctx context.Context, c Call) (*Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reply{Out: r.Out, OperationID: r.OperationID, Report: r.Report}, nil
+	return &Reply{Out: r.Out, OperationID: r.OperationID, Report: r.Report, ApprovedAfter: r.ApprovedAfter}, nil
 }
 
 // Remote runs operations through the daemon, sharing its sessions. A write
@@ -107,7 +109,8 @@ func (r Remote) Do(ctx context.Context, c Call) (*Reply, error) {
 	if err := json.Unmarshal(resp.Result, out); err != nil {
 		return nil, fmt.Errorf("mcpserver: decoding %s: %w", c.Op.Name, err)
 	}
-	return &Reply{Out: out, OperationID: resp.OperationID, Report: resp.Report}, nil
+	return &Reply{Out: out, OperationID: resp.OperationID, Report: resp.Report,
+		ApprovedAfter: time.Duration(resp.ApprovedAfterMS) * time.Millisecond}, nil
 }
 
 // Options configure a server.

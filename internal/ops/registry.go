@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/policy"
 )
 
 // Kind is an operation's risk class: reads observe, writes may change the
@@ -71,6 +72,10 @@ type Env interface {
 	Operations() (OpLog, error)
 	// Control says who drives a tab and hands it over.
 	Control() Control
+	// Approvals are the writes waiting for a person.
+	Approvals() Approvals
+	// Rules is the approval policy (an error when the process keeps none).
+	Rules() (*policy.Policy, error)
 	// FilePath resolves a name inside the session's files directory; any
 	// name that would leave it, or that does not exist, is BAD_INPUT.
 	FilePath(name string) (string, error)
@@ -297,7 +302,7 @@ func New() *Registry {
 		ops  []*Op
 	}{
 		{"navigate", navOps()}, {"act", actOps()}, {"read", readOps()}, {"session", sessionOps()},
-		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()},
+		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"policy", policyOps()},
 	} {
 		for _, o := range g.ops {
 			o.Group = g.name

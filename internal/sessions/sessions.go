@@ -135,6 +135,23 @@ func (s *Session) FilesDir() string { return filepath.Join(s.dir, "files") }
 
 func (s *Session) downloadsDir() string { return filepath.Join(s.FilesDir(), "downloads") }
 
+// Live reports whether the session has a browser now that has not gone.
+// It changes nothing: a browser that died is reported (BROWSER_GONE) by
+// the next call of Browser, not here.
+func (s *Session) Live() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.browser == nil {
+		return false
+	}
+	select {
+	case <-s.browser.Done():
+		return false
+	default:
+		return true
+	}
+}
+
 // Client returns the session's client with this id, making it if needed.
 func (s *Session) Client(id string) *Client {
 	s.mu.Lock()

@@ -1,6 +1,10 @@
 package wire
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // ControlOut says who drives a tab after a take-over or a resume.
 type ControlOut struct {
@@ -17,4 +21,92 @@ func (o *ControlOut) Text() string {
 		return fmt.Sprintf("%s is yours (epoch %d): agents can neither read nor act on it until `resume`", o.SurfaceID, o.Epoch)
 	}
 	return fmt.Sprintf("%s is the agents' again (epoch %d); %d earlier refs are stale", o.SurfaceID, o.Epoch, o.StaleRefs)
+}
+
+// Approval is a write waiting for a person's answer.
+type Approval struct {
+	ID          string    `json:"approval_id"`
+	OperationID string    `json:"operation_id"`
+	Op          string    `json:"op"`
+	Action      string    `json:"action"`
+	Session     string    `json:"session"`
+	Client      string    `json:"client,omitempty"`
+	SurfaceID   string    `json:"surface_id,omitempty"`
+	Page        string    `json:"page,omitempty"`
+	Origin      string    `json:"origin,omitempty"`
+	Digest      string    `json:"digest"`
+	Rule        string    `json:"rule,omitempty"`
+	Asked       time.Time `json:"asked"`
+}
+
+func (a Approval) line() string {
+	s := fmt.Sprintf("%s %s (%s) by %s in session %s", a.ID, a.Op, a.Action, orDash(a.Client), a.Session)
+	if a.SurfaceID != "" {
+		s += " on " + a.SurfaceID
+	}
+	if a.Origin != "" {
+		s += " " + a.Origin
+	}
+	return s + ", asked " + a.Asked.UTC().Format(time.RFC3339)
+}
+
+// ApprovalsOut lists the writes waiting for a person.
+type ApprovalsOut struct {
+	Approvals []Approval `json:"approvals"`
+}
+
+// Text is one line a waiting write.
+func (o *ApprovalsOut) Text() string {
+	if len(o.Approvals) == 0 {
+		return "no write is waiting for approval"
+	}
+	ls := make([]string, len(o.Approvals))
+	for i, a := range o.Approvals {
+		ls[i] = a.line()
+	}
+	return strings.Join(ls, "\n")
+}
+
+// AnswerOut says how a waiting write was answered.
+type AnswerOut struct {
+	Approval
+	Approved bool `json:"approved"`
+}
+
+// Text is one line.
+func (o *AnswerOut) Text() string {
+	if o.Approved {
+		return "approved " + o.ID + ": " + o.Op + " goes out"
+	}
+	return "denied " + o.ID + ": " + o.Op + " is not sent"
+}
+
+// PolicyRule is one rule of the approval policy.
+type PolicyRule struct {
+	Key      string `json:"key"`
+	Origin   string `json:"origin,omitempty"`
+	Decision string `json:"decision"`
+}
+
+// PolicyOut is the approval policy in force.
+type PolicyOut struct {
+	Rules           []PolicyRule `json:"rules"`
+	ApprovalTimeout string       `json:"approval_timeout"`
+}
+
+// Text is one line a rule, then the timeout.
+func (o *PolicyOut) Text() string {
+	var b strings.Builder
+	if len(o.Rules) == 0 {
+		b.WriteString("no rules: every write is allowed\n")
+	}
+	for _, r := range o.Rules {
+		fmt.Fprintf(&b, "%s %s", r.Key, r.Decision)
+		if r.Origin != "" {
+			b.WriteString(" on " + r.Origin)
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "approvals wait at most %s", o.ApprovalTimeout)
+	return b.String()
 }

@@ -1,0 +1,151 @@
+package executor
+
+import (
+	"context"
+	"net/url"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/policy"
+	"github.com/loupe-dev/loupe/internal/wire"
+)
+
+// approvals are the writes waiting for a person's answer. Nothing of a
+// waiting write has been dispatched.
+type approvals struct {
+	mu      sync.Mutex
+	seq     int
+	pending map[string]*pending
+}
+
+type pending struct {
+	a      wire.Approval
+	answer chan error // nil: approved
+}
+
+// ask holds a write until a person answers, the approval timeout passes
+// (APPROVAL_TIMEOUT), the caller gives up, or the tab is taken over
+// (TAKEN_OVER); each is not executed.
+func (q *approvals) ask(ctx context.Context, w Write, timeout time.Duration, rule string) (time.Duration, error) {
+	q.mu.Lock()
+	q.seq++
+	p := &pending{answer: make(chan error, 1), a: wire.Approval{
+		ID: "a" + strconv.Itoa(q.seq), OperationID: w.ID, Op: w.Op, Action: string(w.Action), Session: w.Session,
+		Client: w.Client, SurfaceID: w.Surface, Page: w.Page, Origin: w.Origin, Digest: w.Digest, Rule: rule, Asked: time.Now(),
+	}}
+	if q.pending == nil {
+		q.pending = map[string]*pending{}
+	}
+	q.pending[p.a.ID] = p
+	q.mu.Unlock()
+	defer func() {
+		q.mu.Lock()
+		delete(q.pending, p.a.ID)
+		q.mu.Unlock()
+	}()
+	start := time.Now()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case err := <-p.answer:
+		return time.Since(start), err
+	case <-timer.C:
+		return 0, apitype.Errorf(apitype.ApprovalTimeout, "%s waited %s for a person's approval (%s); it was not sent", w.Op, timeout, p.a.ID)
+	case <-ctx.Done():
+		return 0, apitype.Errorf(apitype.ApprovalTimeout, "%s was given up while it waited for approval %s; it was not sent", w.Op, p.a.ID)
+	}
+}
+
+// List returns the waiting writes, oldest first.
+func (q *approvals) List() []wire.Approval {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([]wire.Approval, 0, len(q.pending))
+	for _, p := range q.pending {
+		out = append(out, p.a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Asked.Before(out[j].Asked) })
+	return out
+}
+
+// Answer approves or denies a waiting write.
+func (q *approvals) Answer(id string, approve bool) (wire.Approval, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	p := q.pending[id]
+	if p == nil {
+		return wire.Approval{}, apitype.Errorf(apitype.BadInput, "no write is waiting for approval %q", id).
+			Fix("list the waiting ones ({1})", apitype.Step{Op: "approvals"})
+	}
+	delete(q.pending, id)
+	if approve {
+		p.answer <- nil
+	} else {
+		p.answer <- apitype.Errorf(apitype.Denied, "a person denied %s (%s); it was not sent", p.a.Op, id)
+	}
+	return p.a, nil
+}
+
+// takenOver ends the waiting writes of a tab: a person has it now.
+func (q *approvals) takenOver(page string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for id, p := range q.pending {
+		if p.a.Page == page {
+			delete(q.pending, id)
+			p.answer <- apitype.Errorf(apitype.TakenOver, "a person took tab %s over while %s waited for approval; it was not sent", page, p.a.Op)
+		}
+	}
+}
+
+// policyStage is the approval policy on the rules in force.
+type policyStage struct {
+	p *policy.Policy
+	q *approvals
+}
+
+// Allow decides a write: allowed, denied (DENIED naming the rule), or held
+// for a person's answer.
+func (s policyStage) Allow(ctx context.Context, w Write) (time.Duration, error) {
+	d, rule := s.p.Decide(w.Op, string(w.Action), w.Origin)
+	name := ""
+	if rule != nil {
+		name = rule.Key
+		if rule.Origin != "" {
+			name += " on " + rule.Origin
+		}
+	}
+	switch d {
+	case policy.Deny:
+		return 0, apitype.Errorf(apitype.Denied, "the approval policy denies %s (rule %s: deny)", w.Op, name)
+	case policy.Ask:
+		return s.q.ask(ctx, w, s.p.ApprovalTimeout(), name)
+	}
+	return 0, nil
+}
+
+// originOf is a URL's origin (scheme://host[:port]), "" when it has none.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// control is the take-over control of a session, which also ends the
+// writes of a tab waiting for approval when a person takes it.
+type control struct {
+	ops.Control
+	q *approvals
+}
+
+func (c control) TakeOver(page string) int64 {
+	e := c.Control.TakeOver(page)
+	c.q.takenOver(page)
+	return e
+}
