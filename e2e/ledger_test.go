@@ -396,3 +396,36 @@ func TestApprovalPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserKilledMidWrite: the browser dies while a write's input is
+// going out: its outcome is unknown (not_executed false), so recorded, and
+// the session says BROWSER_GONE rather than carry on in a new browser.
+func TestBrowserKilledMidWrite(t *testing.T) {
+	e := newEnv(t)
+	var keys atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/key" {
+			keys.Add(1)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<textarea aria-label="Notes" oninput="navigator.sendBeacon('/key')"></textarea>`)
+	}))
+	defer srv.Close()
+	e.ok("open", srv.URL+"/")
+	e.ok("snapshot")
+	done := make(chan result, 1)
+	go func() { done <- e.run("--json", "--op-id", "notes-2", "type", "role=textbox[name=\"Notes\"]", strings.Repeat("b", 3000)) }()
+	eventually(t, "keys reaching the page", func() bool { return keys.Load() >= 20 })
+	for _, pid := range e.browserProcesses() {
+		_ = kill(pid)
+	}
+	r := <-done
+	if code, id, notExec := errorJSON(t, r); code != "BROWSER_GONE" || id != "notes-2" || notExec {
+		t.Fatalf("type with the browser killed under it: exit %d %s %s not_executed=%v", r.code, code, id, notExec)
+	}
+	unknown := ledgerOps(e, "--state", "unknown")
+	if len(unknown) != 1 || unknown[0].ID != "notes-2" || unknown[0].Code != "BROWSER_GONE" {
+		t.Fatalf("the ledger should hold the write as unknown: %+v", unknown)
+	}
+}
