@@ -415,7 +415,9 @@ func TestBrowserKilledMidWrite(t *testing.T) {
 	e.ok("open", srv.URL+"/")
 	e.ok("snapshot")
 	done := make(chan result, 1)
-	go func() { done <- e.run("--json", "--op-id", "notes-2", "type", "role=textbox[name=\"Notes\"]", strings.Repeat("b", 3000)) }()
+	go func() {
+		done <- e.run("--json", "--op-id", "notes-2", "type", "role=textbox[name=\"Notes\"]", strings.Repeat("b", 3000))
+	}()
 	eventually(t, "keys reaching the page", func() bool { return keys.Load() >= 20 })
 	for _, pid := range e.browserProcesses() {
 		_ = kill(pid)
