@@ -323,8 +323,6 @@ func TestClose(t *testing.T) {
 	}
 }
 
-// TestRecoverKilled kills a process right after its Reserve returned: the
-// row must be on disk, and the next Open makes it unknown.
 func TestList(t *testing.T) {
 	ctx := context.Background()
 	l, _ := newLedger(t)

@@ -13,6 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// TestRecoverKilled kills a process right after its Reserve returned: the
+// row must be on disk, and the next Open makes it unknown.
 func TestRecoverKilled(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger.db")
