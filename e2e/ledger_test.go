@@ -149,7 +149,7 @@ func TestLedgerDaemonKilledMidWrite(t *testing.T) {
 		t.Fatalf("type with the daemon killed: exit %d %s %s not_executed=%v", r.code, code, id, notExec)
 	}
 	e.waitNoProcesses(15 * time.Second)
-	sent := keys.Load()
+	sent := settledCount(&keys)
 
 	// The next daemon finds the write unsettled: unknown, with why.
 	unknown := ledgerOps(e, "--state", "unknown")
@@ -430,4 +430,17 @@ func TestBrowserKilledMidWrite(t *testing.T) {
 	if len(unknown) != 1 || unknown[0].ID != "notes-2" || unknown[0].Code != "BROWSER_GONE" {
 		t.Fatalf("the ledger should hold the write as unknown: %+v", unknown)
 	}
+}
+
+// settledCount is n once it has not moved for 300 ms (at most 5 s): a
+// dead browser's last requests may still be on their way to the server.
+func settledCount(n *atomic.Int32) int32 {
+	last, since, deadline := n.Load(), time.Now(), time.Now().Add(5*time.Second)
+	for time.Since(since) < 300*time.Millisecond && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		if v := n.Load(); v != last {
+			last, since = v, time.Now()
+		}
+	}
+	return last
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
@@ -285,4 +286,26 @@ func (t *Tab) ForgetRefs() int {
 		n += s.refs.Retain(func(snapshot.Doc) bool { return false })
 	}
 	return n
+}
+
+// AwaitCommit waits, at most max, while the surface's own frame is on its
+// way to a new document (a click on a link, a form's submit): a report of
+// what a write did should name the page it led to. It polls every 10 ms,
+// because the frame table is kept by event taps that signal no one; it
+// returns whether the navigation committed (true when none was under way).
+func (t *Tab) AwaitCommit(ctx context.Context, max time.Duration) bool {
+	deadline := time.Now().Add(max)
+	for t.navigating(t.root) {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.closed:
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
@@ -11,6 +12,9 @@ import (
 	"github.com/loupe-dev/loupe/internal/sessions"
 	"github.com/loupe-dev/loupe/internal/textdiff"
 )
+
+// commitWait bounds the wait for a navigation a write set off to commit.
+const commitWait = 2 * time.Second
 
 // Caps of a report's diff.
 const (
@@ -57,6 +61,15 @@ func (x *Executor) state(ctx context.Context, c *call) *state {
 // a new snapshot). Changes other callers made meanwhile show too: the
 // report describes the session, not only this write.
 func (x *Executor) report(ctx context.Context, c *call, before *state, o *apitype.ReportOptions) *apitype.Report {
+	// A write that set off a navigation (a link, a submit) is reported
+	// with the page it led to, once that has committed (bounded).
+	if c.sess.Live() && c.client.Current() != "" {
+		if b, err := c.sess.Browser(ctx); err == nil {
+			if t, err := b.Tab(ctx, c.client.Current()); err == nil {
+				t.AwaitCommit(ctx, commitWait)
+			}
+		}
+	}
 	after := x.state(ctx, c)
 	if after == nil {
 		return &apitype.Report{}

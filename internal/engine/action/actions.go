@@ -11,6 +11,7 @@ package action
 import (
 	"context"
 	"errors"
+	"time"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -467,8 +468,16 @@ type ScrollOptions struct {
 	DX, DY float64
 }
 
+// Bounds of the wait for a wheel turn's scrolling to end: when nothing
+// scrolls within wheelNone (the end of the range, say), and in all.
+const (
+	wheelNone   = 150 * time.Millisecond
+	wheelSettle = time.Second
+)
+
 // Scroll scrolls the element into view or, with deltas, turns the mouse
-// wheel over the element (or the middle of the viewport without a ref).
+// wheel over the element (or the middle of the viewport without a ref),
+// and returns once the scrolling it set off has come to rest.
 func Scroll(ctx context.Context, t *engine.Tab, ref string, o ScrollOptions) (*Result, error) {
 	t.Lock()
 	defer t.Unlock()
@@ -502,8 +511,18 @@ func Scroll(ctx context.Context, t *engine.Tab, ref string, o ScrollOptions) (*R
 		}
 	}
 	if o.DX != 0 || o.DY != 0 {
+		w := t.CurrentWorld(t.Root())
+		if tg != nil {
+			w = tg.World
+		}
+		var mark engine.AgentResult
+		marked := w != nil && w.Call(ctx, "scrollMark", &mark) == nil
 		if err := input.Wheel(ctx, t.Session(), x, y, o.DX, o.DY); err != nil {
 			return nil, executedErr(err)
+		}
+		if marked {
+			var r engine.AgentResult
+			_ = w.Call(ctx, "scrollSettled", &r, mark.Seq, wheelNone.Milliseconds(), wheelSettle.Milliseconds())
 		}
 	}
 	r := result(t, tg)

@@ -16,6 +16,36 @@ addEventListener('mouseup', (e) => {
   for (const w of upWaiters) w();
 }, true);
 
+// Scrolls this document has seen (of itself or of any element in it: a
+// capture listener hears the scroll events that do not bubble). A wheel
+// turn scrolls asynchronously, on the compositor: the engine marks the
+// count before it turns the wheel and waits for the scrolling to end
+// after, so that what the next call reads is where the page came to rest.
+let scrollSeq = 0;
+let lastScrollAt = 0;
+addEventListener('scroll', () => { scrollSeq++; lastScrollAt = performance.now(); }, true);
+
+function scrollMark() { return { ok: true, seq: scrollSeq }; }
+
+// scrollSettled resolves once a scroll after seq has happened and none has
+// for two frames; when none comes within noneMs (nothing could scroll), or
+// after maxMs in all, it resolves anyway.
+function scrollSettled(seq, noneMs, maxMs) {
+  return new Promise((resolve) => {
+    const start = performance.now();
+    const tick = () => requestAnimationFrame(() => {
+      const now = performance.now();
+      const seen = scrollSeq > seq;
+      if ((seen && now - lastScrollAt > 32) || (!seen && now - start > noneMs) || now - start > maxMs) {
+        resolve({ ok: true, seen });
+        return;
+      }
+      tick();
+    });
+    tick();
+  });
+}
+
 // The press guard: a click is aimed at the centre prepare measured, but
 // the page may move between that check and the press (a popup still
 // animating open). The first trusted press after armPress must land on the
@@ -578,4 +608,4 @@ function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { quiet, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
+return { quiet, scrollMark, scrollSettled, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
