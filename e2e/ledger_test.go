@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 // ledgerOps lists the ledger's entries through the CLI.
@@ -443,4 +445,34 @@ func settledCount(n *atomic.Int32) int32 {
 		}
 	}
 	return last
+}
+
+// TestDocumentToken: a write carrying the document token of the snapshot
+// it was planned on is refused, not executed, once the surface shows
+// another document; with the current token it runs.
+func TestDocumentToken(t *testing.T) {
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	e.ok("open", srv.Page("basic.html"))
+	var snap struct {
+		Token string `json:"document_token"`
+	}
+	e.okJSON(&snap, "snapshot")
+	if !strings.HasPrefix(snap.Token, "d-") {
+		t.Fatalf("snapshot without a document token: %+v", snap)
+	}
+	e.ok("--doc", snap.Token, "scroll", "--dy", "10")
+	e.ok("open", srv.Page("dupes.html"))
+	r := e.run("--json", "--doc", snap.Token, "scroll", "--dy", "10")
+	if code, _, notExec := errorJSON(t, r); code != "STALE_REF" || !notExec {
+		t.Fatalf("a write planned on the earlier document: %s not_executed=%v", code, notExec)
+	}
+	var again struct {
+		Token string `json:"document_token"`
+	}
+	e.okJSON(&again, "snapshot")
+	if again.Token == snap.Token || again.Token == "" {
+		t.Errorf("the new document has token %q (the old one was %q)", again.Token, snap.Token)
+	}
+	e.ok("--doc", again.Token, "scroll", "--dy", "10")
 }

@@ -309,6 +309,8 @@ func newNormaliser(t *testing.T, literals map[string]string) *normaliser {
 		{regexp.MustCompile(`\bafter [0-9]+(\.[0-9]+)?(ns|µs|ms|s)\b`), `after <DURATION>`},
 		// A write's operation id is new each time (96 random bits).
 		{regexp.MustCompile(`\bop-[0-9a-f]{24}\b`), `<OPERATION_ID>`},
+		// A document token is the page's loader id, new for each load.
+		{regexp.MustCompile(`\bd-[0-9A-Fa-f]{16,}\b`), `<DOCUMENT_TOKEN>`},
 	}}
 	for old, with := range literals {
 		if old == "" {

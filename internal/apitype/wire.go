@@ -26,6 +26,10 @@ type OpRequest struct {
 	// OperationID names a write in the ledger; "" lets the executor pick
 	// one. An id is used once, ever.
 	OperationID string `json:"operation_id,omitempty"`
+	// DocumentToken, on a write, is the document token of the snapshot
+	// the write was planned on: the write is refused (STALE_REF) when the
+	// caller's surface shows another document now.
+	DocumentToken string `json:"document_token,omitempty"`
 }
 
 // OpResponse is the reply: a result or an error, never both.

@@ -37,6 +37,7 @@ type cmd struct {
 	timeout        time.Duration
 	timeoutArg     string // --timeout as given, until the command is known
 	opID           string // --op-id
+	docToken       string // --doc
 	reg            *ops.Registry
 }
 
@@ -125,7 +126,7 @@ func (c *cmd) globals(args []string) (words []string, helpWanted bool, err error
 				words = append(words, "version")
 				continue
 			}
-		case "--session", "--timeout", "--op-id":
+		case "--session", "--timeout", "--op-id", "--doc":
 			if !hasVal {
 				if i+1 >= len(args) {
 					return nil, false, fmt.Errorf("%s needs a value", name)
@@ -138,6 +139,10 @@ func (c *cmd) globals(args []string) (words []string, helpWanted bool, err error
 					return nil, false, fmt.Errorf("--session %q: use letters, digits, '.', '_' or '-'", val)
 				}
 				c.session, c.sessionSet = val, true
+				continue
+			}
+			if name == "--doc" {
+				c.docToken = val
 				continue
 			}
 			if name == "--op-id" {
@@ -232,7 +237,7 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 		return c.fail(err)
 	}
 	resp, err := cl.Do(ctx, op.Name, apitype.OpRequest{Session: c.session, Input: body,
-		TimeoutMS: c.timeout.Milliseconds(), OperationID: opID})
+		TimeoutMS: c.timeout.Milliseconds(), OperationID: opID, DocumentToken: c.docToken})
 	var raw json.RawMessage
 	if resp != nil {
 		raw = resp.Result

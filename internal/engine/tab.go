@@ -309,3 +309,15 @@ func (t *Tab) AwaitCommit(ctx context.Context, max time.Duration) bool {
 	}
 	return true
 }
+
+// DocumentToken names the document the surface shows now: its frame's
+// loader id, which a navigation to a new document changes. A write that
+// carries the token of the snapshot it was planned on is refused when the
+// surface has moved on to another document since ("" when unknown).
+func (t *Tab) DocumentToken() string {
+	f, ok := t.frameState(t.root)
+	if !ok || f.loader == "" {
+		return ""
+	}
+	return "d-" + f.loader
+}

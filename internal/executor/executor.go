@@ -128,6 +128,9 @@ type Request struct {
 	// OperationID names a write in the ledger ("" picks a new one); an id
 	// is used once, ever. Reads ignore it.
 	OperationID string
+	// DocumentToken, on a write, refuses it (STALE_REF) unless the
+	// caller's surface still shows the document of that token.
+	DocumentToken string
 }
 
 // Result is an operation's output, the write's operation id, and, for a
@@ -197,6 +200,9 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 		return nil, failed(err, req.Op)
 	}
 	if c.kind == ops.Write {
+		if err := x.documentGate(gctx, c, req.DocumentToken); err != nil {
+			return nil, failed(err, req.Op)
+		}
 		if err := x.guard(gctx, ctx, c, req.OperationID); err != nil {
 			return nil, failed(err, req.Op, c.write.ID)
 		}
@@ -318,6 +324,23 @@ func (x *Executor) where(ctx context.Context, c *call) (page, origin string) {
 		origin = originOf(t.URL())
 	}
 	return t.PageID(), origin
+}
+
+// documentGate refuses a write planned on a document the caller's surface
+// no longer shows (STALE_REF, not executed).
+func (x *Executor) documentGate(ctx context.Context, c *call, token string) error {
+	if token == "" {
+		return nil
+	}
+	t, err := c.env.Tab(ctx)
+	if err != nil {
+		return err
+	}
+	if now := t.DocumentToken(); now != token {
+		return apitype.Errorf(apitype.StaleRef, "surface %s shows another document than the snapshot of token %s; nothing was sent", t.ID, token).
+			Fix("take a new snapshot ({1}) and plan on it", apitype.Step{Op: "snapshot"})
+	}
+	return nil
 }
 
 // humanGate refuses every operation on a tab a person has taken over

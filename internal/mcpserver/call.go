@@ -60,9 +60,11 @@ func (s *Server) call(ctx context.Context, t *tool, raw json.RawMessage) (*mcp.C
 	}
 	snap, snapGiven := args["snapshot"].(bool)
 	opID, _ := args["operation_id"].(string)
+	docToken, _ := args["document_token"].(string)
 	if t.write {
 		delete(args, "snapshot")
 		delete(args, "operation_id")
+		delete(args, "document_token")
 	}
 	m, ok := t.pick(args)
 	if !ok {
@@ -103,7 +105,7 @@ func (s *Server) call(ctx context.Context, t *tool, raw json.RawMessage) (*mcp.C
 	if opID != "" && m.op.Kind != ops.Write {
 		return nil, apitype.Errorf(apitype.BadInput, "%s: operation_id names a write; %s only reads", name, m.op.Name)
 	}
-	r, err := s.b.Do(ctx, Call{Op: m.op, Input: input, Report: report, OperationID: opID})
+	r, err := s.b.Do(ctx, Call{Op: m.op, Input: input, Report: report, OperationID: opID, DocumentToken: docToken})
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +119,7 @@ var aliases = map[string]string{
 	"timeout": "timeout_ms", "surfaceId": "surface_id", "surface": "surface_id", "tabId": "surface_id", "id": "surface_id",
 	"function": "expression", "script": "expression", "js": "expression", "key": "keys", "value": "values",
 	"fullPage": "full", "full_page": "full", "newTab": "new_tab", "maxChars": "max_chars",
-	"operationId": "operation_id", "opId": "operation_id",
+	"operationId": "operation_id", "opId": "operation_id", "documentToken": "document_token",
 }
 
 // unknownField names an unknown field and the one probably meant.
@@ -196,7 +198,8 @@ func (s *Server) result(r *Reply) *mcp.CallToolResult {
 func structured(out any, rep *apitype.Report, opID string) any {
 	if snap, ok := out.(*ops.SnapshotOut); ok {
 		return map[string]any{"surface_id": snap.SurfaceID, "url": snap.URL, "title": snap.Title, "chars": snap.Chars,
-			"tokens": snap.Tokens, "truncated": snap.Truncated, "nodes": snap.Nodes, "frames": snap.Frames}
+			"tokens": snap.Tokens, "truncated": snap.Truncated, "nodes": snap.Nodes, "frames": snap.Frames,
+			"document_token": snap.DocumentToken}
 	}
 	if rep != nil && rep.Snapshot != nil {
 		r := *rep

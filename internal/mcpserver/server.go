@@ -47,6 +47,8 @@ type Call struct {
 	Input       json.RawMessage
 	Report      *apitype.ReportOptions
 	OperationID string
+	// DocumentToken refuses a write planned on another document.
+	DocumentToken string
 }
 
 // Reply is a call's typed output (a pointer from ops.Op.NewOut), the
@@ -75,7 +77,7 @@ type Local struct {
 // Do runs the operation.
 func (l Local) Do(ctx context.Context, c Call) (*Reply, error) {
 	r, err := l.X.Do(ctx, executor.Request{Op: c.Op.Name, Session: l.Session, Client: l.Client, Input: c.Input,
-		Report: c.Report, OperationID: c.OperationID})
+		Report: c.Report, OperationID: c.OperationID, DocumentToken: c.DocumentToken})
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +103,7 @@ func (r Remote) Do(ctx context.Context, c Call) (*Reply, error) {
 		c.OperationID = apitype.NewOperationID()
 	}
 	resp, err := r.C.Do(ctx, c.Op.Name, apitype.OpRequest{Session: r.Session, Client: r.Client, Input: c.Input,
-		TimeoutMS: timeout.Milliseconds(), Report: c.Report, OperationID: c.OperationID})
+		TimeoutMS: timeout.Milliseconds(), Report: c.Report, OperationID: c.OperationID, DocumentToken: c.DocumentToken})
 	if err != nil {
 		return nil, err
 	}

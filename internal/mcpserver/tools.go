@@ -203,6 +203,8 @@ func (t *tool) finish() {
 		}
 		t.props["operation_id"] = &jsonschema.Schema{Type: "string",
 			Description: "your id for this write (default: a new one); an id is used once, ever"}
+		t.props["document_token"] = &jsonschema.Schema{Type: "string",
+			Description: "the document_token of the snapshot you planned on: refused if the page has moved on since"}
 	}
 	schema := &jsonschema.Schema{Type: "object", Properties: t.props, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
 	if len(t.members) == 1 {

@@ -236,6 +236,9 @@ func actOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
+				// The token is read first: had the document changed during the
+				// capture, a write carrying it is refused, never misdirected.
+				token := tab.DocumentToken()
 				s, err := capture.Take(ctx, tab, capture.SnapshotOptions{
 					NoCompact: in.NoCompact, BackendIDs: in.BackendIDs, Interactive: in.Interactive, Depth: in.Depth,
 					Viewport: in.Viewport, Locators: in.Locators, Scope: in.Scope, MaxChars: in.MaxChars,
@@ -243,7 +246,9 @@ func actOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				return snapshotOut(s), nil
+				out := snapshotOut(s)
+				out.DocumentToken = token
+				return out, nil
 			}).mcp(Tool{Name: "browser_snapshot", Core: true, Defaults: map[string]any{"max_chars": 40000}, Desc: "The page as a tree of roles and names, frames included, with [ref=eN] on every line an agent can act on."}),
 		define("click", "click an element (trusted mouse input at its centre)", Write, actTimeout, click(1)).mcp(Tool{Name: "browser_click", Core: true, Select: "double", Value: false, Default: true, Desc: "Click an element (trusted mouse input) by ref or locator; reports what changed."}),
 		define("dblclick", "double-click an element", Write, actTimeout, click(2)).mcp(Tool{Name: "browser_click", Select: "double", Value: true}),

@@ -20,14 +20,17 @@ type RefInfo struct {
 
 // Snapshot is a rendered snapshot of one surface.
 type Snapshot struct {
-	SurfaceID string    `json:"surface_id"`
-	URL       string    `json:"url"`
-	Title     string    `json:"title"`
-	Scope     string    `json:"scope,omitempty"` // the ref of the subtree shown, when scoped
-	Text      string    `json:"text"`
-	Refs      []RefInfo `json:"refs"`
-	Nodes     int       `json:"nodes"`
-	Frames    int       `json:"frames"`
+	SurfaceID string `json:"surface_id"`
+	URL       string `json:"url"`
+	Title     string `json:"title"`
+	Scope     string `json:"scope,omitempty"` // the ref of the subtree shown, when scoped
+	// DocumentToken names the document the snapshot shows; a write may
+	// carry it to be refused if the surface has moved on since.
+	DocumentToken string    `json:"document_token,omitempty"`
+	Text          string    `json:"text"`
+	Refs          []RefInfo `json:"refs"`
+	Nodes         int       `json:"nodes"`
+	Frames        int       `json:"frames"`
 	// Chars and Tokens are the size of Text (tokens estimated as
 	// chars/4).
 	Chars     int  `json:"chars"`

@@ -42,7 +42,7 @@ func examples() map[string]any {
 	}
 	return map[string]any{
 		"SnapshotOut": &SnapshotOut{Snapshot{
-			SurfaceID: "s1", URL: "https://example.com/", Title: "Example", Scope: "e4",
+			SurfaceID: "s1", URL: "https://example.com/", Title: "Example", Scope: "e4", DocumentToken: "d-8F3A",
 			Text:  "- iframe \"Sign in\" [ref=e4]\n  - textbox \"Email\" [ref=e5]\n",
 			Refs:  []RefInfo{{Ref: "e5", FrameID: "F1A2", BackendNodeID: 42, Role: "textbox", Name: "Email", Control: true}},
 			Nodes: 3, Frames: 2, Chars: 52, Tokens: 13, Truncated: true,
