@@ -201,10 +201,10 @@ func (t *tool) finish() {
 		if _, taken := t.props["snapshot"]; !taken {
 			t.props["snapshot"] = &jsonschema.Schema{Type: "boolean", Description: desc}
 		}
-		t.props["operation_id"] = &jsonschema.Schema{Type: "string",
-			Description: "your id for this write (default: a new one); an id is used once, ever"}
-		t.props["document_token"] = &jsonschema.Schema{Type: "string",
-			Description: "the document_token of the snapshot you planned on: refused if the page has moved on since"}
+		// Described in a few words: every write tool carries them, and
+		// the tool list is in every agent's context.
+		t.props["operation_id"] = &jsonschema.Schema{Type: "string", Description: "your id for this write, used once"}
+		t.props["document_token"] = &jsonschema.Schema{Type: "string", Description: "your snapshot's; refused if the page changed"}
 	}
 	schema := &jsonschema.Schema{Type: "object", Properties: t.props, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
 	if len(t.members) == 1 {
