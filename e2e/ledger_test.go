@@ -13,6 +13,23 @@ import (
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
+// countingPage serves html at / and counts the requests its script sends
+// to /hit: how many clicks or keys reached the page.
+func countingPage(t *testing.T, html string) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hit" {
+			n.Add(1)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, html)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
 // ledgerOps lists the ledger's entries through the CLI.
 func ledgerOps(e *env, args ...string) []struct {
 	ID     string `json:"operation_id"`
@@ -56,16 +73,7 @@ func errorJSON(t *testing.T, r result) (code, opID string, notExecuted bool) {
 // refused, not executed, naming the original's outcome.
 func TestLedgerOperationIDs(t *testing.T) {
 	e := newEnv(t)
-	var clicks atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/hit" {
-			clicks.Add(1)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, `<button onclick="fetch('/hit')">Hit</button>`)
-	}))
-	defer srv.Close()
+	srv, clicks := countingPage(t, `<button onclick="fetch('/hit')">Hit</button>`)
 	e.ok("open", srv.URL+"/")
 	e.ok("snapshot")
 	var res struct {
@@ -118,16 +126,7 @@ func TestLedgerOperationIDs(t *testing.T) {
 // restarted daemon lists it as unknown, and nothing replays it.
 func TestLedgerDaemonKilledMidWrite(t *testing.T) {
 	e := newEnv(t)
-	var keys atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/key" {
-			keys.Add(1)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, `<textarea aria-label="Notes" oninput="navigator.sendBeacon('/key')"></textarea>`)
-	}))
-	defer srv.Close()
+	srv, keys := countingPage(t, `<textarea aria-label="Notes" oninput="navigator.sendBeacon('/hit')"></textarea>`)
 	e.ok("open", srv.URL+"/")
 	e.ok("snapshot")
 	var st struct{ PID int }
@@ -151,7 +150,7 @@ func TestLedgerDaemonKilledMidWrite(t *testing.T) {
 		t.Fatalf("type with the daemon killed: exit %d %s %s not_executed=%v", r.code, code, id, notExec)
 	}
 	e.waitNoProcesses(15 * time.Second)
-	sent := settledCount(&keys)
+	sent := settledCount(keys)
 
 	// The next daemon finds the write unsettled: unknown, with why.
 	unknown := ledgerOps(e, "--state", "unknown")
@@ -188,16 +187,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // on from the old ones, so the old ones are refused, never reissued.
 func TestBrowserKilledBetweenCommands(t *testing.T) {
 	e := newEnv(t)
-	var keys atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/key" {
-			keys.Add(1)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, `<textarea aria-label="Notes" oninput="navigator.sendBeacon('/key')"></textarea>`)
-	}))
-	defer srv.Close()
+	srv, keys := countingPage(t, `<textarea aria-label="Notes" oninput="navigator.sendBeacon('/hit')"></textarea>`)
 	e.ok("open", srv.URL+"/")
 	var snap struct {
 		SurfaceID string `json:"surface_id"`
@@ -250,16 +240,7 @@ func TestBrowserKilledBetweenCommands(t *testing.T) {
 // snapshot's refs act.
 func TestTakeOverAndResume(t *testing.T) {
 	e := newEnv(t)
-	var clicks atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/hit" {
-			clicks.Add(1)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, `<h1>Checkout</h1><button onclick="fetch('/hit')">Pay</button>`)
-	}))
-	defer srv.Close()
+	srv, clicks := countingPage(t, `<h1>Checkout</h1><button onclick="fetch('/hit')">Pay</button>`)
 	e.ok("open", srv.URL+"/")
 	m := startMCP(t, e, "--daemon")
 	pay := refAfter(t, m.ok("browser_snapshot", nil), "Checkout", "button", "Pay")
@@ -305,16 +286,7 @@ func TestTakeOverAndResume(t *testing.T) {
 // policy outlives the daemon.
 func TestApprovalPolicy(t *testing.T) {
 	e := newEnv(t)
-	var clicks atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/hit" {
-			clicks.Add(1)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, `<button onclick="fetch('/hit')">Pay</button>`)
-	}))
-	defer srv.Close()
+	srv, clicks := countingPage(t, `<button onclick="fetch('/hit')">Pay</button>`)
 	e.ok("open", srv.URL+"/")
 	e.ok("policy", "set", "click", "ask")
 	pay := "role=button[name=\"Pay\"]"
@@ -404,16 +376,7 @@ func TestApprovalPolicy(t *testing.T) {
 // the session says BROWSER_GONE rather than carry on in a new browser.
 func TestBrowserKilledMidWrite(t *testing.T) {
 	e := newEnv(t)
-	var keys atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/key" {
-			keys.Add(1)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, `<textarea aria-label="Notes" oninput="navigator.sendBeacon('/key')"></textarea>`)
-	}))
-	defer srv.Close()
+	srv, keys := countingPage(t, `<textarea aria-label="Notes" oninput="navigator.sendBeacon('/hit')"></textarea>`)
 	e.ok("open", srv.URL+"/")
 	e.ok("snapshot")
 	done := make(chan result, 1)

@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 
+	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
 
@@ -22,53 +23,37 @@ type PageIn struct {
 // ControlOut says who drives a tab now.
 type ControlOut = wire.ControlOut
 
-// page is the page surface id an input names, or the caller's current one.
-func page(ctx context.Context, env Env, id string) (string, error) {
+// pageOf is the tab an input names, or the caller's current one's.
+func pageOf(ctx context.Context, env Env, id string) (*engine.Tab, error) {
+	if id == "" {
+		return env.Tab(ctx)
+	}
 	b, err := env.Browser(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if id == "" {
-		t, err := env.Tab(ctx)
-		if err != nil {
-			return "", err
-		}
-		return t.PageID(), nil
-	}
-	t, err := b.Tab(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	return t.PageID(), nil
+	return b.Tab(ctx, id)
 }
 
 func controlOps() []*Op {
 	why := "a person takes a tab over and hands it back; an agent may do neither"
 	takeover := define("takeover", "hand a tab to a person: agents can neither read nor act on it until it is resumed", Write, actTimeout,
 		func(ctx context.Context, env Env, in *PageIn) (*ControlOut, error) {
-			p, err := page(ctx, env, in.ID)
+			t, err := pageOf(ctx, env, in.ID)
 			if err != nil {
 				return nil, err
 			}
-			epoch := env.Control().TakeOver(p)
-			return &ControlOut{SurfaceID: p, Mode: "human", Epoch: epoch}, nil
+			epoch := env.Control().TakeOver(t.PageID())
+			return &ControlOut{SurfaceID: t.PageID(), Mode: "human", Epoch: epoch}, nil
 		}).as(ActControl).sessionWide().noMCP(why)
 	resume := define("resume", "hand a tab back to the agents: its epoch moves on and every earlier ref of it is stale", Write, actTimeout,
 		func(ctx context.Context, env Env, in *PageIn) (*ControlOut, error) {
-			p, err := page(ctx, env, in.ID)
+			t, err := pageOf(ctx, env, in.ID)
 			if err != nil {
 				return nil, err
 			}
-			b, err := env.Browser(ctx)
-			if err != nil {
-				return nil, err
-			}
-			t, err := b.Tab(ctx, p)
-			if err != nil {
-				return nil, err
-			}
-			epoch, _ := env.Control().Resume(p)
-			return &ControlOut{SurfaceID: p, Mode: "agent", Epoch: epoch, StaleRefs: t.ForgetRefs()}, nil
+			epoch, _ := env.Control().Resume(t.PageID())
+			return &ControlOut{SurfaceID: t.PageID(), Mode: "agent", Epoch: epoch, StaleRefs: t.ForgetRefs()}, nil
 		}).as(ActControl).sessionWide().noMCP(why)
 	return []*Op{takeover, resume}
 }
