@@ -30,23 +30,20 @@ func countingPage(t *testing.T, html string) (*httptest.Server, *atomic.Int32) {
 	return srv, &n
 }
 
-// ledgerOps lists the ledger's entries through the CLI.
-func ledgerOps(e *env, args ...string) []struct {
+// ledgerEntry is what the tests read of a ledger entry.
+type ledgerEntry struct {
 	ID     string `json:"operation_id"`
 	Op     string `json:"op"`
 	State  string `json:"state"`
 	Code   string `json:"code"`
 	Reason string `json:"reason"`
-} {
+}
+
+// ledgerOps lists the ledger's entries through the CLI.
+func ledgerOps(e *env, args ...string) []ledgerEntry {
 	e.t.Helper()
 	var out struct {
-		Operations []struct {
-			ID     string `json:"operation_id"`
-			Op     string `json:"op"`
-			State  string `json:"state"`
-			Code   string `json:"code"`
-			Reason string `json:"reason"`
-		} `json:"operations"`
+		Operations []ledgerEntry `json:"operations"`
 	}
 	e.okJSON(&out, append([]string{"ops"}, args...)...)
 	return out.Operations
