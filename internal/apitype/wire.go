@@ -18,7 +18,12 @@ type OpRequest struct {
 	Session string `json:"session,omitempty"`
 	// Client names the caller within the session; each client keeps its
 	// own current surface and snapshots ("" is the CLI's).
-	Client    string          `json:"client,omitempty"`
+	Client string `json:"client,omitempty"`
+	// Task is the task the caller works as ("" is its default task);
+	// Grant the grant id it keeps, if any: a write under a grant that is
+	// not current is refused (NO_GRANT).
+	Task      string          `json:"task,omitempty"`
+	Grant     string          `json:"grant,omitempty"`
 	Input     json.RawMessage `json:"input,omitempty"`
 	TimeoutMS int64           `json:"timeout_ms,omitempty"`
 	// Report asks for a write's report.
@@ -37,6 +42,8 @@ type OpResponse struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	// OperationID is the write's id in the ledger (writes only).
 	OperationID string `json:"operation_id,omitempty"`
+	// Grant is the id of the task's grant the call ran under.
+	Grant string `json:"grant,omitempty"`
 	// ApprovedAfterMS is how long the write waited for a person's
 	// approval (absent: it did not wait).
 	ApprovedAfterMS int64   `json:"approved_after_ms,omitempty"`

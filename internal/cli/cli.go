@@ -37,13 +37,14 @@ type cmd struct {
 	timeout        time.Duration
 	timeoutArg     string // --timeout as given, until the command is known
 	opID           string // --op-id
+	task           string // --task, or LOUPE_TASK
 	docToken       string // --doc
 	reg            *ops.Registry
 }
 
 // Main runs the command line and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
-	c := &cmd{stdout: stdout, stderr: stderr, reg: ops.New(), session: "default"}
+	c := &cmd{stdout: stdout, stderr: stderr, reg: ops.New(), session: "default", task: os.Getenv("LOUPE_TASK")}
 	c.home = os.Getenv("LOUPE_HOME")
 	if c.home == "" {
 		h, err := os.UserHomeDir()
@@ -126,7 +127,7 @@ func (c *cmd) globals(args []string) (words []string, helpWanted bool, err error
 				words = append(words, "version")
 				continue
 			}
-		case "--session", "--timeout", "--op-id", "--doc":
+		case "--session", "--timeout", "--op-id", "--doc", "--task":
 			if !hasVal {
 				if i+1 >= len(args) {
 					return nil, false, fmt.Errorf("%s needs a value", name)
@@ -139,6 +140,13 @@ func (c *cmd) globals(args []string) (words []string, helpWanted bool, err error
 					return nil, false, fmt.Errorf("--session %q: use letters, digits, '.', '_' or '-'", val)
 				}
 				c.session, c.sessionSet = val, true
+				continue
+			}
+			if name == "--task" {
+				if !apitype.ValidOperationID(val) {
+					return nil, false, fmt.Errorf("--task %q: use 1 to 64 letters, digits, '.', '_', ':' or '-'", val)
+				}
+				c.task = val
 				continue
 			}
 			if name == "--doc" {
@@ -219,6 +227,9 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	case *ops.SnapshotIn:
 		v.BackendIDs = c.json
 	}
+	if c.task != "" && !apitype.ValidOperationID(c.task) {
+		return c.usage(fmt.Errorf("LOUPE_TASK %q: use 1 to 64 letters, digits, '.', '_', ':' or '-'", c.task), "usage: loupe "+usageLine(op))
+	}
 	cl, err := c.ensureDaemon(ctx)
 	if err != nil {
 		return c.fail(apitype.Wrap(apitype.DaemonUnavailable, err, "%v", err))
@@ -237,7 +248,7 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 		return c.fail(err)
 	}
 	resp, err := cl.Do(ctx, op.Name, apitype.OpRequest{Session: c.session, Input: body,
-		TimeoutMS: c.timeout.Milliseconds(), OperationID: opID, DocumentToken: c.docToken})
+		TimeoutMS: c.timeout.Milliseconds(), OperationID: opID, Task: c.task, DocumentToken: c.docToken})
 	var raw json.RawMessage
 	if resp != nil {
 		raw = resp.Result

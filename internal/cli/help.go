@@ -36,6 +36,7 @@ var globalFlags = []globalFlag{
 	{"--json", "", "print results and errors as JSON"},
 	{"--timeout", "DURATION", "the command's deadline, e.g. 10s (default: the command's own)"},
 	{"--op-id", "ID", "a write's operation id in the ledger (default: a new one); an id is used once, ever"},
+	{"--task", "ID", "the task you work as (default: $LOUPE_TASK, else \"cli\"); a task writes only in its own tabs"},
 	{"--doc", "TOKEN", "refuse the write unless the page still shows the document of this snapshot token"},
 	{"-h, --help", "", "show help: the overview, or a command's arguments"},
 	{"--version", "", "in place of the command: print the version, as `loupe version`"},

@@ -112,7 +112,7 @@ func TestGlobalFlagsParse(t *testing.T) {
 				t.Errorf("%s: %v", name, err)
 				continue
 			}
-			consumed := c.json || help || c.sessionSet || c.timeoutArg != "" || c.opID != "" || c.docToken != "" || slices.Equal(words, []string{"version"})
+			consumed := c.json || help || c.sessionSet || c.timeoutArg != "" || c.opID != "" || c.task != "" || c.docToken != "" || slices.Equal(words, []string{"version"})
 			if !consumed || slices.Contains(words, name) {
 				t.Errorf("%s was not taken as a global flag: words %q", name, words)
 			}

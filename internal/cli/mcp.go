@@ -108,7 +108,7 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 		}
 		// Each MCP server is its own client of the daemon's session: its
 		// current tab and snapshots are its own, apart from the CLI's.
-		backend = mcpserver.Remote{C: cl, Session: session, Client: fmt.Sprintf("mcp-%d", os.Getpid())}
+		backend = &mcpserver.Remote{C: cl, Session: session, Client: fmt.Sprintf("mcp-%d", os.Getpid()), Task: c.task}
 	} else {
 		cfg := c.executorConfig()
 		cfg.Headed = cfg.Headed || f.headed
@@ -122,7 +122,7 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 			return c.fail(err)
 		}
 		x = executor.New(cfg)
-		backend = mcpserver.Local{X: x, Session: session, Client: "mcp"}
+		backend = &mcpserver.Local{X: x, Session: session, Client: "mcp", Task: c.task}
 		defer func() {
 			cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()

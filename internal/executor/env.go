@@ -27,6 +27,8 @@ func (e *env) Control() ops.Control { return control{Control: e.s, q: &e.x.waiti
 
 func (e *env) Approvals() ops.Approvals { return &e.x.waiting }
 
+func (e *env) Grants() ops.Grants { return e.x.grants }
+
 func (e *env) Rules() (*policy.Policy, error) {
 	if e.x.rules == nil {
 		return nil, fmt.Errorf("this process keeps no approval policy")

@@ -16,9 +16,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/grants"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
@@ -57,7 +59,12 @@ type Config struct {
 	// the ops operations read it.
 	Store *ledger.Ledger
 
-	// The stages that guard writes; nil lets every write through.
+	// Grants are the tasks' grants; nil keeps a registry of the
+	// executor's own (for the ledger's generation, when there is one).
+	Grants *grants.Registry
+
+	// The stages that guard writes; nil lets every write through (Gate
+	// nil is the grant gate).
 	Policy Policy
 	Ledger Ledger
 	Gate   Gate
@@ -73,6 +80,7 @@ type Executor struct {
 	gate     Gate
 	store    *ledger.Ledger
 	rules    *policy.Policy
+	grants   *grants.Registry
 	waiting  approvals
 }
 
@@ -95,6 +103,14 @@ func New(cfg Config) *Executor {
 	if x.reg == nil {
 		x.reg = ops.New()
 	}
+	x.grants = cfg.Grants
+	if x.grants == nil {
+		gen := apitype.NewOperationID()
+		if cfg.Store != nil {
+			gen = strconv.FormatInt(cfg.Store.Generation(), 10)
+		}
+		x.grants = grants.New(gen, 0, nil)
+	}
 	if x.policy == nil {
 		x.policy = allowAll{}
 	}
@@ -102,7 +118,7 @@ func New(cfg Config) *Executor {
 		x.ledger = noLedger{}
 	}
 	if x.gate == nil {
-		x.gate = openGate{}
+		x.gate = grantGate{x.grants}
 	}
 	return x
 }
@@ -117,6 +133,10 @@ type Request struct {
 	// Client names the caller within the session ("" is the CLI's): each
 	// client keeps its own current surface and last snapshots.
 	Client string
+	// Task is the task the caller works as ("" is DefaultTask(Client));
+	// Grant the grant id it was given, if it keeps one (see package
+	// grants).
+	Task, Grant string
 	// Input is the operation's input as JSON; a pre-decoded input may be
 	// given in Decoded instead.
 	Input   json.RawMessage
@@ -138,7 +158,10 @@ type Request struct {
 type Result struct {
 	Out         any
 	OperationID string
-	Report      *apitype.Report
+	// Grant is the id of the task's grant the call ran under ("" for
+	// the operations that need none).
+	Grant  string
+	Report *apitype.Report
 	// ApprovedAfter is how long the write waited for a person's approval
 	// (0: it did not wait).
 	ApprovedAfter time.Duration
@@ -176,6 +199,8 @@ type call struct {
 	env    *env
 	write  Write // a write's description for the stages (its ID once guarded)
 	epoch  int64 // of the caller's tab, when the gate looked
+	task   string
+	grant  string // the id of the task's grant
 	// approvedAfter is how long the write waited for a person's approval.
 	approvedAfter time.Duration
 }
@@ -196,6 +221,13 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 	// whole deadline of its own after that.
 	gctx, gcancel := context.WithTimeout(ctx, timeout)
 	defer gcancel()
+	c.task = req.Task
+	if c.task == "" {
+		c.task = DefaultTask(req.Client)
+	}
+	if err := x.useGrant(c, c.task, req.Grant); err != nil {
+		return nil, failed(err, req.Op)
+	}
 	if err := x.humanGate(gctx, c); err != nil {
 		return nil, failed(err, req.Op)
 	}
@@ -203,6 +235,7 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 		if err := x.documentGate(gctx, c, req.DocumentToken); err != nil {
 			return nil, failed(err, req.Op)
 		}
+		c.write.Document = req.DocumentToken
 		if err := x.guard(gctx, ctx, c, req.OperationID); err != nil {
 			return nil, failed(err, req.Op, c.write.ID)
 		}
@@ -232,8 +265,11 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 		}
 		return nil, e
 	}
+	if c.kind == ops.Write {
+		x.ownOpened(ctx, c)
+	}
 	x.remember(c, out)
-	res := &Result{Out: out, OperationID: c.write.ID, ApprovedAfter: c.approvedAfter}
+	res := &Result{Out: out, OperationID: c.write.ID, Grant: c.grant, ApprovedAfter: c.approvedAfter}
 	if before != nil {
 		res.Report = x.report(ctx, c, before, req.Report)
 	}
@@ -281,9 +317,17 @@ func (x *Executor) guard(ctx, askCtx context.Context, c *call, id string) error 
 	} else if !apitype.ValidOperationID(id) {
 		return apitype.Errorf(apitype.BadInput, "operation id %q: use 1 to 64 letters, digits, '.', '_', ':' or '-'", id)
 	}
+	doc := c.write.Document
 	c.write = Write{ID: id, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: c.client.ID(),
-		Surface: c.client.Current(), Epoch: c.epoch, Input: c.in, Digest: digest(c.op.Name, c.in)}
-	c.write.Page, c.write.Origin = x.where(ctx, c)
+		Surface: c.client.Current(), Epoch: c.epoch, Input: c.in, Digest: digest(c.op.Name, c.in), Document: doc,
+		SessionWide: c.op.SessionWide}
+	if o, ok := c.in.(ops.TabOpener); ok && o.OpensTab() {
+		c.write.SessionWide = true // it acts in the tab it opens
+	}
+	if c.grant != "" {
+		c.write.Task = c.task
+	}
+	x.where(ctx, c)
 	// A person's own commands (take-over, policy, approvals) are not
 	// theirs to approve.
 	if c.op.Action == ops.ActControl {
@@ -307,23 +351,32 @@ func (x *Executor) guard(ctx, askCtx context.Context, c *call, id string) error 
 // stageTimeout bounds the gate and the ledger's reservation.
 const stageTimeout = 10 * time.Second
 
-// where is the tab a write acts on and its page's origin (the address it
-// opens, for a navigation), without starting a browser for it.
-func (x *Executor) where(ctx context.Context, c *call) (page, origin string) {
+// where fills in the tab a write acts on, the tab that opened it, the tab
+// its input names and its page's origin (the address it opens, for a
+// navigation), without starting a browser for it.
+func (x *Executor) where(ctx context.Context, c *call) {
+	w := &c.write
 	if in, ok := c.in.(*ops.OpenIn); ok {
-		origin = originOf(in.URL)
+		w.Origin = originOf(in.URL)
 	}
 	if c.op.NoBrowser || !c.sess.Live() {
-		return "", origin
+		return
 	}
-	t, err := c.env.Tab(ctx)
-	if err != nil {
-		return "", origin
+	if t, err := c.env.Tab(ctx); err == nil {
+		w.Page, w.Opener = t.PageID(), t.Opener()
+		if w.Origin == "" {
+			w.Origin = originOf(t.URL())
+		}
 	}
-	if origin == "" {
-		origin = originOf(t.URL())
+	if in, ok := c.in.(ops.Targeter); ok {
+		if in.Target() == "" {
+			w.Target, w.TargetOpener = w.Page, w.Opener // the caller's own
+		} else if b, err := c.env.Browser(ctx); err == nil {
+			if t, err := b.Tab(ctx, in.Target()); err == nil {
+				w.Target, w.TargetOpener = t.PageID(), t.Opener()
+			}
+		}
 	}
-	return t.PageID(), origin
 }
 
 // documentGate refuses a write planned on a document the caller's surface

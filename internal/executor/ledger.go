@@ -30,8 +30,8 @@ type ledgerStage struct{ l *ledger.Ledger }
 // write refuses the write (nothing dispatched): a write loupe cannot
 // account for does not go out.
 func (s ledgerStage) Reserve(ctx context.Context, w Write) error {
-	err := s.l.Reserve(ctx, ledger.Entry{ID: w.ID, Session: w.Session, Client: w.Client, Surface: w.Surface, Epoch: w.Epoch,
-		Op: w.Op, Action: string(w.Action), Digest: w.Digest})
+	err := s.l.Reserve(ctx, ledger.Entry{ID: w.ID, Session: w.Session, Task: w.Task, Client: w.Client, Surface: w.Surface, Epoch: w.Epoch,
+		Document: w.Document, Op: w.Op, Action: string(w.Action), Digest: w.Digest})
 	var dup *ledger.DuplicateError
 	switch {
 	case err == nil:

@@ -15,12 +15,21 @@ type Write struct {
 	Action  ops.Action
 	Session string
 	Client  string
+	Task    string // the caller's task ("" for a person's own commands)
 	Surface string // the caller's current surface ("" before its first)
 	Epoch   int64  // of the caller's tab (its take-overs so far)
 	Page    string // the caller's tab (its page's surface id), when known
-	Origin  string // of the page the write acts on (or opens), when known
-	Input   any
-	Digest  string // of the op and its input
+	Opener  string // the tab that opened Page, if any
+	// Target is the tab the input names (tab close ID), when it names one;
+	// TargetOpener the tab that opened it.
+	Target, TargetOpener string
+	Document             string // the document token the write was planned on
+	// SessionWide: the operation works on the session, not in the
+	// caller's tab (tab new, switch).
+	SessionWide bool
+	Origin      string // of the page the write acts on (or opens), when known
+	Input       any
+	Digest      string // of the op and its input
 }
 
 // Policy decides whether a write may run: allow it, refuse it (DENIED), or

@@ -80,7 +80,7 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out, err := s.x.Do(r.Context(), executor.Request{
-		Op: name, Session: req.Session, Client: req.Client, Input: req.Input,
+		Op: name, Session: req.Session, Client: req.Client, Task: req.Task, Grant: req.Grant, Input: req.Input,
 		Timeout: time.Duration(req.TimeoutMS) * time.Millisecond, Report: req.Report, OperationID: req.OperationID, DocumentToken: req.DocumentToken,
 	})
 	if err != nil {
@@ -96,7 +96,7 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, apitype.Wrap(apitype.Internal, err, "encoding result: %v", err))
 		return
 	}
-	writeJSON(w, http.StatusOK, apitype.OpResponse{Result: res, Report: out.Report, OperationID: out.OperationID,
+	writeJSON(w, http.StatusOK, apitype.OpResponse{Result: res, Report: out.Report, OperationID: out.OperationID, Grant: out.Grant,
 		ApprovedAfterMS: out.ApprovedAfter.Milliseconds()})
 }
 

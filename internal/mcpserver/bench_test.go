@@ -26,7 +26,7 @@ func BenchmarkMCPOverhead(b *testing.B) {
 	srv := testpages.Start(b, "127.0.0.1")
 	x := executor.New(executor.Config{Home: b.TempDir(), Chromium: os.Getenv("LOUPE_CHROMIUM")})
 	defer x.Close(context.Background())
-	backend := Local{X: x, Session: "bench", Client: "mcp"}
+	backend := &Local{X: x, Session: "bench", Client: "mcp"}
 	reg := ops.New()
 	openOp, _ := reg.Lookup("open")
 	textOp, _ := reg.Lookup("text")

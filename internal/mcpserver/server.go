@@ -29,6 +29,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,20 +68,47 @@ type Backend interface {
 	Do(ctx context.Context, c Call) (*Reply, error)
 }
 
+// grantKeeper holds the grant id a server's task was given, to present
+// with each call: once the daemon restarts or a person ends the task, the
+// agent's next write is refused (NO_GRANT) rather than run under a grant
+// that is gone, and its next read gets it a new one.
+type grantKeeper struct {
+	mu sync.Mutex
+	id string
+}
+
+func (k *grantKeeper) get() string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.id
+}
+
+func (k *grantKeeper) set(id string) {
+	if id == "" {
+		return
+	}
+	k.mu.Lock()
+	k.id = id
+	k.mu.Unlock()
+}
+
 // Local runs operations on an executor in this process.
 type Local struct {
 	X       *executor.Executor
 	Session string
 	Client  string
+	Task    string // "": the client's default task
+	grant   grantKeeper
 }
 
 // Do runs the operation.
-func (l Local) Do(ctx context.Context, c Call) (*Reply, error) {
-	r, err := l.X.Do(ctx, executor.Request{Op: c.Op.Name, Session: l.Session, Client: l.Client, Input: c.Input,
-		Report: c.Report, OperationID: c.OperationID, DocumentToken: c.DocumentToken})
+func (l *Local) Do(ctx context.Context, c Call) (*Reply, error) {
+	r, err := l.X.Do(ctx, executor.Request{Op: c.Op.Name, Session: l.Session, Client: l.Client, Task: l.Task, Grant: l.grant.get(),
+		Input: c.Input, Report: c.Report, OperationID: c.OperationID, DocumentToken: c.DocumentToken})
 	if err != nil {
 		return nil, err
 	}
+	l.grant.set(r.Grant)
 	return &Reply{Out: r.Out, OperationID: r.OperationID, Report: r.Report, ApprovedAfter: r.ApprovedAfter}, nil
 }
 
@@ -91,10 +119,12 @@ type Remote struct {
 	C       *client.Client
 	Session string
 	Client  string
+	Task    string // "": the client's default task
+	grant   grantKeeper
 }
 
 // Do runs the operation and decodes its output.
-func (r Remote) Do(ctx context.Context, c Call) (*Reply, error) {
+func (r *Remote) Do(ctx context.Context, c Call) (*Reply, error) {
 	timeout := c.Op.Timeout
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = time.Until(dl)
@@ -102,11 +132,12 @@ func (r Remote) Do(ctx context.Context, c Call) (*Reply, error) {
 	if c.Op.Kind == ops.Write && c.OperationID == "" {
 		c.OperationID = apitype.NewOperationID()
 	}
-	resp, err := r.C.Do(ctx, c.Op.Name, apitype.OpRequest{Session: r.Session, Client: r.Client, Input: c.Input,
+	resp, err := r.C.Do(ctx, c.Op.Name, apitype.OpRequest{Session: r.Session, Client: r.Client, Task: r.Task, Grant: r.grant.get(), Input: c.Input,
 		TimeoutMS: timeout.Milliseconds(), Report: c.Report, OperationID: c.OperationID, DocumentToken: c.DocumentToken})
 	if err != nil {
 		return nil, err
 	}
+	r.grant.set(resp.Grant)
 	out := c.Op.NewOut()
 	if err := json.Unmarshal(resp.Result, out); err != nil {
 		return nil, fmt.Errorf("mcpserver: decoding %s: %w", c.Op.Name, err)

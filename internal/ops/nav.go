@@ -45,6 +45,15 @@ type TabCloseIn struct {
 	ID string `json:"surface_id,omitempty" arg:"[ID]" help:"surface id of the tab (default: the current one)"`
 }
 
+// Target is the tab the input names ("": the caller's own).
+func (in *TabCloseIn) Target() string { return in.ID }
+
+// OpensTab is true for tab new.
+func (in *TabNewIn) OpensTab() bool { return true }
+
+// OpensTab says whether open opens a new tab.
+func (in *OpenIn) OpensTab() bool { return in.NewTab }
+
 // TabNewIn is the input of tab new.
 type TabNewIn struct {
 	URL string `json:"url,omitempty" arg:"[URL]" help:"address to open in the new tab"`

@@ -74,11 +74,27 @@ type Env interface {
 	Control() Control
 	// Approvals are the writes waiting for a person.
 	Approvals() Approvals
+	// Grants are the tasks' grants.
+	Grants() Grants
 	// Rules is the approval policy (an error when the process keeps none).
 	Rules() (*policy.Policy, error)
 	// FilePath resolves a name inside the session's files directory; any
 	// name that would leave it, or that does not exist, is BAD_INPUT.
 	FilePath(name string) (string, error)
+}
+
+// Targeter is implemented by inputs that name a tab to act on other than
+// the caller's current one (tab close ID): the grant gate checks who owns
+// it.
+type Targeter interface {
+	Target() string
+}
+
+// TabOpener is implemented by inputs of writes that may open a tab and
+// make it the caller's current one (tab new, open --new-tab): the caller's
+// task owns it, and the write does not act in the caller's old tab.
+type TabOpener interface {
+	OpensTab() bool
 }
 
 // Texter is implemented by outputs that have a terse human form.
@@ -302,7 +318,7 @@ func New() *Registry {
 		ops  []*Op
 	}{
 		{"navigate", navOps()}, {"act", actOps()}, {"read", readOps()}, {"session", sessionOps()},
-		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"policy", policyOps()},
+		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()},
 	} {
 		for _, o := range g.ops {
 			o.Group = g.name

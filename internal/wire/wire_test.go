@@ -93,6 +93,8 @@ func examples() map[string]any {
 		"ControlOut":    &ControlOut{SurfaceID: "s1", Mode: "agent", Epoch: 2, StaleRefs: 14},
 		"ApprovalsOut":  &ApprovalsOut{Approvals: []Approval{exampleApproval}},
 		"AnswerOut":     &AnswerOut{Approval: exampleApproval, Approved: true},
+		"TasksOut":      &TasksOut{Grants: []Grant{exampleGrant}},
+		"TaskEndOut":    &TaskEndOut{Task: "research", Revoked: []Grant{exampleGrant}},
 		"PolicyOut":     &PolicyOut{Rules: []PolicyRule{{Key: "input", Origin: "https://*.bank.example", Decision: "ask"}}, ApprovalTimeout: "2m0s"},
 		"SessionOut":    &SessionOut{Session: "work", Browser: "Chrome/156.0.0.0", Attached: true, Closed: true, Active: "s1"},
 		"DoctorOut": &DoctorOut{Session: "work", Browser: "Chrome", Version: "156.0.0.0", Transport: "websocket",
@@ -285,6 +287,9 @@ var exampleOperation = Operation{ID: "op-1f2e", Session: "work", Task: "t1", Cli
 	Op: "click", Action: "input", Digest: "9a1b2c3d4e5f6a7b", State: "unknown", Code: "OUTCOME_UNKNOWN",
 	Reason:   "loupe (pid 42) stopped before this write was settled",
 	Reserved: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Settled: time.Date(2026, 12, 1, 12, 0, 1, 0, time.UTC)}
+
+var exampleGrant = Grant{ID: "g-1f2e3d4c5b6a7988", Session: "default", Task: "research", Generation: "7",
+	Tabs: []string{"s1", "s4"}, Expires: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}
 
 var exampleApproval = Approval{ID: "a1", OperationID: "op-1f2e", Op: "click", Action: "input", Session: "work", Client: "mcp-42",
 	SurfaceID: "s1", Page: "s1", Origin: "https://pay.bank.example", Digest: "9a1b2c3d4e5f6a7b", Rule: "input on https://*.bank.example",

@@ -1,0 +1,272 @@
+// Package grants says which task may act where. Every caller works as a
+// task; the first call of a task in a session mints it a grant
+// {session, task, daemon generation, tabs, expiresAt}. A write needs a
+// current grant, and it may act only on tabs no other live task owns: a
+// task owns the tabs it opens (tab new, and the popups of its tabs); the
+// tabs no task opened — the browser's first tab, a person's — are shared.
+//
+// A grant ends when its task ends (End), when it expires, or when the
+// daemon restarts (grants live in memory: a grant id from an earlier
+// daemon is not current). The first write after that is refused (NO_GRANT,
+// nothing sent), and the grant is gone: the task's next call, read or
+// write, mints a fresh one — except for a task that was ended, which stays
+// ended (every write refused) for the life of the daemon, so an agent that
+// was told to stop cannot go on by accident.
+//
+// Callers that keep a grant id (the MCP server does) present it with each
+// call; a presented id that is not the task's current grant is refused on a
+// write, and replaced (the reply names the new one) on a read, which is how
+// an agent learns that its old refs and tabs are gone.
+package grants
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+)
+
+// DefaultTTL is how long a grant lasts from its minting.
+const DefaultTTL = 12 * time.Hour
+
+// Grant is one task's permission to use a session's browser.
+type Grant struct {
+	ID         string    `json:"id"`
+	Session    string    `json:"session"`
+	Task       string    `json:"task"`
+	Generation string    `json:"generation"`
+	Tabs       []string  `json:"tabs"` // page surface ids the task owns
+	Minted     time.Time `json:"minted"`
+	Expires    time.Time `json:"expires"`
+}
+
+// Refusal says why a task may not write: its grant is not current, or the
+// tab belongs to another task.
+type Refusal struct {
+	Task  string
+	Why   string
+	Owner string // the task that owns the tab, for a tab refusal
+	Tab   string
+	Ended bool // the task was ended
+}
+
+func (r *Refusal) Error() string { return r.Why }
+
+// Registry holds the grants of one daemon generation. It is safe for
+// concurrent use.
+type Registry struct {
+	gen string
+	ttl time.Duration
+	now func() time.Time
+
+	mu      sync.Mutex
+	live    map[key]*Grant
+	ended   map[string]time.Time // by task
+	revoked map[string]string    // grant id → why it is no longer current
+	owners  map[tab]string       // tab → task
+}
+
+type key struct{ session, task string }
+
+type tab struct{ session, page string }
+
+// New returns an empty registry for daemon generation gen; ttl <= 0 is
+// DefaultTTL; now nil is time.Now.
+func New(gen string, ttl time.Duration, now func() time.Time) *Registry {
+	if ttl <= 0 {
+		ttl = DefaultTTL
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Registry{gen: gen, ttl: ttl, now: now, live: map[key]*Grant{}, ended: map[string]time.Time{},
+		revoked: map[string]string{}, owners: map[tab]string{}}
+}
+
+// Use returns the task's current grant, minting one if it has none. On a
+// write (strict) the grant must be current: a presented id that is not,
+// an expired grant, or an ended task is refused. On a read, a stale
+// presented id or an expired grant is replaced by a new grant.
+func (r *Registry) Use(session, task, presented string, strict bool) (Grant, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := key{session, task}
+	if at, ok := r.ended[task]; ok {
+		if !strict {
+			return Grant{}, nil // an ended task may still read; it holds no grant
+		}
+		return Grant{}, &Refusal{Task: task, Ended: true, Why: fmt.Sprintf("task %q ended at %s; its grant is revoked", task, at.UTC().Format(time.RFC3339))}
+	}
+	g := r.live[k]
+	if g != nil && !r.now().Before(g.Expires) {
+		r.revokeLocked(k, g, fmt.Sprintf("grant %s of task %q expired at %s", g.ID, task, g.Expires.UTC().Format(time.RFC3339)))
+		if strict && (presented == "" || presented == g.ID) {
+			return Grant{}, &Refusal{Task: task, Why: r.revoked[g.ID]}
+		}
+		g = nil
+	}
+	if presented != "" && (g == nil || presented != g.ID) {
+		if strict {
+			why, ok := r.revoked[presented]
+			if !ok {
+				why = fmt.Sprintf("grant %s is not current: it is from an earlier daemon or another task", presented)
+			}
+			return Grant{}, &Refusal{Task: task, Why: why}
+		}
+	}
+	if g == nil {
+		now := r.now()
+		g = &Grant{ID: newID(), Session: session, Task: task, Generation: r.gen, Minted: now, Expires: now.Add(r.ttl)}
+		r.live[k] = g
+	}
+	return r.copyLocked(g), nil
+}
+
+// Check makes sure a task may act on a tab (by its page surface id): a
+// tab another live task owns is refused. A tab nobody owns is shared — the
+// session's first tab, a person's own tabs — unless the tab that opened
+// it (opener) is owned: a popup belongs to its opener's task, and becomes
+// that task's here.
+func (r *Registry) Check(session, task, page, opener string) error {
+	if page == "" {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := tab{session, page}
+	owner, ok := r.owners[t]
+	if ok && r.live[key{session, owner}] == nil {
+		delete(r.owners, t) // its task is gone: the tab is shared again
+		ok = false
+	}
+	if !ok && opener != "" {
+		if o, okO := r.owners[tab{session, opener}]; okO && r.live[key{session, o}] != nil {
+			r.owners[t], owner, ok = o, o, true
+		}
+	}
+	if ok && owner != task {
+		return &Refusal{Task: task, Owner: owner, Tab: page, Why: fmt.Sprintf("tab %s belongs to task %q", page, owner)}
+	}
+	return nil
+}
+
+// Own makes a tab the task opened its own, unless another live task
+// already owns it.
+func (r *Registry) Own(session, task, page string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := tab{session, page}
+	if o, ok := r.owners[t]; ok && o != task && r.live[key{session, o}] != nil {
+		return
+	}
+	r.owners[t] = task
+}
+
+// Owner is the task that owns a tab ("" for none).
+func (r *Registry) Owner(session, page string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o := r.owners[tab{session, page}]
+	if r.live[key{session, o}] == nil {
+		return ""
+	}
+	return o
+}
+
+// End revokes the task's grants, in every session, and releases its tabs;
+// the task's writes are refused from now on. It returns the grants it
+// revoked.
+func (r *Registry) End(task string) []Grant {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Grant
+	for k, g := range r.live {
+		if k.task == task {
+			out = append(out, r.copyLocked(g))
+			r.revokeLocked(k, g, fmt.Sprintf("task %q was ended; grant %s is revoked", task, g.ID))
+		}
+	}
+	r.ended[task] = r.now()
+	sortGrants(out)
+	return out
+}
+
+// ForgetSession drops the tabs of a session whose browser has gone: their
+// ids are never reissued, so only the memory is at stake.
+func (r *Registry) ForgetSession(session string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for t := range r.owners {
+		if t.session == session {
+			delete(r.owners, t)
+		}
+	}
+}
+
+// List is every live grant, by session and task.
+func (r *Registry) List() []Grant {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Grant, 0, len(r.live))
+	for _, g := range r.live {
+		out = append(out, r.copyLocked(g))
+	}
+	sortGrants(out)
+	return out
+}
+
+func sortGrants(gs []Grant) {
+	sort.Slice(gs, func(i, j int) bool {
+		if gs[i].Session != gs[j].Session {
+			return gs[i].Session < gs[j].Session
+		}
+		return gs[i].Task < gs[j].Task
+	})
+}
+
+// revokeLocked ends a grant and releases its tabs. Caller holds r.mu.
+func (r *Registry) revokeLocked(k key, g *Grant, why string) {
+	delete(r.live, k)
+	r.revoked[g.ID] = why
+	for t, o := range r.owners {
+		if t.session == k.session && o == k.task {
+			delete(r.owners, t)
+		}
+	}
+}
+
+// copyLocked is a grant with its tabs filled in. Caller holds r.mu.
+func (r *Registry) copyLocked(g *Grant) Grant {
+	c := *g
+	c.Tabs = []string{}
+	for t, o := range r.owners {
+		if t.session == g.Session && o == g.Task {
+			c.Tabs = append(c.Tabs, t.page)
+		}
+	}
+	slices.SortFunc(c.Tabs, compareSurface)
+	return c
+}
+
+// compareSurface orders surface ids by number ("s2" before "s10").
+func compareSurface(a, b string) int {
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "g-" + hex.EncodeToString(b[:])
+}

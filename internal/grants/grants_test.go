@@ -1,0 +1,141 @@
+package grants
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func newReg(ttl time.Duration) (*Registry, *clock) {
+	c := &clock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+	return New("gen1", ttl, c.now), c
+}
+
+func refused(t *testing.T, err error, want string) *Refusal {
+	t.Helper()
+	var r *Refusal
+	if !errors.As(err, &r) {
+		t.Fatalf("err = %v, want a refusal", err)
+	}
+	if !strings.Contains(r.Why, want) {
+		t.Fatalf("why = %q, want it to say %q", r.Why, want)
+	}
+	return r
+}
+
+func TestMintedOnFirstUseAndKept(t *testing.T) {
+	r, _ := newReg(0)
+	g, err := r.Use("default", "a", "", false)
+	if err != nil || g.ID == "" || g.Generation != "gen1" || g.Task != "a" {
+		t.Fatalf("Use = %+v, %v", g, err)
+	}
+	g2, err := r.Use("default", "a", g.ID, true)
+	if err != nil || g2.ID != g.ID {
+		t.Fatalf("second Use = %+v, %v; want the same grant", g2, err)
+	}
+	other, _ := r.Use("default", "b", "", true)
+	if other.ID == g.ID {
+		t.Fatal("two tasks share a grant")
+	}
+}
+
+func TestStalePresentedGrant(t *testing.T) {
+	r, _ := newReg(0)
+	// A grant id from an earlier daemon: refused on a write...
+	_, err := r.Use("default", "a", "g-old", true)
+	refused(t, err, "not current")
+	// ...replaced on a read.
+	g, err := r.Use("default", "a", "g-old", false)
+	if err != nil || g.ID == "g-old" || g.ID == "" {
+		t.Fatalf("read with a stale grant = %+v, %v; want a new grant", g, err)
+	}
+}
+
+func TestExpiry(t *testing.T) {
+	r, c := newReg(time.Hour)
+	g, _ := r.Use("default", "a", "", true)
+	c.t = c.t.Add(time.Hour)
+	_, err := r.Use("default", "a", g.ID, true)
+	refused(t, err, "expired")
+	// Said once: the same id is still refused, by its revocation...
+	_, err = r.Use("default", "a", g.ID, true)
+	refused(t, err, "expired")
+	// ...and a caller that keeps no id gets a new grant.
+	g2, err := r.Use("default", "a", "", true)
+	if err != nil || g2.ID == g.ID {
+		t.Fatalf("after expiry = %+v, %v", g2, err)
+	}
+}
+
+func TestEndRevokesAndReleases(t *testing.T) {
+	r, _ := newReg(0)
+	g, _ := r.Use("default", "a", "", true)
+	r.Own("default", "a", "s1")
+	if _, err := r.Use("default", "b", "", true); err != nil {
+		t.Fatal(err)
+	}
+	refused(t, r.Check("default", "b", "s1", ""), `belongs to task "a"`)
+	if err := r.Check("default", "a", "s1", ""); err != nil {
+		t.Fatalf("the owner's own check: %v", err)
+	}
+	r.Use("other", "a", "", true)
+	if ended := r.End("a"); len(ended) != 2 || ended[0].Session != "default" || ended[1].Session != "other" {
+		t.Fatalf("End = %+v, want the grants of both sessions", ended)
+	}
+	_, err := r.Use("default", "a", g.ID, true)
+	refused(t, err, "ended at")
+	_, err = r.Use("default", "a", "", true)
+	refused(t, err, "ended")
+	// An ended task may still read, holding no grant.
+	if g, err := r.Use("default", "a", "", false); err != nil || g.ID != "" {
+		t.Fatalf("read of an ended task = %+v, %v", g, err)
+	}
+	// Its tab is shared again.
+	if err := r.Check("default", "b", "s1", ""); err != nil {
+		t.Fatalf("check after end: %v", err)
+	}
+	if o := r.Owner("default", "s1"); o != "" {
+		t.Fatalf("owner = %q", o)
+	}
+}
+
+func TestPopupBelongsToOpenersTask(t *testing.T) {
+	r, _ := newReg(0)
+	r.Use("default", "a", "", true)
+	r.Use("default", "b", "", true)
+	r.Own("default", "a", "s1")
+	// A tab nobody opened is shared.
+	if err := r.Check("default", "b", "s2", ""); err != nil {
+		t.Fatalf("shared tab: %v", err)
+	}
+	refused(t, r.Check("default", "b", "s4", "s1"), `belongs to task "a"`)
+	if o := r.Owner("default", "s4"); o != "a" {
+		t.Fatalf("popup owner = %q, want a", o)
+	}
+	if err := r.Check("default", "a", "s4", "s1"); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := r.Use("default", "a", "", true)
+	if strings.Join(g.Tabs, ",") != "s1,s4" {
+		t.Fatalf("tabs = %v", g.Tabs)
+	}
+}
+
+func TestSessionsApart(t *testing.T) {
+	r, _ := newReg(0)
+	r.Use("one", "a", "", true)
+	r.Use("two", "b", "", true)
+	r.Own("one", "a", "s1")
+	if err := r.Check("two", "b", "s1", ""); err != nil {
+		t.Fatalf("a tab id of another session: %v", err)
+	}
+	r.ForgetSession("one")
+	if o := r.Owner("one", "s1"); o != "" {
+		t.Fatalf("owner after ForgetSession = %q", o)
+	}
+}
