@@ -82,6 +82,7 @@ type Executor struct {
 	rules    *policy.Policy
 	grants   *grants.Registry
 	waiting  approvals
+	lanes    lanes
 }
 
 // New returns an executor running cfg.Registry (loupe's own by default).
@@ -203,6 +204,9 @@ type call struct {
 	grant  string // the id of the task's grant
 	// approvedAfter is how long the write waited for a person's approval.
 	approvedAfter time.Duration
+	timeout time.Duration // the operation's deadline
+	// leave ends the write's turn in its tab's lane (nil: it has none).
+	leave func()
 }
 
 // Do runs one operation through the pipeline and returns its output, or
@@ -216,6 +220,7 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 	if req.Timeout > 0 {
 		timeout = req.Timeout
 	}
+	c.timeout = timeout
 	// The gates get the operation's deadline; a write held for a
 	// person's approval waits by the policy's own bound; the run gets a
 	// whole deadline of its own after that.
@@ -236,12 +241,21 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 			return nil, failed(err, req.Op)
 		}
 		c.write.Document = req.DocumentToken
-		if err := x.guard(gctx, ctx, c, req.OperationID); err != nil {
+		err := x.guard(gctx, ctx, c, req.OperationID)
+		if c.leave != nil {
+			defer c.leave()
+		}
+		if err != nil {
 			return nil, failed(err, req.Op, c.write.ID)
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if c.kind == ops.Write {
+		var stop func()
+		ctx, stop = watchTab(ctx, c.sess, c.write)
+		defer stop()
+	}
 	var before *state
 	if c.kind == ops.Write && req.Report != nil {
 		// Without a browser yet, everything the write brings up is new.
@@ -252,7 +266,9 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 	out, err := c.op.Run(ctx, c.env, c.in)
 	var e *apitype.Error
 	if err != nil {
-		e = Classify(err, c.kind)
+		if e = cutShort(ctx, c.write); e == nil {
+			e = Classify(err, c.kind)
+		}
 		e.Op, e.OperationID = c.op.Name, c.write.ID
 		if e.Code == apitype.Timeout && e.TimeoutMS == 0 {
 			e.TimeoutMS = timeout.Milliseconds()
@@ -345,6 +361,15 @@ func (x *Executor) guard(ctx, askCtx context.Context, c *call, id string) error 
 	if err := x.gate.Check(ctx, c.write); err != nil {
 		return err
 	}
+	// Its turn may come after the writes before it have run: it waits
+	// by a deadline of its own.
+	lctx, lcancel := context.WithTimeout(askCtx, c.timeout)
+	defer lcancel()
+	leave, err := x.lanes.enter(lctx, c.sess, c.write)
+	if err != nil {
+		return err
+	}
+	c.leave = leave
 	return x.ledger.Reserve(ctx, c.write)
 }
 
@@ -364,6 +389,8 @@ func (x *Executor) where(ctx context.Context, c *call) {
 	}
 	if t, err := c.env.Tab(ctx); err == nil {
 		w.Page, w.Opener = t.PageID(), t.Opener()
+		_, w.Epoch = c.sess.Mode(w.Page)
+		c.epoch = w.Epoch
 		if w.Origin == "" {
 			w.Origin = originOf(t.URL())
 		}

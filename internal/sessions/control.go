@@ -8,10 +8,33 @@ const (
 	ModeHuman = "human"
 )
 
-// tabControl is one tab's mode and epoch.
+// tabControl is one tab's mode and epoch; moved is closed when the epoch
+// moves on (and replaced by a new one).
 type tabControl struct {
 	mode  string
 	epoch int64
+	moved chan struct{}
+}
+
+// bump moves the epoch on and wakes those waiting on the old one.
+func (c *tabControl) bump(mode string) {
+	c.mode, c.epoch = mode, c.epoch+1
+	close(c.moved)
+	c.moved = make(chan struct{})
+}
+
+// Moved returns a channel closed once a tab's epoch is no longer epoch
+// (closed already if it is not).
+func (s *Session) Moved(page string, epoch int64) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.control(page)
+	if c.epoch != epoch {
+		done := make(chan struct{})
+		close(done)
+		return done
+	}
+	return c.moved
 }
 
 // TakeOver hands a tab (by its page's surface id) to a person and returns
@@ -21,7 +44,7 @@ func (s *Session) TakeOver(page string) int64 {
 	defer s.mu.Unlock()
 	c := s.control(page)
 	if c.mode != ModeHuman {
-		c.mode, c.epoch = ModeHuman, c.epoch+1
+		c.bump(ModeHuman)
 	}
 	return c.epoch
 }
@@ -35,7 +58,7 @@ func (s *Session) Resume(page string) (epoch int64, ok bool) {
 	if c.mode != ModeHuman {
 		return c.epoch, false
 	}
-	c.mode, c.epoch = ModeAgent, c.epoch+1
+	c.bump(ModeAgent)
 	return c.epoch, true
 }
 
@@ -68,7 +91,7 @@ func (s *Session) control(page string) *tabControl {
 	}
 	c := s.tabs[page]
 	if c == nil {
-		c = &tabControl{mode: ModeAgent}
+		c = &tabControl{mode: ModeAgent, moved: make(chan struct{})}
 		s.tabs[page] = c
 	}
 	return c

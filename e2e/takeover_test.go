@@ -1,0 +1,87 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestTakeOverEndsQueuedAndRunningWrites: a person takes a tab over while
+// one write runs on it (a long type) and another — already approved —
+// waits its turn behind it. The waiting one ends TAKEN_OVER, not
+// executed, with nothing sent; the running one stops at its next key,
+// TAKEN_OVER with its outcome unknown (it sent some keys), and the ledger
+// says so. No key or click reaches the page after the take-over.
+func TestTakeOverEndsQueuedAndRunningWrites(t *testing.T) {
+	e := newEnv(t)
+	var keys, clicks atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/key":
+			keys.Add(1)
+		case "/click":
+			clicks.Add(1)
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<textarea aria-label="Notes" oninput="navigator.sendBeacon('/key')"></textarea>`+
+				`<button onclick="fetch('/click')">Pay</button>`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	e.ok("open", srv.URL+"/")
+	e.ok("policy", "set", "click", "ask")
+
+	typing := make(chan result, 1)
+	go func() {
+		typing <- e.run("--json", "--op-id", "long-type", "type", `role=textbox[name="Notes"]`, strings.Repeat("a", 3000))
+	}()
+	eventually(t, "keys reaching the page", func() bool { return keys.Load() >= 10 })
+	clicking := make(chan result, 1)
+	go func() { clicking <- e.run("--json", "--op-id", "queued-click", "click", `role=button[name="Pay"]`) }()
+	var pending struct {
+		Approvals []struct {
+			ID string `json:"approval_id"`
+		} `json:"approvals"`
+	}
+	eventually(t, "the click waiting for approval", func() bool {
+		e.okJSON(&pending, "approvals")
+		return len(pending.Approvals) == 1
+	})
+	e.ok("approve", pending.Approvals[0].ID) // it now waits behind the type
+	e.ok("takeover")
+	atTakeOver := keys.Load()
+
+	r := <-clicking
+	if code, id, notExec := errorJSON(t, r); code != "TAKEN_OVER" || id != "queued-click" || !notExec {
+		t.Errorf("the approved click queued behind the type: %s %s not_executed=%v %s", code, id, notExec, r.stdout)
+	}
+	select {
+	case r = <-typing:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the type went on after the take-over")
+	}
+	if code, id, notExec := errorJSON(t, r); code != "TAKEN_OVER" || id != "long-type" || notExec {
+		t.Errorf("the type running at the take-over: %s %s not_executed=%v %s", code, id, notExec, r.stdout)
+	}
+	sent := settledCount(&keys)
+	if sent >= 3000 || sent > atTakeOver+5 {
+		t.Errorf("%d keys reached the page, %d of them after the take-over", sent, sent-atTakeOver)
+	}
+	if n := clicks.Load(); n != 0 {
+		t.Errorf("the page saw %d clicks", n)
+	}
+	states := map[string]string{}
+	for _, op := range ledgerOps(e) {
+		states[op.ID] = op.State + " " + op.Code
+	}
+	if states["long-type"] != "unknown TAKEN_OVER" {
+		t.Errorf("ledger: the cut-short type is %q", states["long-type"])
+	}
+	if s, ok := states["queued-click"]; ok {
+		t.Errorf("ledger: the queued click, never sent, has a row: %q", s)
+	}
+}

@@ -1,0 +1,110 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/sessions"
+)
+
+// lanes queue the writes of each tab, one at a time, from their gate to
+// the end of their run. A write waiting its turn has sent nothing, so a
+// take-over of its tab ends it for certain not executed (TAKEN_OVER) —
+// the engine's own page lock could not tell a write that waits from one
+// that is sending. Reads do not queue here.
+type lanes struct {
+	mu sync.Mutex
+	m  map[laneKey]*lane
+}
+
+type laneKey struct{ session, page string }
+
+type lane struct {
+	turn  chan struct{} // holds a token while a write runs
+	users int           // writes holding or waiting; the lane goes at 0
+}
+
+// enter waits for the write's turn in its tab's lane and returns the
+// function that ends it. It fails, with nothing sent, when the tab's
+// epoch moves on (a take-over) or ctx ends first.
+func (l *lanes) enter(ctx context.Context, s *sessions.Session, w Write) (leave func(), err error) {
+	if w.Page == "" || w.SessionWide {
+		return func() {}, nil
+	}
+	k := laneKey{s.Name(), w.Page}
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = map[laneKey]*lane{}
+	}
+	ln := l.m[k]
+	if ln == nil {
+		ln = &lane{turn: make(chan struct{}, 1)}
+		l.m[k] = ln
+	}
+	ln.users++
+	l.mu.Unlock()
+	done := func() {
+		l.mu.Lock()
+		if ln.users--; ln.users == 0 {
+			delete(l.m, k)
+		}
+		l.mu.Unlock()
+	}
+	moved := s.Moved(w.Page, w.Epoch)
+	select {
+	case ln.turn <- struct{}{}:
+	case <-moved:
+		done()
+		return nil, takenOver(w)
+	case <-ctx.Done():
+		done()
+		return nil, apitype.Errorf(apitype.Timeout, "%s waited for the writes before it on tab %s until its deadline; it was not sent", w.Op, w.Page)
+	}
+	// The turn and a take-over may have come together.
+	if mode, epoch := s.Mode(w.Page); mode == sessions.ModeHuman || epoch != w.Epoch {
+		<-ln.turn
+		done()
+		return nil, takenOver(w)
+	}
+	return func() { <-ln.turn; done() }, nil
+}
+
+func takenOver(w Write) error {
+	return apitype.Errorf(apitype.TakenOver, "a person took tab %s over while %s waited its turn; it was not sent", w.Page, w.Op).
+		Fix("wait until they hand it back, then take a new snapshot ({1})", apitype.Step{Op: "snapshot"})
+}
+
+// errMovedOn is the cause a write's run is cancelled with when a person
+// takes its tab over while it runs.
+var errMovedOn = errors.New("the tab was taken over while the write ran")
+
+// watchTab cancels a write's run, at its next step, when a person takes
+// its tab over: the person gets the tab at once, not after the rest of a
+// long type. What it sent so far stays sent, so its outcome is unknown.
+func watchTab(ctx context.Context, s *sessions.Session, w Write) (context.Context, func()) {
+	if w.Page == "" || w.SessionWide {
+		return ctx, func() {}
+	}
+	moved := s.Moved(w.Page, w.Epoch)
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		select {
+		case <-moved:
+			cancel(errMovedOn)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil) }
+}
+
+// cutShort is the error of a run that watchTab cancelled.
+func cutShort(ctx context.Context, w Write) *apitype.Error {
+	if !errors.Is(context.Cause(ctx), errMovedOn) {
+		return nil
+	}
+	e := apitype.Errorf(apitype.TakenOver, "a person took tab %s over while %s ran; it stopped part way, so its outcome is unknown", w.Page, w.Op).
+		Fix("wait until they hand it back, then take a new snapshot ({1}) and check the page before you write again", apitype.Step{Op: "snapshot"})
+	return e.Executed()
+}
