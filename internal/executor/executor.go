@@ -204,7 +204,7 @@ type call struct {
 	grant  string // the id of the task's grant
 	// approvedAfter is how long the write waited for a person's approval.
 	approvedAfter time.Duration
-	timeout time.Duration // the operation's deadline
+	timeout       time.Duration // the operation's deadline
 	// leave ends the write's turn in its tab's lane (nil: it has none).
 	leave func()
 }
