@@ -41,6 +41,12 @@ The first command starts it on its own.
 			run: (*cmd).daemonVerb,
 		},
 		{
+			name:    "events",
+			summary: "stream what happens (tabs, take-overs, approvals, writes settled, downloads) as NDJSON",
+			help:    eventsHelp,
+			run:     (*cmd).eventsVerb,
+		},
+		{
 			name:    "help",
 			summary: "print this list, or a command's arguments (help COMMAND)",
 			help:    "usage: loupe help [COMMAND]\n\nPrint the list of commands, or the arguments of one.\n`loupe COMMAND --help` is the same.\n",

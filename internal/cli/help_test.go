@@ -59,7 +59,7 @@ func TestOverviewListsEveryCommand(t *testing.T) {
 	for _, b := range builtins() {
 		want = append(want, b.name)
 	}
-	want = append(want, "daemon", "help", "mcp", "version") // never again forgotten
+	want = append(want, "daemon", "events", "help", "mcp", "version") // never again forgotten
 	sort.Strings(want)
 	want = slices.Compact(want)
 

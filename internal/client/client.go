@@ -3,6 +3,7 @@
 package client
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,6 +12,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
@@ -135,4 +138,53 @@ func (c *Client) Status(ctx context.Context) (*apitype.Status, error) {
 // Shutdown asks the daemon to stop its sessions and exit.
 func (c *Client) Shutdown(ctx context.Context) error {
 	return c.do(ctx, http.MethodPost, apitype.Prefix+"/shutdown", nil, nil, false)
+}
+
+// Events streams the daemon's events: fn gets each line (one JSON event)
+// until ctx ends, fn fails, or the daemon goes (io.EOF). session "" is
+// every session's; since > 0 replays the kept events after that sequence
+// number first.
+func (c *Client) Events(ctx context.Context, session string, since int64, fn func(line []byte) error) error {
+	q := url.Values{}
+	if session != "" {
+		q.Set("session", session)
+	}
+	if since > 0 {
+		q.Set("since", strconv.FormatInt(since, 10))
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+apitype.Host+apitype.Prefix+"/events?"+q.Encode(), nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set(apitype.HeaderBuild, c.Build)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			return fmt.Errorf("%w: %v", ErrNoDaemon, err)
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		var r apitype.OpResponse
+		if json.NewDecoder(resp.Body).Decode(&r) == nil && r.Error != nil {
+			return r.Error
+		}
+		return fmt.Errorf("events: %s", resp.Status)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if err := fn(sc.Bytes()); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil && ctx.Err() == nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return io.EOF
 }

@@ -119,6 +119,7 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	defer cancel()
 	api := localapi.New(x, cfg.Build, cfg.Home, cancel)
 	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
+	srv.RegisterOnShutdown(api.Close)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	signalReady("ready")

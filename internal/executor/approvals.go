@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
 	"github.com/loupe-dev/loupe/internal/wire"
@@ -17,6 +18,7 @@ import (
 // approvals are the writes waiting for a person's answer. Nothing of a
 // waiting write has been dispatched.
 type approvals struct {
+	events  *events.Bus
 	mu      sync.Mutex
 	seq     int
 	pending map[string]*pending
@@ -42,20 +44,30 @@ func (q *approvals) ask(ctx context.Context, w Write, timeout time.Duration, rul
 	}
 	q.pending[p.a.ID] = p
 	q.mu.Unlock()
+	ev := events.Event{Session: w.Session, Task: w.Task, SurfaceID: w.Page, OperationID: w.ID, Op: w.Op, ApprovalID: p.a.ID, URL: w.Origin}
+	ev.Kind = events.ApprovalAsked
+	q.events.Publish(ev)
+	ev.Kind, ev.State = events.ApprovalAnswered, "approved"
 	defer func() {
 		q.mu.Lock()
 		delete(q.pending, p.a.ID)
 		q.mu.Unlock()
+		q.events.Publish(ev)
 	}()
 	start := time.Now()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case err := <-p.answer:
+		if e, ok := apitype.As(err); ok {
+			ev.State = map[apitype.Code]string{apitype.Denied: "denied", apitype.TakenOver: "taken_over"}[e.Code]
+		}
 		return time.Since(start), err
 	case <-timer.C:
+		ev.State = "timed_out"
 		return 0, apitype.Errorf(apitype.ApprovalTimeout, "%s waited %s for a person's approval (%s); it was not sent", w.Op, timeout, p.a.ID)
 	case <-ctx.Done():
+		ev.State = "given_up"
 		return 0, apitype.Errorf(apitype.ApprovalTimeout, "%s was given up while it waited for approval %s; it was not sent", w.Op, p.a.ID)
 	}
 }
@@ -141,11 +153,21 @@ func originOf(raw string) string {
 // writes of a tab waiting for approval when a person takes it.
 type control struct {
 	ops.Control
-	q *approvals
+	q       *approvals
+	session string
 }
 
 func (c control) TakeOver(page string) int64 {
 	e := c.Control.TakeOver(page)
 	c.q.takenOver(page)
+	c.q.events.Publish(events.Event{Kind: events.TabTakenOver, Session: c.session, SurfaceID: page, Epoch: e})
 	return e
+}
+
+func (c control) Resume(page string) (int64, bool) {
+	e, ok := c.Control.Resume(page)
+	if ok {
+		c.q.events.Publish(events.Event{Kind: events.TabResumed, Session: c.session, SurfaceID: page, Epoch: e})
+	}
+	return e, ok
 }

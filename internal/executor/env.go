@@ -23,11 +23,13 @@ type env struct {
 
 func (e *env) Operations() (ops.OpLog, error) { return e.x.opLog() }
 
-func (e *env) Control() ops.Control { return control{Control: e.s, q: &e.x.waiting} }
+func (e *env) Control() ops.Control {
+	return control{Control: e.s, q: &e.x.waiting, session: e.s.Name()}
+}
 
 func (e *env) Approvals() ops.Approvals { return &e.x.waiting }
 
-func (e *env) Grants() ops.Grants { return e.x.grants }
+func (e *env) Grants() ops.Grants { return taskEnder{e.x.grants, e.x.events} }
 
 func (e *env) Rules() (*policy.Policy, error) {
 	if e.x.rules == nil {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/grants"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
@@ -59,6 +60,10 @@ type Config struct {
 	// the ops operations read it.
 	Store *ledger.Ledger
 
+	// Events receives what happens (nil: a bus of the executor's own;
+	// see Events).
+	Events *events.Bus
+
 	// Grants are the tasks' grants; nil keeps a registry of the
 	// executor's own (for the ledger's generation, when there is one).
 	Grants *grants.Registry
@@ -81,17 +86,23 @@ type Executor struct {
 	store    *ledger.Ledger
 	rules    *policy.Policy
 	grants   *grants.Registry
+	events   *events.Bus
 	waiting  approvals
 	lanes    lanes
 }
 
 // New returns an executor running cfg.Registry (loupe's own by default).
 func New(cfg Config) *Executor {
+	if cfg.Events == nil {
+		cfg.Events = events.New()
+	}
 	x := &Executor{
 		reg: cfg.Registry,
 		sessions: sessions.New(sessions.Config{
 			Home: cfg.Home, Chromium: cfg.Chromium, Headed: cfg.Headed, BrowserArgs: cfg.BrowserArgs, BrowserLog: cfg.BrowserLog,
+			Events: cfg.Events,
 		}),
+		events: cfg.Events,
 		policy: cfg.Policy, ledger: cfg.Ledger, gate: cfg.Gate, store: cfg.Store,
 	}
 	if x.ledger == nil && cfg.Store != nil {
@@ -104,6 +115,7 @@ func New(cfg Config) *Executor {
 	if x.reg == nil {
 		x.reg = ops.New()
 	}
+	x.waiting.events = x.events
 	x.grants = cfg.Grants
 	if x.grants == nil {
 		gen := apitype.NewOperationID()
@@ -123,6 +135,9 @@ func New(cfg Config) *Executor {
 	}
 	return x
 }
+
+// Events is the executor's event bus: `loupe events` reads it.
+func (x *Executor) Events() *events.Bus { return x.events }
 
 // Registry returns the operation registry the executor runs.
 func (x *Executor) Registry() *ops.Registry { return x.reg }
@@ -453,6 +468,15 @@ func (x *Executor) settle(ctx context.Context, c *call, e *apitype.Error) {
 		return
 	}
 	x.ledger.Settle(context.WithoutCancel(ctx), c.write, e)
+	state, code := ledger.Executed, ""
+	if e != nil {
+		state, code = ledger.Unknown, string(e.Code)
+		if e.NotExecuted {
+			state = ledger.NotExecuted
+		}
+	}
+	x.events.Publish(events.Event{Kind: events.OpSettled, Session: c.write.Session, Task: c.write.Task, SurfaceID: c.write.Page,
+		OperationID: c.write.ID, Op: c.write.Op, State: string(state), Unknown: state == ledger.Unknown, Code: code, Epoch: c.write.Epoch})
 }
 
 // remember keeps a snapshot as its caller's last of that surface, for the

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/grants"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
@@ -83,4 +84,17 @@ func noGrant(err error) error {
 		return e.Fix("work in a tab of your own ({1}); a person can end task "+r.Owner+" to free it", apitype.Step{Op: "tab new"})
 	}
 	return e.Fix("take a new snapshot ({1}) to work under a new grant: the old refs are gone", apitype.Step{Op: "snapshot"})
+}
+
+// taskEnder is the grant registry as the task operations see it: ending a
+// task is an event.
+type taskEnder struct {
+	*grants.Registry
+	events *events.Bus
+}
+
+func (t taskEnder) End(task string) []grants.Grant {
+	gs := t.Registry.End(task)
+	t.events.Publish(events.Event{Kind: events.TaskEnded, Task: task})
+	return gs
 }

@@ -4,6 +4,7 @@
 //	POST /v0/op/NAME   run an operation (body: apitype.OpRequest)
 //	GET  /v0/status    daemon build, pid, memory, sessions
 //	POST /v0/shutdown  stop every session and exit
+//	GET  /v0/events    the event stream, NDJSON (?session=S&since=SEQ)
 //
 // The socket's permissions are the access control. As defence in depth the
 // handler refuses any request that carries an Origin header or a Host other
@@ -17,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
@@ -35,17 +37,24 @@ type Server struct {
 	started  time.Time
 	shutdown func()
 	mux      *http.ServeMux
+	quit     chan struct{} // closed by Close: event streams end
+	quitOnce sync.Once
 }
 
 // New returns the handler. shutdown is called (once, asynchronously) when a
 // client asks the daemon to stop.
 func New(x *executor.Executor, build, home string, shutdown func()) *Server {
-	s := &Server{x: x, build: build, home: home, started: time.Now(), shutdown: shutdown, mux: http.NewServeMux()}
+	s := &Server{x: x, build: build, home: home, started: time.Now(), shutdown: shutdown, mux: http.NewServeMux(), quit: make(chan struct{})}
 	s.mux.HandleFunc("POST "+apitype.Prefix+"/op/{name}", s.op)
 	s.mux.HandleFunc("GET "+apitype.Prefix+"/status", s.status)
 	s.mux.HandleFunc("POST "+apitype.Prefix+"/shutdown", s.stop)
+	s.mux.HandleFunc("GET "+apitype.Prefix+"/events", s.events)
 	return s
 }
+
+// Close ends the event streams (the daemon calls it as it shuts down, so
+// that they do not hold its shutdown up).
+func (s *Server) Close() { s.quitOnce.Do(func() { close(s.quit) }) }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Origin") != "" || (r.Host != apitype.Host && r.Host != "") {

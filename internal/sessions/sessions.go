@@ -21,6 +21,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/chromium"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/events"
 )
 
 // Config says how sessions launch their browsers.
@@ -36,6 +37,8 @@ type Config struct {
 	BrowserArgs []string
 	// BrowserLog, if set, receives launched browsers' stderr.
 	BrowserLog io.Writer
+	// Events receives the sessions' events (browsers gone); nil: none.
+	Events *events.Bus
 }
 
 // Manager holds the named sessions. It is safe for concurrent use.
@@ -212,7 +215,20 @@ func (s *Session) Browser(ctx context.Context) (*engine.Browser, error) {
 		return nil, err
 	}
 	s.browser = b
+	go s.watch(b)
 	return b, nil
+}
+
+// watch tells the events that a browser died, the moment it does (not at
+// the next call). A browser the session closed or dropped is not news.
+func (s *Session) watch(b *engine.Browser) {
+	<-b.Done()
+	s.mu.Lock()
+	died := s.browser == b
+	s.mu.Unlock()
+	if died {
+		s.cfg.Events.Publish(events.Event{Kind: events.BrowserGone, Session: s.name})
+	}
 }
 
 // Attach connects the session to a running browser.
@@ -236,6 +252,7 @@ func (s *Session) Attach(ctx context.Context, endpoint string) (*engine.Browser,
 	}
 	s.browser = b
 	s.forgetClients()
+	go s.watch(b)
 	return b, nil
 }
 

@@ -1,0 +1,152 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// event is what the tests read of an event.
+type event struct {
+	Seq         int64  `json:"seq"`
+	Kind        string `json:"kind"`
+	Session     string `json:"session"`
+	Task        string `json:"task"`
+	SurfaceID   string `json:"surface_id"`
+	OperationID string `json:"operation_id"`
+	Op          string `json:"op"`
+	State       string `json:"state"`
+	Unknown     bool   `json:"unknown"`
+	Code        string `json:"code"`
+	Epoch       int64  `json:"epoch"`
+	URL         string `json:"url"`
+}
+
+// eventStream runs `loupe events` and hands over its lines.
+type eventStream struct {
+	t  *testing.T
+	ch chan event
+}
+
+func startEvents(t *testing.T, e *env, args ...string) *eventStream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, loupeBin, append([]string{"events"}, args...)...)
+	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &eventStream{t: t, ch: make(chan event, 256)}
+	go func() {
+		defer close(s.ch)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var ev event
+			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+				t.Errorf("not an event: %q", sc.Text())
+				continue
+			}
+			s.ch <- ev
+		}
+	}()
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	return s
+}
+
+// next waits (by the stream's own events, at most 15 s) for an event of
+// kind that matches, and returns it; events of other kinds pass by.
+func (s *eventStream) next(kind string, match func(event) bool) event {
+	s.t.Helper()
+	timeout := time.After(15 * time.Second)
+	for {
+		select {
+		case ev, ok := <-s.ch:
+			if !ok {
+				s.t.Fatalf("the event stream ended waiting for %s", kind)
+			}
+			if ev.Kind == kind && (match == nil || match(ev)) {
+				return ev
+			}
+		case <-timeout:
+			s.t.Fatalf("no %s event in 15 s", kind)
+		}
+	}
+}
+
+// TestEventStream: `loupe events` streams, as NDJSON, writes settled,
+// take-overs and resumes, approvals asked and answered, tasks ended and a
+// browser that died — each as it happens.
+func TestEventStream(t *testing.T) {
+	e := newEnv(t)
+	srv, _ := countingPage(t, `<h1>Shop</h1><button onclick="fetch('/hit')">Buy</button>`)
+	e.ok("daemon", "start")
+	s := startEvents(t, e)
+	e.ok("--task", "t1", "--op-id", "open-1", "open", srv.URL+"/")
+	ev := s.next("op.settled", func(ev event) bool { return ev.OperationID == "open-1" })
+	if ev.State != "executed" || ev.Op != "open" || ev.Task != "t1" || ev.Session != "default" || ev.Seq == 0 || ev.Unknown {
+		t.Errorf("the open's event: %+v", ev)
+	}
+	page := ev.SurfaceID
+
+	e.ok("takeover")
+	if ev := s.next("tab.taken_over", nil); ev.SurfaceID == "" || ev.Epoch != 1 {
+		t.Errorf("take-over: %+v", ev)
+	}
+	e.ok("resume")
+	if ev := s.next("tab.resumed", nil); ev.Epoch != 2 {
+		t.Errorf("resume: %+v", ev)
+	}
+
+	e.ok("policy", "set", "click", "ask")
+	done := make(chan result, 1)
+	go func() { done <- e.run("--op-id", "buy-1", "click", `role=button[name="Buy"]`) }()
+	asked := s.next("approval.asked", nil)
+	if asked.OperationID != "buy-1" || asked.Op != "click" {
+		t.Errorf("approval asked: %+v", asked)
+	}
+	var pending struct {
+		Approvals []struct {
+			ID string `json:"approval_id"`
+		} `json:"approvals"`
+	}
+	e.okJSON(&pending, "approvals")
+	if len(pending.Approvals) != 1 {
+		t.Fatalf("approvals: %+v", pending)
+	}
+	e.ok("deny", pending.Approvals[0].ID)
+	if ev := s.next("approval.answered", nil); ev.State != "denied" || ev.OperationID != "buy-1" {
+		t.Errorf("approval answered: %+v", ev)
+	}
+	<-done
+
+	e.ok("task", "end", "t1")
+	s.next("task.ended", func(ev event) bool { return ev.Task == "t1" })
+
+	for _, pid := range e.browserProcesses() {
+		_ = kill(pid)
+	}
+	if ev := s.next("browser.gone", nil); ev.Session != "default" {
+		t.Errorf("browser gone: %+v", ev)
+	}
+	_ = page
+
+	// A reader may start again from a seq it saw and miss nothing: the
+	// approval asked is replayed, and --count ends the stream.
+	out := e.ok("events", "--since", strconv.FormatInt(asked.Seq-1, 10), "--kind", "approval.asked", "--count", "1")
+	var again event
+	if err := json.Unmarshal([]byte(out), &again); err != nil || again.Seq != asked.Seq || again.OperationID != "buy-1" {
+		t.Errorf("events --since: %q (%v)", out, err)
+	}
+	if r := e.run("events", "--kind", "nope"); r.code != 2 {
+		t.Errorf("events --kind nope: exit %d %s", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,66 @@
+package localapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+)
+
+// streamWrite bounds each write of the event stream: a client that stops
+// reading is cut off rather than holding its handler forever.
+const streamWrite = 10 * time.Second
+
+// events streams the executor's events as NDJSON, one event a line, until
+// the client goes or the daemon shuts down. ?session=S keeps that
+// session's events (and those of no session); ?since=SEQ first replays
+// the kept events after SEQ.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	session := q.Get("session")
+	var since int64
+	if v := q.Get("since"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, apitype.Errorf(apitype.BadInput, "since %q: want an event's sequence number", v))
+			return
+		}
+		since = n
+	}
+	sub := s.x.Events().Subscribe(1024, since)
+	defer sub.Close()
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	send := func() error {
+		_ = rc.SetWriteDeadline(time.Now().Add(streamWrite))
+		for _, e := range sub.Next() {
+			if session != "" && e.Session != "" && e.Session != session {
+				continue
+			}
+			if err := enc.Encode(e); err != nil {
+				return err
+			}
+		}
+		return rc.Flush()
+	}
+	if err := send(); err != nil { // the headers, and any replay
+		return
+	}
+	for {
+		select {
+		case <-sub.Ready():
+			if err := send(); err != nil {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		case <-s.quit:
+			return
+		}
+	}
+}
+
