@@ -63,4 +63,3 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 }
-
