@@ -24,7 +24,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/policy"
 )
 
-const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon] [--headed] [--cdp URL] [--session NAME] [--allow-eval] [--tools core|full]"
+const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon] [--headed] [--cdp URL] [--session NAME] [--task ID] [--allow-eval] [--tools core|full]"
 
 const mcpHelp = mcpUsage + `
 
@@ -40,6 +40,8 @@ By default the engine runs in this process: a browser session (default name
   --headed               show the browser window (in-process engine)
   --cdp URL              attach the session to a running browser or Electron app
   --session NAME         the session to use
+  --task ID              the task the agent works as (default: one per server);
+                         it writes only in tabs no other task owns
   --allow-eval           add browser_eval (JavaScript in the page)
   --tools core|full      core: only the core tools (fewer tokens in the tool
                          list); full (the default): every tool`
