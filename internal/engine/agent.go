@@ -23,27 +23,44 @@ type World struct {
 	ctxID  int64
 	loader string
 	sess   *cdp.Session
+	p      *pageState
+	gen    int64 // the incarnation of sess's renderer it was made in
+}
+
+// newWorld describes the agent's world in a frame's document, made in the
+// current incarnation of the renderer that hosts the frame.
+func (p *pageState) newWorld(f frame, ctxID int64) *World {
+	w := &World{frame: f.id, ctxID: ctxID, loader: f.loader, sess: f.sess, p: p}
+	if inc := p.incarnationOf(f.sess); inc != nil {
+		w.gen = inc.gen
+	}
+	return w
 }
 
 // Frame is the id of the frame whose document the world is in.
 func (w *World) Frame() string { return w.frame }
 
 // ContextID is the world's execution context id. It names the document
-// too: refs are bound to it (snapshot.Doc.World).
-func (w *World) ContextID() int64 { return w.ctxID }
+// too: refs are bound to it (snapshot.Doc.World). A renderer that starts
+// after a crash numbers its contexts from 1 again, so from the session's
+// second renderer on the incarnation is added in the high 32 bits: a ref of
+// the crashed document never names a world of the reloaded one. (While
+// the first renderer lives, it is the protocol's id as it is.)
+func (w *World) ContextID() int64 { return w.gen<<32 | w.ctxID }
 
 // Document is the loader id of the world's document, as FrameInfo.Document
 // gives the frame's current one.
 func (w *World) Document() string { return w.loader }
 
 // Session is the session that hosts the world's frame: DOM and Runtime
-// calls for its nodes go there.
-func (w *World) Session() *cdp.Session { return w.sess }
+// calls for its nodes go there. Its calls fail fast once the renderer
+// behind it has crashed.
+func (w *World) Session() Session { return w.p.wrap(w.sess) }
 
 // Eval evaluates expr in the world, awaiting a promise, and decodes the
 // JSON value it returns into out (which may be nil).
 func (w *World) Eval(ctx context.Context, expr string, out any) error {
-	res, err := cdpproto.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
+	res, err := cdpproto.Call(ctx, w.Session(), runtime.Evaluate, runtime.EvaluateParams{
 		Expression: expr, ContextID: runtime.ExecutionContextID(w.ctxID),
 		ReturnByValue: ptr(true), AwaitPromise: ptr(true), Silent: ptr(true),
 	})
@@ -103,7 +120,7 @@ func (w *World) WithObject(ctx context.Context, elem int64, fn func(obj runtime.
 // objectOf returns a remote object for the element. Release it with
 // w.release.
 func (w *World) objectOf(ctx context.Context, elem int64) (runtime.RemoteObjectID, error) {
-	res, err := cdpproto.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
+	res, err := cdpproto.Call(ctx, w.Session(), runtime.Evaluate, runtime.EvaluateParams{
 		Expression: fmt.Sprintf("__loupe.byId(%d)", elem), ContextID: runtime.ExecutionContextID(w.ctxID), ObjectGroup: "loupe",
 	})
 	if err != nil {

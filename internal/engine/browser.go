@@ -51,6 +51,7 @@ type Browser struct {
 	events                 *eventlog.Log
 	gone                   chan struct{} // closed when a launched browser has gone (nil when attached)
 
+	bg    context.Context    // the browser's background goroutines run in it
 	stop  context.CancelFunc // ends the browser's background goroutines
 	untap func()             // removes the target tap
 	wg    sync.WaitGroup
@@ -67,6 +68,7 @@ type Browser struct {
 	dl         *downloads             // nil until EnableDownloads
 	closing    bool                   // shutdown has begun: no new goroutines
 	waiters    map[string][]chan *Tab // target id → callers waiting for its tab
+	onCrash    CrashHandler           // set by WithCrashHandler; read-only after start
 }
 
 // Launch starts Chromium and returns the browser once its first tab is
@@ -116,7 +118,7 @@ func Attach(ctx context.Context, endpoint string, opts ...Option) (*Browser, err
 func start(ctx context.Context, conn *cdp.Conn, version *chromium.Version, opts []Option) (*Browser, error) {
 	bg, stop := context.WithCancel(context.Background())
 	b := &Browser{
-		conn: conn, stop: stop, events: eventlog.New(), ids: &IDs{},
+		conn: conn, bg: bg, stop: stop, events: eventlog.New(), ids: &IDs{},
 		byTarget: map[string]*Tab{}, bySurface: map[string]*Tab{}, tombs: map[string]bool{},
 		waiters: map[string][]chan *Tab{},
 	}
@@ -129,7 +131,7 @@ func start(ctx context.Context, conn *cdp.Conn, version *chromium.Version, opts 
 	// reply that follows its attach, so the auto-attach reply below finds
 	// every existing page there.
 	untap := bs.Tap(func(ev cdp.Event) { b.onTargetEvent(bg, ev) }, "Target.attachedToTarget", "Target.detachedFromTarget",
-		"Target.targetInfoChanged", "Target.targetDestroyed")
+		"Target.targetInfoChanged", "Target.targetDestroyed", "Target.targetCrashed")
 	b.untap = untap
 	// Startup is the browser's busiest time: every call waits, so the
 	// independent ones go out together.
@@ -272,6 +274,15 @@ func (b *Browser) onTargetEvent(ctx context.Context, ev cdp.Event) {
 		}()
 	case "Target.detachedFromTarget", "Target.targetDestroyed":
 		b.removeTab(e.TargetID)
+	case "Target.targetCrashed":
+		// The page's session reports it too (Inspector.targetCrashed);
+		// whichever comes first counts (see crash.go).
+		b.mu.Lock()
+		t := b.byTarget[e.TargetID]
+		b.mu.Unlock()
+		if t != nil {
+			t.crashed(t.sess)
+		}
 	case "Target.targetInfoChanged":
 		b.mu.Lock()
 		t := b.byTarget[e.TargetInfo.TargetID]
@@ -449,7 +460,7 @@ func (b *Browser) Tabs(ctx context.Context) []TabInfo {
 	for _, id := range b.order {
 		t := b.bySurface[id]
 		title, url := t.info()
-		out = append(out, TabInfo{ID: id, Title: title, URL: url, Opener: t.openerSurface()})
+		out = append(out, TabInfo{ID: id, Title: title, URL: url, Opener: t.openerSurface(), Crashed: t.IsCrashed()})
 	}
 	return out
 }
@@ -467,6 +478,9 @@ type TabInfo struct {
 	Title  string `json:"title"`
 	URL    string `json:"url"`
 	Opener string `json:"opener,omitempty"`
+	// Crashed is set while the tab's renderer is crashed (see
+	// Tab.RecoverCrash).
+	Crashed bool `json:"crashed,omitempty"`
 }
 
 // NewTab opens a tab at about:blank and returns it.

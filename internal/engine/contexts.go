@@ -111,9 +111,9 @@ func (t *Tab) dropContext(s *cdp.Session, id int64) {
 // (0, the session's default, for a tab). A frame surface whose frame has
 // gone is SURFACE_CLOSED; one with no document to run in yet (it is
 // loading) is EVAL_FAILED, with the wait that recovers.
-func (t *Tab) PageContext() (*cdp.Session, int64, error) {
+func (t *Tab) PageContext() (Session, int64, error) {
 	if !t.IsFrame() {
-		return t.sess, 0, nil
+		return t.Session(), 0, nil
 	}
 	// A frame's page world, in the session that hosts the frame now.
 	t.mu.Lock()
@@ -122,10 +122,10 @@ func (t *Tab) PageContext() (*cdp.Session, int64, error) {
 	t.mu.Unlock()
 	switch {
 	case f == nil:
-		return nil, 0, apitype.Errorf(apitype.SurfaceClosed, "frame surface %s has gone", t.ID)
+		return Session{}, 0, apitype.Errorf(apitype.SurfaceClosed, "frame surface %s has gone", t.ID)
 	case !ok || f.sess != m.sess:
-		return nil, 0, apitype.Errorf(apitype.EvalFailed, "frame surface %s has no document to evaluate in yet", t.ID).
+		return Session{}, 0, apitype.Errorf(apitype.EvalFailed, "frame surface %s has no document to evaluate in yet", t.ID).
 			Fix("it is loading; wait for it ({1}) and try again", apitype.Step{Op: "wait", Args: map[string]string{"load": "true"}})
 	}
-	return m.sess, m.id, nil
+	return t.wrap(m.sess), m.id, nil
 }

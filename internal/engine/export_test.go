@@ -19,3 +19,9 @@ func (b *Browser) NewWindow(ctx context.Context) (*Tab, error) {
 
 // Closed is closed when the tab's target has gone.
 func (t *Tab) Closed() <-chan struct{} { return t.closed }
+
+// SafeURL is where RecoverCrash reloads a crashed page.
+var SafeURL = safeURL
+
+// TryLockForTest reports whether the tab's lock was free (and takes it).
+func (t *Tab) TryLockForTest() bool { return t.op.TryLock() }

@@ -53,6 +53,7 @@ func (t *Tab) setup(ctx context.Context, waiting bool) {
 // attachSession subscribes to a session (the page's or an OOPIF's), makes
 // it auto-attach the OOPIFs below it, records its frames, and resumes it.
 func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) error {
+	t.trackCrashes(s)
 	s.Tap(func(ev cdp.Event) { t.onFrameEvent(s, ev) },
 		"Page.frameNavigated", "Page.frameAttached", "Page.frameDetached", "Page.navigatedWithinDocument",
 		"Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameStoppedLoading",
@@ -76,6 +77,9 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 		// main-world context (for eval on a frame surface).
 		{"Runtime.enable", nil},
 		{"Network.enable", nil},
+		// Crash reports (Inspector.targetCrashed) came without it on
+		// Chromium 156, but the protocol ties them to the domain.
+		{"Inspector.enable", nil},
 		// Every page acts as the focused one, as a person's front tab
 		// does. Without it the first click into a page that the browser
 		// has not focused yet also focuses the page, asynchronously: under
@@ -92,7 +96,7 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 		}},
 	}
 	// The calls are independent (the target is paused until the last
-	// step), so they go out together: one round trip instead of six.
+	// step), so they go out together: one round trip instead of eight.
 	errs := make([]error, len(calls)+1)
 	var tree page.GetFrameTreeResult
 	var wg sync.WaitGroup
@@ -186,6 +190,7 @@ func (t *Tab) onFrameEvent(s *cdp.Session, ev cdp.Event) {
 		delete(t.worlds, f.ID)
 		t.frames[f.ID] = &frame{id: f.ID, parent: parent, loader: f.LoaderID, url: f.URL + f.URLFragment, origin: f.SecurityOrigin, sess: s}
 		t.frameSurface(f.ID)
+		t.committed(s, f.ID)
 		if f.ID == t.TargetID {
 			t.url = f.URL + f.URLFragment
 		}
@@ -285,6 +290,11 @@ func (t *Tab) onFrameEvent(s *cdp.Session, ev cdp.Event) {
 		if jsonv2.Unmarshal(ev.Params, &e) != nil {
 			return
 		}
+		for cs := range t.incs {
+			if cs.ID() == e.SessionID {
+				delete(t.incs, cs)
+			}
+		}
 		// The frames the session hosted go with it, except its local
 		// root: an OOPIF that navigates back to its parent's site detaches
 		// and its parent's session attaches the same frame again (no
@@ -351,8 +361,8 @@ func (t *Tab) frameState(id string) (frame, bool) {
 type FrameInfo struct {
 	ID, Parent string
 	URL        string
-	Document   string       // the loader id of its current document
-	Session    *cdp.Session // the session that hosts it
+	Document   string  // the loader id of its current document
+	Session    Session // the session that hosts it
 }
 
 // Frame describes a frame of the page that has a live session now.
@@ -361,7 +371,7 @@ func (t *Tab) Frame(id string) (FrameInfo, bool) {
 	if !ok {
 		return FrameInfo{}, false
 	}
-	return FrameInfo{ID: f.id, Parent: f.parent, URL: f.url, Document: f.loader, Session: f.sess}, true
+	return FrameInfo{ID: f.id, Parent: f.parent, URL: f.url, Document: f.loader, Session: t.wrap(f.sess)}, true
 }
 
 // ChildFrames returns the ids of the frames whose parent is id.
@@ -428,7 +438,7 @@ func (t *Tab) World(ctx context.Context, frameID string) (*World, error) {
 	if w, err := t.agentWorld(ctx, f); w != nil || err != nil {
 		return w, err
 	}
-	res, err := cdpproto.Call(ctx, f.sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
+	res, err := cdpproto.Call(ctx, t.wrap(f.sess), page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
 		FrameID: cdpproto.FrameID(frameID), WorldName: snapshot.WorldName, GrantUniveralAccess: ptr(false),
 	})
 	if err != nil {
@@ -440,7 +450,7 @@ func (t *Tab) World(ctx context.Context, frameID string) (*World, error) {
 	if !ok || f2.sess != f.sess {
 		return nil, ErrDocumentGone
 	}
-	w := &World{frame: frameID, ctxID: int64(res.ExecutionContextID), loader: f2.loader, sess: f.sess}
+	w := t.newWorld(f2, int64(res.ExecutionContextID))
 	var installed bool
 	if err := w.Eval(ctx, snapshot.AgentScript(), &installed); err != nil {
 		return nil, err
@@ -489,7 +499,7 @@ func (t *Tab) agentWorld(ctx context.Context, f frame) (*World, error) {
 	if !ok || a.sess != f.sess {
 		return nil, nil
 	}
-	w := &World{frame: f.id, ctxID: a.id, loader: f.loader, sess: f.sess}
+	w := t.newWorld(f, a.id)
 	// The agent was installed as the document was created; confirm it
 	// (one short call), and install it if that somehow did not happen.
 	var installed bool

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
@@ -25,6 +27,9 @@ func (t *Tab) ResolveRef(ref string) (el *Element, last *snapshot.Binding, err e
 	ref, err = snapshot.NormalizeRef(ref)
 	if err != nil {
 		return nil, nil, apitype.Errorf(apitype.BadInput, "%v", err)
+	}
+	if t.IsCrashed() {
+		return nil, nil, fmt.Errorf("%s: %w", ref, ErrTabCrashed)
 	}
 	b, ok := t.refs.Lookup(ref)
 	if !ok {
@@ -51,7 +56,7 @@ func (t *Tab) ResolveRef(ref string) (el *Element, last *snapshot.Binding, err e
 		return nil, b, staleErr(ref, "its frame is gone")
 	}
 	w := t.CurrentWorld(b.Doc.Frame)
-	if w == nil || w.ctxID != b.Doc.World {
+	if w == nil || w.ContextID() != b.Doc.World {
 		return nil, b, staleErr(ref, "its document has navigated since the snapshot")
 	}
 	el = &Element{Ref: ref, World: w, Elem: b.Elem, Frame: b.Doc.Frame}

@@ -32,7 +32,7 @@ func (t *Tab) FrameOwner(ctx context.Context, frameID, parentID string) (int64, 
 	if err != nil {
 		return 0, err
 	}
-	key := ownerKey{frameID, pw.ctxID}
+	key := ownerKey{frameID, pw.ContextID()}
 	t.mu.Lock()
 	elem, ok := t.owners[key]
 	t.mu.Unlock()
@@ -40,18 +40,18 @@ func (t *Tab) FrameOwner(ctx context.Context, frameID, parentID string) (int64, 
 		return elem, nil
 	}
 	// The parent's session knows the owner (CDP-FACTS section 2).
-	owner, err := cdpproto.Call(ctx, pw.sess, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdpproto.FrameID(frameID)})
+	owner, err := cdpproto.Call(ctx, pw.Session(), dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdpproto.FrameID(frameID)})
 	if err != nil {
 		return 0, mapWorldErr(err)
 	}
-	obj, err := cdpproto.Call(ctx, pw.sess, dom.ResolveNode, dom.ResolveNodeParams{
+	obj, err := cdpproto.Call(ctx, pw.Session(), dom.ResolveNode, dom.ResolveNodeParams{
 		BackendNodeID: owner.BackendNodeID, ExecutionContextID: runtime.ExecutionContextID(pw.ctxID), ObjectGroup: "loupe",
 	})
 	if err != nil {
 		return 0, mapWorldErr(err)
 	}
 	defer pw.release(obj.Object.ObjectID)
-	res, err := cdpproto.Call(ctx, pw.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+	res, err := cdpproto.Call(ctx, pw.Session(), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: "function () { return __loupe.idOf(this); }", ObjectID: obj.Object.ObjectID, ReturnByValue: ptr(true),
 	})
 	if err != nil {
@@ -76,7 +76,7 @@ func (w *World) release(id runtime.RemoteObjectID) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_, _ = cdpproto.Call(ctx, w.sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: id})
+	_, _ = cdpproto.Call(ctx, w.Session(), runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: id})
 }
 
 // ToTop turns a point in a frame's viewport into top-level viewport

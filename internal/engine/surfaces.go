@@ -33,6 +33,9 @@ type Surface struct {
 	URL            string       `json:"url,omitempty"`
 	Capabilities   Capabilities `json:"capabilities"`
 	OriginRelation string       `json:"originRelation,omitempty"`
+	// Crashed is set on a page root whose renderer has crashed (its
+	// frames are gone, nothing can be done in it until RecoverCrash).
+	Crashed bool `json:"crashed,omitempty"`
 }
 
 // Capabilities are what loupe can really do on a surface now.
@@ -183,7 +186,7 @@ func (t *Tab) Describe() Surface {
 // describe builds a descriptor. Caller holds b.mu.
 func (b *Browser) describe(t *Tab) Surface {
 	title, url := t.info()
-	s := Surface{ID: t.ID, Title: title, URL: url}
+	s := Surface{ID: t.ID, Title: title, URL: url, Crashed: t.IsCrashed()}
 	ok := t.usable()
 	s.Capabilities = Capabilities{Snapshot: ok, Interaction: ok, RendererEval: ok}
 	if !t.IsFrame() {
@@ -201,8 +204,11 @@ func (b *Browser) describe(t *Tab) Surface {
 }
 
 // usable reports whether loupe can work in the surface now: its page is set
-// up and its frame has a live session.
+// up, its renderer alive, and its frame has a live session.
 func (t *Tab) usable() bool {
+	if t.IsCrashed() {
+		return false
+	}
 	select {
 	case <-t.ready:
 		if t.setupErr != nil {

@@ -69,6 +69,9 @@ type pageState struct {
 	contexts map[ctxKey]string
 	mainCtx  map[string]mainContext
 	agentCtx map[string]mainContext // the agent's world made at document creation
+	// incs holds the current incarnation of each session's renderer,
+	// the page's and its OOPIFs' (see crash.go).
+	incs     map[*cdp.Session]*incarnation
 	isClosed bool
 }
 
@@ -80,6 +83,7 @@ func newTab(b *Browser, id string, info targetInfo, sess *cdp.Session) *Tab {
 		frames: map[string]*frame{}, worlds: map[string]*World{}, owners: map[ownerKey]int64{},
 		worldLocks: map[string]*sync.Mutex{}, frameSurf: map[string]*Tab{}, frameTombs: map[string]bool{},
 		pastSurf: map[string]string{}, contexts: map[ctxKey]string{}, mainCtx: map[string]mainContext{}, agentCtx: map[string]mainContext{},
+		incs: map[*cdp.Session]*incarnation{},
 	}
 	p.tab = &Tab{pageState: p, ID: id, root: info.TargetID, refs: snapshot.NewTable(&b.ids.refs, id)}
 	return p.tab
@@ -120,8 +124,9 @@ func (t *Tab) Root() string { return t.root }
 
 // Session is the page target's session. Input, navigation and screenshots
 // go there whatever frame the surface starts at; calls for a node go to
-// the session of its frame (World.Session).
-func (t *Tab) Session() *cdp.Session { return t.sess }
+// the session of its frame (World.Session). Its calls fail fast with
+// ErrTabCrashed once the page's renderer has crashed.
+func (t *Tab) Session() Session { return t.wrap(t.sess) }
 
 // Refs is the surface's ref table. Read and change it under Lock.
 func (t *Tab) Refs() *snapshot.Table { return t.refs }
@@ -295,6 +300,7 @@ func (t *Tab) ForgetRefs() int {
 // returns whether the navigation committed (true when none was under way).
 func (t *Tab) AwaitCommit(ctx context.Context, max time.Duration) bool {
 	deadline := time.Now().Add(max)
+	crashed := t.Crashed()
 	for t.navigating(t.root) {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return false
@@ -303,6 +309,8 @@ func (t *Tab) AwaitCommit(ctx context.Context, max time.Duration) bool {
 		case <-ctx.Done():
 			return false
 		case <-t.closed:
+			return false
+		case <-crashed:
 			return false
 		case <-time.After(10 * time.Millisecond):
 		}

@@ -8,6 +8,7 @@ package nav
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
@@ -35,9 +36,10 @@ const sameDocWait = 2 * time.Second
 // navWatch follows the main frame's navigation events from before a
 // navigation starts, so none is missed.
 type navWatch struct {
-	t      *engine.Tab
-	events <-chan cdp.Event
-	cancel func()
+	t       *engine.Tab
+	events  <-chan cdp.Event
+	crashed <-chan struct{} // the page's renderer crashed: nothing will come
+	cancel  func()
 }
 
 func watchNav(t *engine.Tab) *navWatch {
@@ -46,7 +48,7 @@ func watchNav(t *engine.Tab) *navWatch {
 		s = f.Session // a frame surface's events come from the session hosting it
 	}
 	ev, cancel := s.Listen("Page.frameNavigated", "Page.navigatedWithinDocument", "Page.lifecycleEvent")
-	return &navWatch{t: t, events: ev, cancel: cancel}
+	return &navWatch{t: t, events: ev, crashed: t.Crashed(), cancel: cancel}
 }
 
 // commit waits for the main frame to commit a new document (returning its
@@ -79,6 +81,8 @@ func (n *navWatch) commit(ctx context.Context) (loader string, restored bool, er
 					return "", false, nil
 				}
 			}
+		case <-n.crashed:
+			return "", false, fmt.Errorf("waiting for a navigation: %w", engine.ErrTabCrashed)
 		case <-ctx.Done():
 			return "", false, ctx.Err()
 		}
@@ -106,6 +110,8 @@ func (n *navWatch) load(ctx context.Context, loader string) (bool, error) {
 			if jsonv2.Unmarshal(ev.Params, &e) == nil && e.FrameID == main && e.LoaderID == loader && e.Name == "load" {
 				return true, nil
 			}
+		case <-n.crashed:
+			return false, fmt.Errorf("waiting for the page to load: %w", engine.ErrTabCrashed)
 		case <-ctx.Done():
 			return false, nil
 		}
