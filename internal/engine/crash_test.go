@@ -87,6 +87,7 @@ func crash(t *testing.T, s engine.Session) time.Duration {
 	if took > fast {
 		t.Fatalf("Page.crash took %v to fail", took)
 	}
+	t.Logf("Page.crash failed with the crash after %v", took)
 	return took
 }
 
