@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 // event is what the tests read of an event.
@@ -148,5 +152,77 @@ func TestEventStream(t *testing.T) {
 	}
 	if r := e.run("events", "--kind", "nope"); r.code != 2 {
 		t.Errorf("events --kind nope: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// TestDownloadPolicy: downloads a page starts are decided by the approval
+// policy's download rules: under ask one is held out of the session's
+// files until a person approves it (then it is filed) or denies it; under
+// deny it is cancelled and nothing is kept. The event stream tells each.
+func TestDownloadPolicy(t *testing.T) {
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	e.ok("open", srv.Page("download.html"))
+	e.ok("policy", "set", "download", "ask")
+	s := startEvents(t, e, "--kind", "download.started,download.finished,approval.asked")
+	files := filepath.Join(e.home, "sessions", "default", "files", "downloads")
+	link := `role=link[name="Download report"]`
+
+	e.ok("click", link)
+	asked := s.next("approval.asked", nil)
+	if asked.Op != "download" || !strings.HasPrefix(asked.URL, "http://127.0.0.1") {
+		t.Errorf("the download's approval: %+v", asked)
+	}
+	if list, _ := os.ReadDir(files); len(list) != 0 {
+		t.Fatalf("a download waiting for approval is in the session's files: %v", list)
+	}
+	var pending struct {
+		Approvals []struct {
+			ID string `json:"approval_id"`
+			Op string `json:"op"`
+		} `json:"approvals"`
+	}
+	e.okJSON(&pending, "approvals")
+	if len(pending.Approvals) != 1 || pending.Approvals[0].Op != "download" {
+		t.Fatalf("approvals: %+v", pending)
+	}
+	e.ok("approve", pending.Approvals[0].ID)
+	var got struct {
+		Finished struct {
+			State string `json:"state"`
+			Path  string `json:"path"`
+		} `json:"finished"`
+	}
+	e.okJSON(&got, "downloads", "--wait")
+	if got.Finished.State != "completed" || got.Finished.Path != filepath.Join(files, "report.txt") {
+		t.Fatalf("the approved download: %+v", got)
+	}
+	if data, err := os.ReadFile(got.Finished.Path); err != nil || string(data) != "quarterly report\n" {
+		t.Fatalf("the approved file: %q %v", data, err)
+	}
+	if ev := s.next("download.finished", func(ev event) bool { return ev.State == "completed" }); !strings.HasSuffix(ev.URL, "report.txt") {
+		t.Errorf("download finished: %+v", ev)
+	}
+
+	// Denied by a person.
+	e.ok("click", link)
+	s.next("approval.asked", nil)
+	e.okJSON(&pending, "approvals")
+	e.ok("deny", pending.Approvals[0].ID)
+	got.Finished.Path = ""
+	e.okJSON(&got, "downloads", "--wait")
+	if got.Finished.State != "denied" || got.Finished.Path != "" {
+		t.Fatalf("the denied download: %+v", got)
+	}
+
+	// Denied by the policy.
+	e.ok("policy", "set", "download", "deny")
+	e.ok("click", link)
+	e.okJSON(&got, "downloads", "--wait")
+	if got.Finished.State != "denied" {
+		t.Fatalf("a download under deny: %+v", got)
+	}
+	if list, _ := os.ReadDir(files); len(list) != 1 {
+		t.Errorf("%d files in the downloads, want the approved one", len(list))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/testpages"
@@ -20,7 +21,7 @@ func TestDownloads(t *testing.T) {
 		t.Fatalf("downloads before they are enabled: %v", err)
 	}
 	dir := filepath.Join(t.TempDir(), "downloads")
-	if err := b.EnableDownloads(ctxT(t), dir); err != nil {
+	if err := b.EnableDownloads(ctxT(t), dir, engine.DownloadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	tab, _ := b.Tab(ctxT(t), "")
@@ -57,5 +58,93 @@ func TestDownloads(t *testing.T) {
 	defer cancel()
 	if _, err := b.WaitDownload(short); codeOf(err) != apitype.Timeout {
 		t.Fatalf("wait with every download returned: %v", err)
+	}
+}
+
+// TestDownloadPolicy: a denied download is cancelled and leaves nothing; a
+// held one waits out of the directory until it is released (then it is
+// filed like any other) or refused (then nothing is kept); the listener
+// hears each begin and end.
+func TestDownloadPolicy(t *testing.T) {
+	a := testpages.Start(t, "127.0.0.1")
+	b := ownBrowser(t)
+	root := t.TempDir()
+	dir, hold := filepath.Join(root, "downloads"), filepath.Join(root, "held")
+	decisions := make(chan engine.DownloadDecision, 4)
+	told := make(chan engine.Download, 16)
+	err := b.EnableDownloads(ctxT(t), dir, engine.DownloadOptions{HoldDir: hold,
+		Gate: func(d engine.Download) engine.DownloadDecision {
+			if d.PageURL != a.Page("download.html") {
+				t.Errorf("the gate saw page %q", d.PageURL)
+			}
+			return <-decisions
+		},
+		Notify: func(d engine.Download) { told <- d }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, _ := b.Tab(ctxT(t), "")
+	if _, err := nav.Navigate(ctxT(t), tab, a.Page("download.html")); err != nil {
+		t.Fatal(err)
+	}
+	link := ref(t, snap(t, tab), "link", "Download report")
+	start := func(dec engine.DownloadDecision) {
+		decisions <- dec
+		if _, err := action.Click(ctxT(t), tab, link, action.ClickOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries := func(d string) int {
+		list, _ := os.ReadDir(d)
+		return len(list)
+	}
+
+	start(engine.DownloadDeny)
+	d, err := b.WaitDownload(ctxT(t))
+	if err != nil || d.State != "denied" || d.Path != "" {
+		t.Fatalf("denied download: %+v %v", d, err)
+	}
+	if begun := <-told; begun.State != "denied" {
+		t.Errorf("notified: %+v", begun)
+	}
+
+	start(engine.DownloadHold)
+	var held engine.Download
+	for held.State != "held" { // the listener's events are the wait
+		select {
+		case held = <-told:
+		case <-ctxT(t).Done():
+			t.Fatal("the held download never completed")
+		}
+	}
+	if entries(hold) != 1 {
+		t.Fatalf("the held file is not in the hold directory")
+	}
+	got, err := b.ReleaseDownload(held.ID, true)
+	if err != nil || got.State != "completed" || got.Path != filepath.Join(dir, "report.txt") {
+		t.Fatalf("released: %+v %v", got, err)
+	}
+	if data, _ := os.ReadFile(got.Path); string(data) != "quarterly report\n" || entries(hold) != 0 {
+		t.Fatalf("released file %q, %d left held", data, entries(hold))
+	}
+	if _, err := b.ReleaseDownload(held.ID, true); err == nil {
+		t.Error("a download released twice")
+	}
+
+	start(engine.DownloadHold)
+	held = engine.Download{}
+	for held.State != "held" {
+		select {
+		case held = <-told:
+		case <-ctxT(t).Done():
+			t.Fatal("the second held download never completed")
+		}
+	}
+	if got, err := b.ReleaseDownload(held.ID, false); err != nil || got.State != "denied" || entries(hold) != 0 {
+		t.Fatalf("refused: %+v %v, %d left held", got, err, entries(hold))
+	}
+	// The denied ones left nothing behind in the directory.
+	if n := entries(dir); n != 1 {
+		t.Errorf("%d files in the downloads directory, want the one released", n)
 	}
 }

@@ -124,13 +124,7 @@ type policyStage struct {
 // for a person's answer.
 func (s policyStage) Allow(ctx context.Context, w Write) (time.Duration, error) {
 	d, rule := s.p.Decide(w.Op, string(w.Action), w.Origin)
-	name := ""
-	if rule != nil {
-		name = rule.Key
-		if rule.Origin != "" {
-			name += " on " + rule.Origin
-		}
-	}
+	name := ruleName(rule)
 	switch d {
 	case policy.Deny:
 		return 0, apitype.Errorf(apitype.Denied, "the approval policy denies %s (rule %s: deny)", w.Op, name)

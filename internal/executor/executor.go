@@ -17,9 +17,11 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/grants"
 	"github.com/loupe-dev/loupe/internal/ledger"
@@ -89,6 +91,11 @@ type Executor struct {
 	events   *events.Bus
 	waiting  approvals
 	lanes    lanes
+	// bg bounds the executor's own work (download approvals); Close ends
+	// it and waits for it.
+	bg     context.Context
+	stopBG context.CancelFunc
+	bgWork sync.WaitGroup
 }
 
 // New returns an executor running cfg.Registry (loupe's own by default).
@@ -96,11 +103,13 @@ func New(cfg Config) *Executor {
 	if cfg.Events == nil {
 		cfg.Events = events.New()
 	}
-	x := &Executor{
+	var x *Executor
+	downloads := func(session string, b *engine.Browser) engine.DownloadOptions { return x.downloadPolicy(session, b) }
+	x = &Executor{
 		reg: cfg.Registry,
 		sessions: sessions.New(sessions.Config{
 			Home: cfg.Home, Chromium: cfg.Chromium, Headed: cfg.Headed, BrowserArgs: cfg.BrowserArgs, BrowserLog: cfg.BrowserLog,
-			Events: cfg.Events,
+			Events: cfg.Events, Downloads: downloads,
 		}),
 		events: cfg.Events,
 		policy: cfg.Policy, ledger: cfg.Ledger, gate: cfg.Gate, store: cfg.Store,
@@ -116,6 +125,7 @@ func New(cfg Config) *Executor {
 		x.reg = ops.New()
 	}
 	x.waiting.events = x.events
+	x.bg, x.stopBG = context.WithCancel(context.Background())
 	x.grants = cfg.Grants
 	if x.grants == nil {
 		gen := apitype.NewOperationID()
@@ -511,4 +521,9 @@ func failed(err error, op string, id ...string) error {
 func (x *Executor) Sessions() []apitype.SessionInfo { return x.sessions.List() }
 
 // Close ends every session.
-func (x *Executor) Close(ctx context.Context) error { return x.sessions.Close(ctx) }
+func (x *Executor) Close(ctx context.Context) error {
+	x.stopBG()
+	err := x.sessions.Close(ctx)
+	x.bgWork.Wait()
+	return err
+}

@@ -133,6 +133,7 @@ const (
 	ActNavigate Action = "navigate" // open, back, forward, reload, tab new
 	ActInput    Action = "input"    // click, type, press, select, drag, scroll, …
 	ActUpload   Action = "upload"   // hands local files to the page
+	ActDownload Action = "download" // a download a page starts (decided as it begins)
 	ActEval     Action = "eval"     // runs the caller's script in the page
 	ActClose    Action = "close"    // closes a tab or the session
 	ActTarget   Action = "target"   // changes which surface the caller works in

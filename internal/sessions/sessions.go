@@ -39,6 +39,9 @@ type Config struct {
 	BrowserLog io.Writer
 	// Events receives the sessions' events (browsers gone); nil: none.
 	Events *events.Bus
+	// Downloads gives each browser its download policy (nil: every
+	// download is saved); the session fills in where held ones wait.
+	Downloads func(session string, b *engine.Browser) engine.DownloadOptions
 }
 
 // Manager holds the named sessions. It is safe for concurrent use.
@@ -138,6 +141,17 @@ func (s *Session) FilesDir() string { return filepath.Join(s.dir, "files") }
 
 func (s *Session) downloadsDir() string { return filepath.Join(s.FilesDir(), "downloads") }
 
+// downloadOptions is a browser's download policy; downloads held for a
+// person's answer wait in the session's directory, outside its files.
+func (s *Session) downloadOptions(b *engine.Browser) engine.DownloadOptions {
+	var o engine.DownloadOptions
+	if s.cfg.Downloads != nil {
+		o = s.cfg.Downloads(s.name, b)
+	}
+	o.HoldDir = filepath.Join(s.dir, "held")
+	return o
+}
+
 // Live reports whether the session has a browser now that has not gone.
 // It changes nothing: a browser that died is reported (BROWSER_GONE) by
 // the next call of Browser, not here.
@@ -210,7 +224,7 @@ func (s *Session) Browser(ctx context.Context) (*engine.Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := b.EnableDownloads(ctx, s.downloadsDir()); err != nil {
+	if err := b.EnableDownloads(ctx, s.downloadsDir(), s.downloadOptions(b)); err != nil {
 		_ = b.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
@@ -246,7 +260,7 @@ func (s *Session) Attach(ctx context.Context, endpoint string) (*engine.Browser,
 		_ = b.Close(ctx)
 		return nil, err
 	}
-	if err := b.EnableDownloads(ctx, s.downloadsDir()); err != nil {
+	if err := b.EnableDownloads(ctx, s.downloadsDir(), s.downloadOptions(b)); err != nil {
 		_ = b.Close(ctx)
 		return nil, err
 	}

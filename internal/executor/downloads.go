@@ -1,0 +1,65 @@
+package executor
+
+import (
+	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/events"
+	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/policy"
+)
+
+// downloadPolicy is the download policy of one session's browser: the
+// approval policy's rules for the download class (or operation) decide each
+// download a page starts, by the origin of that page. Under deny it is
+// cancelled and nothing is kept; under ask it is held out of the
+// session's files — downloading, but not where an agent can read it —
+// until a person approves (then it is filed in files/downloads) or denies
+// it, the approval times out, or the tab is taken over.
+func (x *Executor) downloadPolicy(session string, b *engine.Browser) engine.DownloadOptions {
+	return engine.DownloadOptions{
+		Gate: func(d engine.Download) engine.DownloadDecision {
+			if x.rules == nil {
+				return engine.DownloadAllow
+			}
+			origin := originOf(d.PageURL)
+			if origin == "" {
+				origin = originOf(d.URL)
+			}
+			dec, rule := x.rules.Decide("download", string(ops.ActDownload), origin)
+			switch dec {
+			case policy.Deny:
+				return engine.DownloadDeny
+			case policy.Ask:
+				w := Write{Op: "download", Action: ops.ActDownload, Session: session, Surface: d.SurfaceID, Page: d.SurfaceID,
+					Origin: origin, Digest: digest("download", d.URL)}
+				timeout := x.rules.ApprovalTimeout()
+				x.bgWork.Go(func() {
+					_, err := x.waiting.ask(x.bg, w, timeout, ruleName(rule))
+					_, _ = b.ReleaseDownload(d.ID, err == nil) // the browser may have gone: then nothing is kept
+				})
+				return engine.DownloadHold
+			}
+			return engine.DownloadAllow
+		},
+		Notify: func(d engine.Download) {
+			kind := events.DownloadDone
+			switch d.State {
+			case "in_progress":
+				kind = events.DownloadStarted
+			case "held":
+				return // it ends when a person answers
+			}
+			x.events.Publish(events.Event{Kind: kind, Session: session, SurfaceID: d.SurfaceID, URL: d.URL, File: d.Path, State: d.State})
+		},
+	}
+}
+
+// ruleName names a policy rule for a person ("" for none).
+func ruleName(r *policy.Rule) string {
+	if r == nil {
+		return ""
+	}
+	if r.Origin != "" {
+		return r.Key + " on " + r.Origin
+	}
+	return r.Key
+}
