@@ -29,6 +29,8 @@ func Classify(err error, kind ops.Kind) *apitype.Error {
 		e = apitype.Wrap(apitype.Timeout, err, "the operation did not finish in time")
 	case errors.Is(err, context.Canceled):
 		e = apitype.Wrap(apitype.Timeout, err, "the operation was cancelled")
+	case errors.Is(err, engine.ErrTabCrashed):
+		e = apitype.Wrap(apitype.TabCrashed, err, "the tab's renderer crashed during the operation")
 	case errors.Is(err, engine.ErrTabClosed), errors.Is(err, cdp.ErrSessionGone):
 		e = apitype.Wrap(apitype.SurfaceClosed, err, "the tab closed during the operation")
 	case errors.Is(err, cdp.ErrClosed):
@@ -49,7 +51,7 @@ func Classify(err error, kind ops.Kind) *apitype.Error {
 	// under it, anything unforeseen — may have come after its input went
 	// out: its outcome is unknown, never "not executed" on a guess.
 	if kind == ops.Write && (errors.As(err, &partial) && partial.Executed() || e.Code == apitype.Timeout ||
-		e.Code == apitype.Internal || e.Code == apitype.BrowserGone || e.Code == apitype.SurfaceClosed) {
+		e.Code == apitype.Internal || e.Code == apitype.BrowserGone || e.Code == apitype.SurfaceClosed || e.Code == apitype.TabCrashed) {
 		e.NotExecuted = false
 	}
 	return e

@@ -91,6 +91,7 @@ type Executor struct {
 	events   *events.Bus
 	waiting  approvals
 	lanes    lanes
+	crashLog crashes
 	// bg bounds the executor's own work (download approvals); Close ends
 	// it and waits for it.
 	bg     context.Context
@@ -105,11 +106,12 @@ func New(cfg Config) *Executor {
 	}
 	var x *Executor
 	downloads := func(session string, b *engine.Browser) engine.DownloadOptions { return x.downloadPolicy(session, b) }
+	crashed := func(ctx context.Context, s *sessions.Session, t *engine.Tab) { x.crashed(ctx, s, t) }
 	x = &Executor{
 		reg: cfg.Registry,
 		sessions: sessions.New(sessions.Config{
 			Home: cfg.Home, Chromium: cfg.Chromium, Headed: cfg.Headed, BrowserArgs: cfg.BrowserArgs, BrowserLog: cfg.BrowserLog,
-			Events: cfg.Events, Downloads: downloads,
+			Events: cfg.Events, Downloads: downloads, Crashed: crashed,
 		}),
 		events: cfg.Events,
 		policy: cfg.Policy, ledger: cfg.Ledger, gate: cfg.Gate, store: cfg.Store,
@@ -291,7 +293,10 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 	out, err := c.op.Run(ctx, c.env, c.in)
 	var e *apitype.Error
 	if err != nil {
-		if e = cutShort(ctx, c.write); e == nil {
+		if c.kind == ops.Write {
+			e = cutShort(ctx, c.sess, c.write, err)
+		}
+		if e == nil {
 			e = Classify(err, c.kind)
 		}
 		e.Op, e.OperationID = c.op.Name, c.write.ID
@@ -453,15 +458,24 @@ func (x *Executor) documentGate(ctx context.Context, c *call, token string) erro
 // has the tab, the agent sees none of what they do. Operations on the
 // session (lists, logs, tab management, take-over itself) pass.
 func (x *Executor) humanGate(ctx context.Context, c *call) error {
-	if c.op.SessionWide || c.op.NoBrowser || !c.sess.AnyHuman() || !c.sess.Live() {
+	if c.op.SessionWide || c.op.NoBrowser || !c.sess.Live() {
 		return nil
 	}
 	t, err := c.env.Tab(ctx)
 	if err != nil {
 		return nil // the operation itself will say what is wrong
 	}
+	if t.IsCrashed() {
+		return crashError(t, true)
+	}
+	if !c.sess.AnyHuman() {
+		return nil
+	}
 	mode, epoch := c.sess.Mode(t.PageID())
 	c.epoch = epoch
+	if c.sess.Crashed(t.PageID()) {
+		return crashError(t, false)
+	}
 	if mode == sessions.ModeHuman {
 		return apitype.Errorf(apitype.HumanControl, "a person has taken over tab %s (epoch %d); nothing was read or sent", t.PageID(), epoch).
 			Fix("wait until they hand it back, then take a new snapshot ({1}): its earlier refs will be stale", apitype.Step{Op: "snapshot"})

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/sessions"
 )
 
@@ -57,7 +58,7 @@ func (l *lanes) enter(ctx context.Context, s *sessions.Session, w Write) (leave 
 	case ln.turn <- struct{}{}:
 	case <-moved:
 		done()
-		return nil, takenOver(w)
+		return nil, takenOver(s, w)
 	case <-ctx.Done():
 		done()
 		return nil, apitype.Errorf(apitype.Timeout, "%s waited for the writes before it on tab %s until its deadline; it was not sent", w.Op, w.Page)
@@ -66,12 +67,16 @@ func (l *lanes) enter(ctx context.Context, s *sessions.Session, w Write) (leave 
 	if mode, epoch := s.Mode(w.Page); mode == sessions.ModeHuman || epoch != w.Epoch {
 		<-ln.turn
 		done()
-		return nil, takenOver(w)
+		return nil, takenOver(s, w)
 	}
 	return func() { <-ln.turn; done() }, nil
 }
 
-func takenOver(w Write) error {
+func takenOver(s *sessions.Session, w Write) error {
+	if s.Crashed(w.Page) {
+		return apitype.Errorf(apitype.TabCrashed, "tab %s's renderer crashed while %s waited its turn; it was not sent", w.Page, w.Op).
+			Fix("wait until the person hands the tab back, then take a new snapshot ({1})", apitype.Step{Op: "snapshot"})
+	}
 	return apitype.Errorf(apitype.TakenOver, "a person took tab %s over while %s waited its turn; it was not sent", w.Page, w.Op).
 		Fix("wait until they hand it back, then take a new snapshot ({1})", apitype.Step{Op: "snapshot"})
 }
@@ -99,8 +104,14 @@ func watchTab(ctx context.Context, s *sessions.Session, w Write) (context.Contex
 	return ctx, func() { cancel(nil) }
 }
 
-// cutShort is the error of a run that watchTab cancelled.
-func cutShort(ctx context.Context, w Write) *apitype.Error {
+// cutShort is the error of a run that watchTab cancelled: TAKEN_OVER, or
+// TAB_CRASHED when the tab went to a person because its renderer crashed,
+// each with the outcome unknown.
+func cutShort(ctx context.Context, s *sessions.Session, w Write, err error) *apitype.Error {
+	if errors.Is(err, engine.ErrTabCrashed) || s.Crashed(w.Page) {
+		return apitype.Wrap(apitype.TabCrashed, err, "tab %s's renderer crashed while %s ran; it was reloaded for a person to check, and the write's outcome is unknown", w.Page, w.Op).
+			Fix("wait until the person hands the tab back, take a new snapshot ({1}) and check the page before you write again", apitype.Step{Op: "snapshot"}).Executed()
+	}
 	if !errors.Is(context.Cause(ctx), errMovedOn) {
 		return nil
 	}

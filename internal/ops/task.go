@@ -11,6 +11,7 @@ import (
 type Grants interface {
 	List() []grants.Grant
 	End(task string) []grants.Grant
+	Owner(session, page string) string
 }
 
 // TaskIDIn names a task.

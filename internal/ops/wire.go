@@ -91,13 +91,13 @@ func stateOut(s *action.ElementState) *StateOut {
 func evalOut(v []byte) *EvalOut { return &EvalOut{Value: json.RawMessage(v)} }
 
 func tabOf(t engine.TabInfo) wire.Tab {
-	return wire.Tab{ID: t.ID, Title: t.Title, URL: t.URL, Opener: t.Opener}
+	return wire.Tab{ID: t.ID, Title: t.Title, URL: t.URL, Opener: t.Opener, Crashed: t.Crashed}
 }
 
 func surfaceOf(s engine.Surface) wire.Surface {
 	return wire.Surface{ID: s.ID, Kind: s.Kind, ParentID: s.ParentID, Title: s.Title, URL: s.URL,
 		Capabilities:   wire.Capabilities{Snapshot: s.Capabilities.Snapshot, Interaction: s.Capabilities.Interaction, RendererEval: s.Capabilities.RendererEval},
-		OriginRelation: s.OriginRelation}
+		OriginRelation: s.OriginRelation, Crashed: s.Crashed}
 }
 
 func windowOf(w engine.Window) wire.Window {

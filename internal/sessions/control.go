@@ -14,11 +14,14 @@ type tabControl struct {
 	mode  string
 	epoch int64
 	moved chan struct{}
+	// crashed: the tab was handed to a person because its renderer
+	// crashed (until it is resumed).
+	crashed bool
 }
 
 // bump moves the epoch on and wakes those waiting on the old one.
 func (c *tabControl) bump(mode string) {
-	c.mode, c.epoch = mode, c.epoch+1
+	c.mode, c.epoch, c.crashed = mode, c.epoch+1, false
 	close(c.moved)
 	c.moved = make(chan struct{})
 }
@@ -47,6 +50,28 @@ func (s *Session) TakeOver(page string) int64 {
 		c.bump(ModeHuman)
 	}
 	return c.epoch
+}
+
+// CrashedOver hands a tab whose renderer crashed to a person, as TakeOver
+// does, and remembers why; it returns the new epoch.
+func (s *Session) CrashedOver(page string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.control(page)
+	if c.mode != ModeHuman {
+		c.bump(ModeHuman)
+	}
+	c.crashed = true
+	return c.epoch
+}
+
+// Crashed reports whether a tab is a person's because its renderer
+// crashed.
+func (s *Session) Crashed(page string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.tabs[page]
+	return c != nil && c.crashed
 }
 
 // Resume hands a tab back to the agents and returns its new epoch; a tab

@@ -42,6 +42,9 @@ type Config struct {
 	// Downloads gives each browser its download policy (nil: every
 	// download is saved); the session fills in where held ones wait.
 	Downloads func(session string, b *engine.Browser) engine.DownloadOptions
+	// Crashed hears of a tab's renderer crash (see engine.CrashHandler);
+	// nil leaves crashed tabs as they are.
+	Crashed func(ctx context.Context, s *Session, t *engine.Tab)
 }
 
 // Manager holds the named sessions. It is safe for concurrent use.
@@ -141,6 +144,16 @@ func (s *Session) FilesDir() string { return filepath.Join(s.dir, "files") }
 
 func (s *Session) downloadsDir() string { return filepath.Join(s.FilesDir(), "downloads") }
 
+// options are what every browser of the session is started with: the
+// session's id spaces and its crash handler.
+func (s *Session) options() []engine.Option {
+	opts := []engine.Option{engine.WithIDs(&s.ids)}
+	if h := s.cfg.Crashed; h != nil {
+		opts = append(opts, engine.WithCrashHandler(func(ctx context.Context, t *engine.Tab) { h(ctx, s, t) }))
+	}
+	return opts
+}
+
 // downloadOptions is a browser's download policy; downloads held for a
 // person's answer wait in the session's directory, outside its files.
 func (s *Session) downloadOptions(b *engine.Browser) engine.DownloadOptions {
@@ -220,7 +233,7 @@ func (s *Session) Browser(ctx context.Context) (*engine.Browser, error) {
 	b, err := engine.Launch(ctx, engine.LaunchOptions{
 		Binary: bin, ProfileDir: filepath.Join(s.dir, "profile"), Headed: s.cfg.Headed, Args: s.cfg.BrowserArgs,
 		Stderr: s.cfg.BrowserLog,
-	}, engine.WithIDs(&s.ids))
+	}, s.options()...)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +265,7 @@ func (s *Session) Attach(ctx context.Context, endpoint string) (*engine.Browser,
 	if s.browser != nil {
 		return nil, apitype.Errorf(apitype.BadInput, "session %q already has a browser; close it first or pick another session", s.name)
 	}
-	b, err := engine.Attach(ctx, endpoint, engine.WithIDs(&s.ids))
+	b, err := engine.Attach(ctx, endpoint, s.options()...)
 	if err != nil {
 		return nil, err
 	}

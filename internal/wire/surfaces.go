@@ -38,6 +38,8 @@ type Surface struct {
 	// OriginRelation is a frame's origin relative to its parent's
 	// (omitted for page roots, and while a frame's origin is unknown).
 	OriginRelation string `json:"originRelation,omitempty"`
+	// Crashed: the surface's renderer crashed.
+	Crashed bool `json:"crashed,omitempty"`
 }
 
 // Capabilities are what loupe can really do on a surface now.
@@ -89,6 +91,9 @@ func surfaceLine(s Surface, indent string) string {
 	}
 	if s.URL != "" {
 		line += " " + s.URL
+	}
+	if s.Crashed {
+		line += " [crashed]"
 	}
 	c := s.Capabilities
 	if !c.Snapshot || !c.Interaction || !c.RendererEval {
@@ -170,6 +175,12 @@ type Tab struct {
 	URL    string `json:"url"`
 	Active bool   `json:"active"`
 	Opener string `json:"opener,omitempty"` // the surface that opened it
+	// Owner is the task that owns the tab ("": shared).
+	Owner string `json:"owner,omitempty"`
+	// Mode is "human" while a person has the tab (omitted otherwise).
+	Mode string `json:"mode,omitempty"`
+	// Crashed: the tab's renderer crashed and it has not been reloaded.
+	Crashed bool `json:"crashed,omitempty"`
 }
 
 // TabsOut lists tabs.
@@ -189,6 +200,15 @@ func (o *TabsOut) Text() string {
 		fmt.Fprintf(&b, "%s %s %q %s", mark, t.ID, t.Title, t.URL)
 		if t.Opener != "" {
 			fmt.Fprintf(&b, " (opened by %s)", t.Opener)
+		}
+		if t.Owner != "" {
+			fmt.Fprintf(&b, " task %s", t.Owner)
+		}
+		if t.Mode != "" {
+			b.WriteString(" [" + t.Mode + "]")
+		}
+		if t.Crashed {
+			b.WriteString(" [crashed]")
 		}
 		b.WriteByte('\n')
 	}
