@@ -101,6 +101,19 @@ func TestEventStream(t *testing.T) {
 	}
 	page := ev.SurfaceID
 
+	var tab struct {
+		ID string `json:"id"`
+	}
+	e.okJSON(&tab, "tab", "new", srv.URL+"/")
+	if ev := s.next("tab.opened", nil); ev.SurfaceID != tab.ID {
+		t.Errorf("tab opened: %+v, want %s", ev, tab.ID)
+	}
+	e.ok("tab", "close", tab.ID)
+	if ev := s.next("tab.closed", nil); ev.SurfaceID != tab.ID || ev.URL != srv.URL+"/" {
+		t.Errorf("tab closed: %+v", ev)
+	}
+	e.ok("switch", page)
+
 	e.ok("takeover")
 	if ev := s.next("tab.taken_over", nil); ev.SurfaceID == "" || ev.Epoch != 1 {
 		t.Errorf("take-over: %+v", ev)

@@ -69,6 +69,7 @@ type Browser struct {
 	closing    bool                   // shutdown has begun: no new goroutines
 	waiters    map[string][]chan *Tab // target id → callers waiting for its tab
 	onCrash    CrashHandler           // set by WithCrashHandler; read-only after start
+	onTab      func(TabEvent)         // set by WithTabEvents; read-only after start
 }
 
 // Launch starts Chromium and returns the browser once its first tab is
@@ -268,6 +269,7 @@ func (b *Browser) onTargetEvent(ctx context.Context, ev cdp.Event) {
 		if !isNew {
 			return
 		}
+		b.tellTab(TabOpened, t, e.TargetInfo.URL, e.TargetInfo.Title)
 		go func() {
 			defer b.wg.Done()
 			t.setup(ctx, e.Waiting)
@@ -341,6 +343,8 @@ func (b *Browser) removeTab(targetID string) {
 	b.mu.Unlock()
 	if t != nil {
 		t.markClosed()
+		title, url := t.info()
+		b.tellTab(TabClosed, t, url, title)
 	}
 }
 

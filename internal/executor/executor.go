@@ -499,7 +499,16 @@ func (x *Executor) settle(ctx context.Context, c *call, e *apitype.Error) {
 			state = ledger.NotExecuted
 		}
 	}
-	x.events.Publish(events.Event{Kind: events.OpSettled, Session: c.write.Session, Task: c.write.Task, SurfaceID: c.write.Page,
+	page := c.write.Page
+	if page == "" && !c.op.NoBrowser && c.sess.Live() {
+		// The write started the browser: name the tab it acted in.
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		if t, err := c.env.Tab(tctx); err == nil {
+			page = t.PageID()
+		}
+		cancel()
+	}
+	x.events.Publish(events.Event{Kind: events.OpSettled, Session: c.write.Session, Task: c.write.Task, SurfaceID: page,
 		OperationID: c.write.ID, Op: c.write.Op, State: string(state), Unknown: state == ledger.Unknown, Code: code, Epoch: c.write.Epoch})
 }
 

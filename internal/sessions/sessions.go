@@ -147,7 +147,13 @@ func (s *Session) downloadsDir() string { return filepath.Join(s.FilesDir(), "do
 // options are what every browser of the session is started with: the
 // session's id spaces and its crash handler.
 func (s *Session) options() []engine.Option {
-	opts := []engine.Option{engine.WithIDs(&s.ids)}
+	opts := []engine.Option{engine.WithIDs(&s.ids), engine.WithTabEvents(func(e engine.TabEvent) {
+		kind := events.TabOpened
+		if e.Kind == engine.TabClosed {
+			kind = events.TabClosed
+		}
+		s.cfg.Events.Publish(events.Event{Kind: kind, Session: s.name, SurfaceID: e.SurfaceID, URL: e.URL, Title: e.Title})
+	})}
 	if h := s.cfg.Crashed; h != nil {
 		opts = append(opts, engine.WithCrashHandler(func(ctx context.Context, t *engine.Tab) { h(ctx, s, t) }))
 	}
