@@ -31,7 +31,8 @@ type event struct {
 	URL         string `json:"url"`
 }
 
-// eventStream runs `loupe events` and hands over its lines.
+// eventStream runs `loupe events --since 0` and hands over its lines:
+// the replay makes sure no event is missed while the stream connects.
 type eventStream struct {
 	t  *testing.T
 	ch chan event
@@ -40,7 +41,7 @@ type eventStream struct {
 func startEvents(t *testing.T, e *env, args ...string) *eventStream {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, loupeBin, append([]string{"events"}, args...)...)
+	cmd := exec.CommandContext(ctx, loupeBin, append([]string{"events", "--since", "0"}, args...)...)
 	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

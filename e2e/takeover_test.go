@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/cdp"
 )
 
 // TestTakeOverEndsQueuedAndRunningWrites: a person takes a tab over while
@@ -83,5 +86,73 @@ func TestTakeOverEndsQueuedAndRunningWrites(t *testing.T) {
 	}
 	if s, ok := states["queued-click"]; ok {
 		t.Errorf("ledger: the queued click, never sent, has a row: %q", s)
+	}
+}
+
+// TestPersonInputTakesOver: in a browser loupe attached to (as in a headed
+// one), trusted input that loupe did not send — a person's, here sent by
+// another DevTools client, as the window would — hands the tab to the
+// person at once; loupe's own clicks do not.
+func TestPersonInputTakesOver(t *testing.T) {
+	e := newEnv(t)
+	srv, clicks := countingPage(t, `<h1>Shop</h1><button onclick="fetch('/hit')">Buy</button>`)
+	_, endpoint := externalChromium(t)
+	e.ok("attach", "--cdp", endpoint)
+	e.ok("open", srv.URL+"/")
+	s := startEvents(t, e, "--kind", "tab.taken_over")
+	buy := `role=button[name="Buy"]`
+
+	// A person clicks in the page.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tr, err := cdp.DialWebsocket(ctx, endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := cdp.NewConn(tr)
+	defer conn.Close()
+	var targets struct {
+		TargetInfos []struct {
+			TargetID string `json:"targetId"`
+			Type     string `json:"type"`
+			URL      string `json:"url"`
+		} `json:"targetInfos"`
+	}
+	if err := conn.Browser().Call(ctx, "Target.getTargets", nil, &targets); err != nil {
+		t.Fatal(err)
+	}
+	var page string
+	for _, ti := range targets.TargetInfos {
+		if ti.Type == "page" && strings.HasPrefix(ti.URL, srv.URL) {
+			page = ti.TargetID
+		}
+	}
+	var att struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := conn.Browser().Call(ctx, "Target.attachToTarget", map[string]any{"targetId": page, "flatten": true}, &att); err != nil {
+		t.Fatal(err)
+	}
+	person := conn.Session(att.SessionID)
+	for _, typ := range []string{"mousePressed", "mouseReleased"} {
+		if err := person.Call(ctx, "Input.dispatchMouseEvent", map[string]any{"type": typ, "x": 300, "y": 300, "button": "left", "clickCount": 1}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ev := s.next("tab.taken_over", nil); ev.State != "person_input" || ev.Epoch != 1 {
+		t.Errorf("take-over by a person's input: %+v", ev)
+	}
+	r := e.run("--json", "click", buy)
+	if code, _, notExec := errorJSON(t, r); code != "HUMAN_CONTROL" || !notExec {
+		t.Errorf("an agent's click after the person's input: %s", r.stdout)
+	}
+
+	// Handed back, loupe's own clicks are its echo, not a person's.
+	e.ok("resume")
+	e.ok("click", buy)
+	e.ok("click", buy)
+	eventually(t, "loupe's clicks", func() bool { return clicks.Load() == 2 })
+	if got := e.ok("tabs"); strings.Contains(got, "[human]") {
+		t.Errorf("loupe's own clicks took the tab over: %s", got)
 	}
 }

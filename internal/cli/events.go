@@ -27,7 +27,7 @@ downloads; browsers gone; tasks ended. Every event has a sequence number
 ("seq"); a reader that falls behind gets a "dropped" event with the count.
 With --session, only that session's events (and those of no session).
 
-  --since SEQ    first replay the recent events after SEQ
+  --since SEQ    first replay the recent events after SEQ (0: all kept)
   --kind KINDS   only these kinds (` + kindList + `)
   --count N      exit after N events
 `
@@ -40,7 +40,7 @@ var kindList = strings.Join(kinds, ", ")
 
 // eventsVerb streams the daemon's events to stdout.
 func (c *cmd) eventsVerb(ctx context.Context, args []string) int {
-	var since, count int64
+	since, count := int64(-1), int64(0)
 	var want []string
 	for i := 0; i < len(args); i++ {
 		name, val, has := strings.Cut(args[i], "=")

@@ -142,14 +142,14 @@ func (c *Client) Shutdown(ctx context.Context) error {
 
 // Events streams the daemon's events: fn gets each line (one JSON event)
 // until ctx ends, fn fails, or the daemon goes (io.EOF). session "" is
-// every session's; since > 0 replays the kept events after that sequence
-// number first.
+// every session's; since >= 0 replays the kept events after that
+// sequence number first (0: all kept), since < 0 none.
 func (c *Client) Events(ctx context.Context, session string, since int64, fn func(line []byte) error) error {
 	q := url.Values{}
 	if session != "" {
 		q.Set("session", session)
 	}
-	if since > 0 {
+	if since >= 0 {
 		q.Set("since", strconv.FormatInt(since, 10))
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+apitype.Host+apitype.Prefix+"/events?"+q.Encode(), nil)

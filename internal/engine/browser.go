@@ -70,6 +70,7 @@ type Browser struct {
 	waiters    map[string][]chan *Tab // target id → callers waiting for its tab
 	onCrash    CrashHandler           // set by WithCrashHandler; read-only after start
 	onTab      func(TabEvent)         // set by WithTabEvents; read-only after start
+	onPerson   PersonHandler          // set by WithPersonInput; read-only after start
 }
 
 // Launch starts Chromium and returns the browser once its first tab is

@@ -104,6 +104,7 @@ var _ cdpproto.Session = Session{}
 // crashed, or pending when the crash is reported, returns at once with an
 // error wrapping ErrTabCrashed (the page's renderer) or ErrFrameCrashed.
 func (s Session) Call(ctx context.Context, method string, params, result any) error {
+	defer s.p.inputSent(method)()
 	inc := s.p.incarnationOf(s.Session)
 	if inc == nil {
 		return s.Session.Call(ctx, method, params, result)

@@ -95,6 +95,10 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 			AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: ptr(true), Filter: target.Filter{{Type: "iframe"}},
 		}},
 	}
+	if t.b.onPerson != nil {
+		calls = append(calls, personCalls()...)
+		s.Tap(func(ev cdp.Event) { t.onPersonEvent(s, ev) }, "Runtime.bindingCalled")
+	}
 	// The calls are independent (the target is paused until the last
 	// step), so they go out together: one round trip instead of eight.
 	errs := make([]error, len(calls)+1)

@@ -73,6 +73,13 @@ type pageState struct {
 	// the page's and its OOPIFs' (see crash.go).
 	incs     map[*cdp.Session]*incarnation
 	isClosed bool
+	// inputBusy counts loupe's input calls in flight; inputLast is when
+	// the last one ended (see person.go).
+	inputBusy int
+	inputLast time.Time
+	// persons and echoes count the trusted-input reports taken for a
+	// person's and for loupe's own echo (for tests and diagnostics).
+	persons, echoes int
 }
 
 func newTab(b *Browser, id string, info targetInfo, sess *cdp.Session) *Tab {

@@ -101,8 +101,9 @@ func (b *Bus) Publish(e Event) {
 }
 
 // Subscribe starts a subscription with room for buf unread events
-// (at least 16). since > 0 first replays the kept events after that
-// sequence number (a "dropped" event says how many are no longer kept).
+// (at least 16). since >= 0 first replays the kept events after that
+// sequence number (0: all kept; a "dropped" event says how many are no
+// longer kept); since < 0 replays none.
 func (b *Bus) Subscribe(buf int, since int64) *Sub {
 	if buf < 16 {
 		buf = 16
@@ -110,7 +111,7 @@ func (b *Bus) Subscribe(buf int, since int64) *Sub {
 	s := &Sub{bus: b, max: buf, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if since > 0 && since < b.seq {
+	if since >= 0 && since < b.seq {
 		first := b.seq - int64(len(b.recent)) + 1
 		if since+1 < first {
 			s.dropped = first - since - 1

@@ -9,7 +9,7 @@ import (
 
 func TestFanOutInOrder(t *testing.T) {
 	b := New()
-	s1, s2 := b.Subscribe(0, 0), b.Subscribe(0, 0)
+	s1, s2 := b.Subscribe(0, -1), b.Subscribe(0, -1)
 	defer s1.Close()
 	defer s2.Close()
 	b.Publish(Event{Kind: TabOpened, SurfaceID: "s1"})
@@ -25,7 +25,7 @@ func TestFanOutInOrder(t *testing.T) {
 
 func TestSlowSubscriberLosesOldestAndIsTold(t *testing.T) {
 	b := New()
-	s := b.Subscribe(16, 0)
+	s := b.Subscribe(16, -1)
 	defer s.Close()
 	for range 20 {
 		b.Publish(Event{Kind: OpSettled})
@@ -50,6 +50,9 @@ func TestSinceReplaysKeptEvents(t *testing.T) {
 		t.Fatalf("since a kept event: %d events, first %+v", len(got), got[0])
 	}
 	s.Close()
+	if all := b.Subscribe(4*ring, 0).Next(); all[0].Kind != Dropped || all[0].Count != 10 || len(all) != ring+1 {
+		t.Fatalf("since 0: %d events, first %+v", len(all), all[0])
+	}
 	s = b.Subscribe(2*ring, 3)
 	got = s.Next()
 	if got[0].Kind != Dropped || got[0].Count != 7 || got[1].Seq != 11 || len(got) != ring+1 {
@@ -60,7 +63,7 @@ func TestSinceReplaysKeptEvents(t *testing.T) {
 
 func TestPageTextIsCut(t *testing.T) {
 	b := New()
-	s := b.Subscribe(0, 0)
+	s := b.Subscribe(0, -1)
 	defer s.Close()
 	b.Publish(Event{Kind: TabOpened, Title: strings.Repeat("é", 1000), URL: "https://x/" + strings.Repeat("a", 5000)})
 	e := s.Next()[0]
@@ -74,7 +77,7 @@ func TestConcurrentPublishAndClose(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			s := b.Subscribe(0, 0)
+			s := b.Subscribe(0, -1)
 			for range 100 {
 				b.Publish(Event{Kind: OpSettled})
 				s.Next()

@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
+	"github.com/loupe-dev/loupe/internal/sessions"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
 
@@ -156,6 +158,19 @@ func (c control) TakeOver(page string) int64 {
 	c.q.takenOver(page)
 	c.q.events.Publish(events.Event{Kind: events.TabTakenOver, Session: c.session, SurfaceID: page, Epoch: e})
 	return e
+}
+
+// personInput hands a tab to the person whose own input loupe saw in it
+// (headed and attached browsers; see engine.WithPersonInput), as `loupe
+// takeover` would: at once, ending the agents' waiting and queued writes.
+func (x *Executor) personInput(s *sessions.Session, t *engine.Tab) {
+	page := t.PageID()
+	if mode, _ := s.Mode(page); mode == sessions.ModeHuman {
+		return
+	}
+	e := s.TakeOver(page)
+	x.waiting.takenOver(page)
+	x.events.Publish(events.Event{Kind: events.TabTakenOver, Session: s.Name(), SurfaceID: page, Epoch: e, State: "person_input"})
 }
 
 func (c control) Resume(page string) (int64, bool) {

@@ -107,11 +107,12 @@ func New(cfg Config) *Executor {
 	var x *Executor
 	downloads := func(session string, b *engine.Browser) engine.DownloadOptions { return x.downloadPolicy(session, b) }
 	crashed := func(ctx context.Context, s *sessions.Session, t *engine.Tab) { x.crashed(ctx, s, t) }
+	person := func(_ context.Context, s *sessions.Session, t *engine.Tab) { x.personInput(s, t) }
 	x = &Executor{
 		reg: cfg.Registry,
 		sessions: sessions.New(sessions.Config{
 			Home: cfg.Home, Chromium: cfg.Chromium, Headed: cfg.Headed, BrowserArgs: cfg.BrowserArgs, BrowserLog: cfg.BrowserLog,
-			Events: cfg.Events, Downloads: downloads, Crashed: crashed,
+			Events: cfg.Events, Downloads: downloads, Crashed: crashed, Person: person,
 		}),
 		events: cfg.Events,
 		policy: cfg.Policy, ledger: cfg.Ledger, gate: cfg.Gate, store: cfg.Store,

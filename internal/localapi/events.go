@@ -16,11 +16,11 @@ const streamWrite = 10 * time.Second
 // events streams the executor's events as NDJSON, one event a line, until
 // the client goes or the daemon shuts down. ?session=S keeps that
 // session's events (and those of no session); ?since=SEQ first replays
-// the kept events after SEQ.
+// the kept events after SEQ (0: all that are kept).
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	session := q.Get("session")
-	var since int64
+	since := int64(-1)
 	if v := q.Get("since"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {

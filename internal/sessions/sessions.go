@@ -45,6 +45,10 @@ type Config struct {
 	// Crashed hears of a tab's renderer crash (see engine.CrashHandler);
 	// nil leaves crashed tabs as they are.
 	Crashed func(ctx context.Context, s *Session, t *engine.Tab)
+	// Person hears of a person's own input in a tab (see
+	// engine.WithPersonInput) — in headed browsers and attached ones,
+	// where a person can give any; nil watches for none.
+	Person func(ctx context.Context, s *Session, t *engine.Tab)
 }
 
 // Manager holds the named sessions. It is safe for concurrent use.
@@ -145,8 +149,9 @@ func (s *Session) FilesDir() string { return filepath.Join(s.dir, "files") }
 func (s *Session) downloadsDir() string { return filepath.Join(s.FilesDir(), "downloads") }
 
 // options are what every browser of the session is started with: the
-// session's id spaces and its crash handler.
-func (s *Session) options() []engine.Option {
+// session's id spaces, its tab and crash handlers and, where a person
+// may give input (watchPerson), the watch for it.
+func (s *Session) options(watchPerson bool) []engine.Option {
 	opts := []engine.Option{engine.WithIDs(&s.ids), engine.WithTabEvents(func(e engine.TabEvent) {
 		kind := events.TabOpened
 		if e.Kind == engine.TabClosed {
@@ -156,6 +161,9 @@ func (s *Session) options() []engine.Option {
 	})}
 	if h := s.cfg.Crashed; h != nil {
 		opts = append(opts, engine.WithCrashHandler(func(ctx context.Context, t *engine.Tab) { h(ctx, s, t) }))
+	}
+	if h := s.cfg.Person; h != nil && watchPerson {
+		opts = append(opts, engine.WithPersonInput(func(ctx context.Context, t *engine.Tab) { h(ctx, s, t) }))
 	}
 	return opts
 }
@@ -239,7 +247,7 @@ func (s *Session) Browser(ctx context.Context) (*engine.Browser, error) {
 	b, err := engine.Launch(ctx, engine.LaunchOptions{
 		Binary: bin, ProfileDir: filepath.Join(s.dir, "profile"), Headed: s.cfg.Headed, Args: s.cfg.BrowserArgs,
 		Stderr: s.cfg.BrowserLog,
-	}, s.options()...)
+	}, s.options(s.cfg.Headed)...)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +279,7 @@ func (s *Session) Attach(ctx context.Context, endpoint string) (*engine.Browser,
 	if s.browser != nil {
 		return nil, apitype.Errorf(apitype.BadInput, "session %q already has a browser; close it first or pick another session", s.name)
 	}
-	b, err := engine.Attach(ctx, endpoint, s.options()...)
+	b, err := engine.Attach(ctx, endpoint, s.options(true)...)
 	if err != nil {
 		return nil, err
 	}
