@@ -124,4 +124,3 @@ func (t *Tab) onPersonEvent(s *cdp.Session, ev cdp.Event) {
 		h(b.bg, t.tab)
 	}()
 }
-
