@@ -65,7 +65,6 @@ type Browser struct {
 	electron   bool            // the browser is an Electron app
 	classes    map[string]Classification
 	classifier Classifier
-	dl         *downloads             // nil until EnableDownloads
 	closing    bool                   // shutdown has begun: no new goroutines
 	waiters    map[string][]chan *Tab // target id → callers waiting for its tab
 	onCrash    CrashHandler           // set by WithCrashHandler; read-only after start
@@ -214,7 +213,6 @@ func (b *Browser) Close(ctx context.Context) error {
 	if b.proc != nil {
 		err = b.proc.Stop(ctx)
 	} else {
-		b.restoreDownloads(ctx)
 		err = b.conn.Close()
 	}
 	b.shutdown()

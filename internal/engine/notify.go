@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/loupe-dev/loupe/internal/cdp"
+
 // Kinds of TabEvent.
 const (
 	TabOpened = "opened"
@@ -23,4 +25,28 @@ func (b *Browser) tellTab(kind string, t *Tab, url, title string) {
 	if b.onTab != nil {
 		b.onTab(TabEvent{Kind: kind, SurfaceID: t.ID, URL: url, Title: title})
 	}
+}
+
+// BrowserSession is the browser-level protocol session (for the domains
+// that belong to the browser, not a page: downloads).
+func (b *Browser) BrowserSession() *cdp.Session { return b.conn.Browser() }
+
+// FrameSurface finds the surface of a frame in any page, and that page's
+// address ("" when no page has the frame).
+func (b *Browser) FrameSurface(frameID string) (surface, pageURL string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, t := range b.byTarget {
+		t.mu.Lock()
+		_, ok := t.frames[frameID]
+		s := ""
+		if ok {
+			s = t.surfaceOf(frameID)
+		}
+		t.mu.Unlock()
+		if s != "" {
+			return s, t.URL()
+		}
+	}
+	return "", ""
 }

@@ -385,22 +385,15 @@ func (b *Browser) Features() map[string]bool {
 // changed: compare one taken before with one taken after. It makes no
 // protocol call.
 type Status struct {
-	Pages     []string `json:"pages"`     // live page roots, in order
-	Dialogs   int64    `json:"dialogs"`   // dialogs seen so far
-	Downloads int64    `json:"downloads"` // downloads begun so far
+	Pages   []string `json:"pages"`   // live page roots, in order
+	Dialogs int64    `json:"dialogs"` // dialogs seen so far
 }
 
 // Status reports the session's status now.
 func (b *Browser) Status() Status {
 	b.mu.Lock()
 	s := Status{Pages: slices.Clone(b.order)}
-	d := b.dl
 	b.mu.Unlock()
 	s.Dialogs = b.events.DialogCount()
-	if d != nil {
-		d.mu.Lock()
-		s.Downloads = d.seq
-		d.mu.Unlock()
-	}
 	return s
 }

@@ -1,10 +1,11 @@
 package executor
 
 import (
-	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
+	"github.com/loupe-dev/loupe/internal/sessions"
 )
 
 // downloadPolicy is the download policy of one session's browser: the
@@ -14,11 +15,12 @@ import (
 // session's files — downloading, but not where an agent can read it —
 // until a person approves (then it is filed in files/downloads) or denies
 // it, the approval times out, or the tab is taken over.
-func (x *Executor) downloadPolicy(session string, b *engine.Browser) engine.DownloadOptions {
-	return engine.DownloadOptions{
-		Gate: func(d engine.Download) engine.DownloadDecision {
+func (x *Executor) downloadPolicy(s *sessions.Session) download.Options {
+	session := s.Name()
+	return download.Options{
+		Gate: func(dl *download.Tracker, d download.Download) download.Decision {
 			if x.rules == nil {
-				return engine.DownloadAllow
+				return download.Allow
 			}
 			origin := originOf(d.PageURL)
 			if origin == "" {
@@ -27,20 +29,20 @@ func (x *Executor) downloadPolicy(session string, b *engine.Browser) engine.Down
 			dec, rule := x.rules.Decide("download", string(ops.ActDownload), origin)
 			switch dec {
 			case policy.Deny:
-				return engine.DownloadDeny
+				return download.Deny
 			case policy.Ask:
 				w := Write{Op: "download", Action: ops.ActDownload, Session: session, Surface: d.SurfaceID, Page: d.SurfaceID,
 					Origin: origin, Digest: digest("download", d.URL)}
 				timeout := x.rules.ApprovalTimeout()
 				x.bgWork.Go(func() {
 					_, err := x.waiting.ask(x.bg, w, timeout, ruleName(rule))
-					_, _ = b.ReleaseDownload(d.ID, err == nil) // the browser may have gone: then nothing is kept
+					_, _ = dl.Release(d.ID, err == nil) // the browser may have gone: then nothing is kept
 				})
-				return engine.DownloadHold
+				return download.Hold
 			}
-			return engine.DownloadAllow
+			return download.Allow
 		},
-		Notify: func(d engine.Download) {
+		Notify: func(d download.Download) {
 			kind := events.DownloadDone
 			switch d.State {
 			case "in_progress":

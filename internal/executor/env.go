@@ -9,6 +9,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
 	"github.com/loupe-dev/loupe/internal/sessions"
@@ -28,6 +29,8 @@ func (e *env) Control() ops.Control {
 }
 
 func (e *env) Approvals() ops.Approvals { return &e.x.waiting }
+
+func (e *env) Downloads() (*download.Tracker, error) { return e.s.Downloads() }
 
 func (e *env) Grants() ops.Grants { return taskEnder{e.x.grants, e.x.events} }
 

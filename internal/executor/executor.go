@@ -22,6 +22,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/grants"
 	"github.com/loupe-dev/loupe/internal/ledger"
@@ -105,7 +106,7 @@ func New(cfg Config) *Executor {
 		cfg.Events = events.New()
 	}
 	var x *Executor
-	downloads := func(session string, b *engine.Browser) engine.DownloadOptions { return x.downloadPolicy(session, b) }
+	downloads := func(s *sessions.Session) download.Options { return x.downloadPolicy(s) }
 	crashed := func(ctx context.Context, s *sessions.Session, t *engine.Tab) { x.crashed(ctx, s, t) }
 	person := func(_ context.Context, s *sessions.Session, t *engine.Tab) { x.personInput(s, t) }
 	x = &Executor{

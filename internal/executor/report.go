@@ -28,6 +28,7 @@ const (
 type state struct {
 	surface, url string
 	st           engine.Status
+	downloads    int64 // begun so far
 	// none: there was no browser before the write (the pages it brings up
 	// are not "opened" by it).
 	none bool
@@ -46,6 +47,9 @@ func (x *Executor) state(ctx context.Context, c *call) *state {
 		return nil
 	}
 	s := &state{surface: c.client.Current(), st: b.Status()}
+	if dl, err := c.sess.Downloads(); err == nil {
+		s.downloads = dl.Count()
+	}
 	if s.surface != "" {
 		if t, err := b.Tab(ctx, s.surface); err == nil {
 			s.url = t.URL()
@@ -98,7 +102,7 @@ func (x *Executor) report(ctx context.Context, c *call, before *state, o *apityp
 			}
 		}
 	}
-	r.DownloadsStarted = int(after.st.Downloads - before.st.Downloads)
+	r.DownloadsStarted = int(after.downloads - before.downloads)
 	if after.surface == "" || !o.Diff && !o.Snapshot {
 		return r
 	}

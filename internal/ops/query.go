@@ -55,7 +55,10 @@ func findOps() []*Op {
 			}).mcp(Tool{Name: "browser_query", Core: true, Desc: "Find elements by role, name or text (in a container or a ref's frame); lists each match with its ref and says when ambiguous."}),
 		define("downloads", "list the session's downloads, or wait for one to finish", Read, navTimeout,
 			func(ctx context.Context, env Env, in *DownloadsIn) (*DownloadsOut, error) {
-				b, err := env.Browser(ctx)
+				if _, err := env.Browser(ctx); err != nil {
+					return nil, err
+				}
+				dl, err := env.Downloads()
 				if err != nil {
 					return nil, err
 				}
@@ -66,18 +69,14 @@ func findOps() []*Op {
 					defer cancel()
 				}
 				if in.Wait {
-					d, err := b.WaitDownload(ctx)
+					d, err := dl.Wait(ctx)
 					if err != nil {
 						return nil, err
 					}
-					w := download(*d)
+					w := downloadOf(*d)
 					out.Finished = &w
 				}
-				ds, err := b.Downloads()
-				if err != nil {
-					return nil, err
-				}
-				out.Downloads = mapSlice(ds, download)
+				out.Downloads = mapSlice(dl.List(), downloadOf)
 				return out, nil
 			}).sessionWide().mcp(Tool{Name: "browser_download", Desc: "List downloads, or wait for one to finish; files land in the session's files/downloads."}),
 	}

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/policy"
 )
 
@@ -76,6 +77,9 @@ type Env interface {
 	Approvals() Approvals
 	// Grants are the tasks' grants.
 	Grants() Grants
+	// Downloads are the downloads of the session's browser (an error
+	// when it has none).
+	Downloads() (*download.Tracker, error)
 	// Rules is the approval policy (an error when the process keeps none).
 	Rules() (*policy.Policy, error)
 	// FilePath resolves a name inside the session's files directory; any

@@ -29,6 +29,9 @@ func surfaceOps() []*Op {
 					return nil, err
 				}
 				s := statusOut(b.Status())
+				if dl, err := env.Downloads(); err == nil {
+					s.Downloads = dl.Count()
+				}
 				s.Active, s.URL = env.Current(), ""
 				if t, err := b.Tab(ctx, s.Active); s.Active != "" && err == nil {
 					s.URL = t.URL()

@@ -6,6 +6,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
+	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/engine/eventlog"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/wire"
@@ -105,7 +106,7 @@ func windowOf(w engine.Window) wire.Window {
 }
 
 func statusOut(s engine.Status) *StatusOut {
-	return &StatusOut{Pages: mapSlice(s.Pages, func(p string) string { return p }), Dialogs: s.Dialogs, Downloads: s.Downloads}
+	return &StatusOut{Pages: mapSlice(s.Pages, func(p string) string { return p }), Dialogs: s.Dialogs}
 }
 
 func consoleRecord(r eventlog.ConsoleRecord) wire.ConsoleRecord {
@@ -126,7 +127,7 @@ func dialogPolicy(p eventlog.DialogPolicy) wire.DialogPolicy {
 	return wire.DialogPolicy{Mode: p.Mode, PromptText: p.PromptText}
 }
 
-func download(d engine.Download) wire.Download {
+func downloadOf(d download.Download) wire.Download {
 	return wire.Download{Seq: d.Seq, ID: d.ID, SurfaceID: d.SurfaceID, URL: d.URL, Filename: d.Filename, Path: d.Path,
 		State: d.State, Bytes: d.Bytes, Total: d.Total, Started: d.Started, Finished: d.Finished}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/chromium"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/events"
 )
 
@@ -41,7 +42,7 @@ type Config struct {
 	Events *events.Bus
 	// Downloads gives each browser its download policy (nil: every
 	// download is saved); the session fills in where held ones wait.
-	Downloads func(session string, b *engine.Browser) engine.DownloadOptions
+	Downloads func(s *Session) download.Options
 	// Crashed hears of a tab's renderer crash (see engine.CrashHandler);
 	// nil leaves crashed tabs as they are.
 	Crashed func(ctx context.Context, s *Session, t *engine.Tab)
@@ -128,6 +129,7 @@ type Session struct {
 
 	mu      sync.Mutex
 	browser *engine.Browser
+	dl      *download.Tracker // the browser's downloads
 	clients map[string]*Client
 	// ids number the session's surfaces and refs across all its
 	// browsers: a new browser never reissues an id or a ref.
@@ -168,15 +170,52 @@ func (s *Session) options(watchPerson bool) []engine.Option {
 	return opts
 }
 
-// downloadOptions is a browser's download policy; downloads held for a
-// person's answer wait in the session's directory, outside its files.
-func (s *Session) downloadOptions(b *engine.Browser) engine.DownloadOptions {
-	var o engine.DownloadOptions
+// trackDownloads starts tracking a new browser's downloads, by the
+// session's download policy; downloads held for a person's answer wait in
+// the session's directory, outside its files. Caller holds s.mu.
+func (s *Session) trackDownloads(ctx context.Context, b *engine.Browser) error {
+	var o download.Options
 	if s.cfg.Downloads != nil {
-		o = s.cfg.Downloads(s.name, b)
+		o = s.cfg.Downloads(s)
 	}
 	o.HoldDir = filepath.Join(s.dir, "held")
-	return o
+	dl, err := download.Track(ctx, b, s.downloadsDir(), o)
+	if err != nil {
+		return err
+	}
+	s.dl = dl
+	return nil
+}
+
+// Downloads is the download tracker of the session's browser.
+func (s *Session) Downloads() (*download.Tracker, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dl == nil {
+		return nil, apitype.Errorf(apitype.TransportUnsupported, "the session has no browser whose downloads are tracked")
+	}
+	return s.dl, nil
+}
+
+// end takes the session's browser and download tracker away (caller holds
+// s.mu); finish closes them, without the lock.
+func (s *Session) end() (finish func(ctx context.Context) error) {
+	b, dl := s.browser, s.dl
+	s.browser, s.dl = nil, nil
+	s.forgetClients()
+	return func(ctx context.Context) error {
+		if b == nil {
+			return nil
+		}
+		if dl != nil && !b.Launched() {
+			dl.Restore(ctx) // an attached browser gets its own behaviour back
+		}
+		err := b.Close(ctx)
+		if dl != nil {
+			dl.Close()
+		}
+		return err
+	}
 }
 
 // Live reports whether the session has a browser now that has not gone.
@@ -226,11 +265,9 @@ func (s *Session) Browser(ctx context.Context) (*engine.Browser, error) {
 			// It died since the last call. Say so once, to this caller,
 			// rather than start another under it: the page it was working
 			// on, and its refs, are gone. The next call starts afresh.
-			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			_ = b.Close(cctx)
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			_ = s.end()(cctx)
 			cancel()
-			s.browser = nil
-			s.forgetClients()
 			return nil, apitype.Errorf(apitype.BrowserGone, "the session's browser has exited since the last call; nothing was sent to it").
 				Fix("run the call again to start a new browser, then take a snapshot ({1}): the old pages and refs are gone", apitype.Step{Op: "snapshot"})
 		default:
@@ -251,7 +288,7 @@ func (s *Session) Browser(ctx context.Context) (*engine.Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := b.EnableDownloads(ctx, s.downloadsDir(), s.downloadOptions(b)); err != nil {
+	if err := s.trackDownloads(ctx, b); err != nil {
 		_ = b.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
@@ -287,7 +324,7 @@ func (s *Session) Attach(ctx context.Context, endpoint string) (*engine.Browser,
 		_ = b.Close(ctx)
 		return nil, err
 	}
-	if err := b.EnableDownloads(ctx, s.downloadsDir(), s.downloadOptions(b)); err != nil {
+	if err := s.trackDownloads(ctx, b); err != nil {
 		_ = b.Close(ctx)
 		return nil, err
 	}
@@ -304,9 +341,7 @@ func (s *Session) Close(ctx context.Context) (bool, error) {
 	if s.browser == nil {
 		return false, nil
 	}
-	err := s.browser.Close(ctx)
-	s.browser = nil
-	s.forgetClients()
+	err := s.end()(ctx)
 	// The daemon lives long and is mostly idle between sessions: hand the
 	// memory of the session's last snapshots back to the system now.
 	debug.FreeOSMemory()
@@ -316,13 +351,9 @@ func (s *Session) Close(ctx context.Context) (bool, error) {
 // Drop discards a browser that has gone (BROWSER_GONE).
 func (s *Session) Drop() {
 	s.mu.Lock()
-	b := s.browser
-	s.browser = nil
-	s.forgetClients()
+	finish := s.end()
 	s.mu.Unlock()
-	if b != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = b.Close(ctx)
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = finish(ctx)
 }

@@ -1,4 +1,4 @@
-package engine_test
+package download_test
 
 import (
 	"context"
@@ -8,22 +8,32 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
-	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/action"
+	"github.com/loupe-dev/loupe/internal/engine/download"
+	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/testpages"
+)
+
+func TestMain(m *testing.M) { os.Exit(enginetest.Main(m)) }
+
+var (
+	ctxT       = enginetest.Ctx
+	snap       = enginetest.Snap
+	ref        = enginetest.Ref
+	codeOf     = enginetest.CodeOf
+	ownBrowser = enginetest.OwnBrowser
 )
 
 func TestDownloads(t *testing.T) {
 	a := testpages.Start(t, "127.0.0.1")
 	b := ownBrowser(t)
-	if _, err := b.Downloads(); codeOf(err) != apitype.TransportUnsupported {
-		t.Fatalf("downloads before they are enabled: %v", err)
-	}
 	dir := filepath.Join(t.TempDir(), "downloads")
-	if err := b.EnableDownloads(ctxT(t), dir, engine.DownloadOptions{}); err != nil {
+	dl, err := download.Track(ctxT(t), b, dir, download.Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer dl.Close()
 	tab, _ := b.Tab(ctxT(t), "")
 	if _, err := nav.Navigate(ctxT(t), tab, a.Page("download.html")); err != nil {
 		t.Fatal(err)
@@ -33,7 +43,7 @@ func TestDownloads(t *testing.T) {
 		if _, err := action.Click(ctxT(t), tab, link, action.ClickOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		d, err := b.WaitDownload(ctxT(t))
+		d, err := dl.Wait(ctxT(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +58,7 @@ func TestDownloads(t *testing.T) {
 			t.Fatalf("downloaded file: %q %v", data, err)
 		}
 	}
-	list, _ := b.Downloads()
+	list := dl.List()
 	if len(list) != 2 || list[0].Seq >= list[1].Seq {
 		t.Fatalf("downloads list: %+v", list)
 	}
@@ -56,7 +66,7 @@ func TestDownloads(t *testing.T) {
 	// times out.
 	short, cancel := context.WithTimeout(ctxT(t), 300*time.Millisecond)
 	defer cancel()
-	if _, err := b.WaitDownload(short); codeOf(err) != apitype.Timeout {
+	if _, err := dl.Wait(short); codeOf(err) != apitype.Timeout {
 		t.Fatalf("wait with every download returned: %v", err)
 	}
 }
@@ -70,25 +80,26 @@ func TestDownloadPolicy(t *testing.T) {
 	b := ownBrowser(t)
 	root := t.TempDir()
 	dir, hold := filepath.Join(root, "downloads"), filepath.Join(root, "held")
-	decisions := make(chan engine.DownloadDecision, 4)
-	told := make(chan engine.Download, 16)
-	err := b.EnableDownloads(ctxT(t), dir, engine.DownloadOptions{HoldDir: hold,
-		Gate: func(d engine.Download) engine.DownloadDecision {
+	decisions := make(chan download.Decision, 4)
+	told := make(chan download.Download, 16)
+	dl, err := download.Track(ctxT(t), b, dir, download.Options{HoldDir: hold,
+		Gate: func(_ *download.Tracker, d download.Download) download.Decision {
 			if d.PageURL != a.Page("download.html") {
 				t.Errorf("the gate saw page %q", d.PageURL)
 			}
 			return <-decisions
 		},
-		Notify: func(d engine.Download) { told <- d }})
+		Notify: func(d download.Download) { told <- d }})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer dl.Close()
 	tab, _ := b.Tab(ctxT(t), "")
 	if _, err := nav.Navigate(ctxT(t), tab, a.Page("download.html")); err != nil {
 		t.Fatal(err)
 	}
 	link := ref(t, snap(t, tab), "link", "Download report")
-	start := func(dec engine.DownloadDecision) {
+	start := func(dec download.Decision) {
 		decisions <- dec
 		if _, err := action.Click(ctxT(t), tab, link, action.ClickOptions{}); err != nil {
 			t.Fatal(err)
@@ -99,8 +110,8 @@ func TestDownloadPolicy(t *testing.T) {
 		return len(list)
 	}
 
-	start(engine.DownloadDeny)
-	d, err := b.WaitDownload(ctxT(t))
+	start(download.Deny)
+	d, err := dl.Wait(ctxT(t))
 	if err != nil || d.State != "denied" || d.Path != "" {
 		t.Fatalf("denied download: %+v %v", d, err)
 	}
@@ -108,8 +119,8 @@ func TestDownloadPolicy(t *testing.T) {
 		t.Errorf("notified: %+v", begun)
 	}
 
-	start(engine.DownloadHold)
-	var held engine.Download
+	start(download.Hold)
+	var held download.Download
 	for held.State != "held" { // the listener's events are the wait
 		select {
 		case held = <-told:
@@ -120,19 +131,19 @@ func TestDownloadPolicy(t *testing.T) {
 	if entries(hold) != 1 {
 		t.Fatalf("the held file is not in the hold directory")
 	}
-	got, err := b.ReleaseDownload(held.ID, true)
+	got, err := dl.Release(held.ID, true)
 	if err != nil || got.State != "completed" || got.Path != filepath.Join(dir, "report.txt") {
 		t.Fatalf("released: %+v %v", got, err)
 	}
 	if data, _ := os.ReadFile(got.Path); string(data) != "quarterly report\n" || entries(hold) != 0 {
 		t.Fatalf("released file %q, %d left held", data, entries(hold))
 	}
-	if _, err := b.ReleaseDownload(held.ID, true); err == nil {
+	if _, err := dl.Release(held.ID, true); err == nil {
 		t.Error("a download released twice")
 	}
 
-	start(engine.DownloadHold)
-	held = engine.Download{}
+	start(download.Hold)
+	held = download.Download{}
 	for held.State != "held" {
 		select {
 		case held = <-told:
@@ -140,7 +151,7 @@ func TestDownloadPolicy(t *testing.T) {
 			t.Fatal("the second held download never completed")
 		}
 	}
-	if got, err := b.ReleaseDownload(held.ID, false); err != nil || got.State != "denied" || entries(hold) != 0 {
+	if got, err := dl.Release(held.ID, false); err != nil || got.State != "denied" || entries(hold) != 0 {
 		t.Fatalf("refused: %+v %v, %d left held", got, err, entries(hold))
 	}
 	// The denied ones left nothing behind in the directory.

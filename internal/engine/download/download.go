@@ -1,4 +1,10 @@
-package engine
+// Package download tracks the downloads of a session's browser: Chromium
+// saves each under its guid in the session's downloads directory
+// (allowAndName); loupe files a completed one under its suggested name,
+// made unique — unless the download policy holds it (it then waits in a
+// hold directory, out of the agent's reach, until a person releases or
+// refuses it) or denies it (cancelled, nothing kept).
+package download
 
 import (
 	"context"
@@ -13,6 +19,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/cdp"
+	"github.com/loupe-dev/loupe/internal/engine"
 )
 
 // Download is one file the browser downloaded (or is downloading).
@@ -36,23 +43,24 @@ type Download struct {
 	waited bool // returned by WaitDownload already
 	// decision is the gate's or a person's answer: allow, deny, or hold
 	// (waiting for Release).
-	decision DownloadDecision
+	decision Decision
 }
 
-// DownloadDecision is what the download policy says of a download.
-type DownloadDecision int
+// Decision is what the download policy says of a download.
+type Decision int
 
 const (
-	DownloadAllow DownloadDecision = iota // save it
-	DownloadDeny                          // cancel it, keep nothing
-	DownloadHold                          // keep it out of reach until Release
+	Allow Decision = iota // save it
+	Deny                  // cancel it, keep nothing
+	Hold                  // keep it out of reach until Release
 )
 
-// DownloadOptions are the session's download policy and listener.
-type DownloadOptions struct {
+// Options are the session's download policy and listener.
+type Options struct {
 	// Gate decides each download as it begins (nil: allow all). It runs
-	// on the connection's reader: it must not block.
-	Gate func(Download) DownloadDecision
+	// on the connection's reader: it must not block; a held download is
+	// answered later with t.Release.
+	Gate func(t *Tracker, d Download) Decision
 	// HoldDir is where a held download waits once complete, out of the
 	// agent's files; needed with Gate.
 	HoldDir string
@@ -62,56 +70,59 @@ type DownloadOptions struct {
 	Notify func(Download)
 }
 
-// downloads tracks the session's downloads. Chromium saves each under its
-// guid (allowAndName); when one completes it is renamed to its suggested
-// file name, made unique in the directory — unless the policy holds it: it
-// is then moved to the hold directory, out of the agent's reach, until a
-// person releases or refuses it.
-type downloads struct {
+// Tracker tracks one browser's downloads. It is safe for concurrent use.
+type Tracker struct {
 	dir string
-	opt DownloadOptions
+	opt Options
 	bs  *cdp.Session
+	b   *engine.Browser
 
 	mu      sync.Mutex
 	seq     int64
 	list    []*Download
 	byID    map[string]*Download
 	changed chan struct{} // closed and replaced on every change
+	wg      sync.WaitGroup
+	stop    func()
 }
 
 const maxDownloads = 500
 
-// EnableDownloads makes the browser save downloads into dir (created 0700)
-// and tracks them. Call it once, after Launch or Attach; an attached
-// browser gets its default behaviour back when the session closes.
-func (b *Browser) EnableDownloads(ctx context.Context, dir string, opt DownloadOptions) error {
+// Track makes the browser save downloads into dir (created 0700) and
+// tracks them until Close. Call it once, after Launch or Attach; give an
+// attached browser its default behaviour back with Restore before
+// detaching.
+func Track(ctx context.Context, b *engine.Browser, dir string, opt Options) (*Tracker, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
+		return nil, err
 	}
-	bs := b.conn.Browser()
-	d := &downloads{dir: dir, opt: opt, bs: bs, byID: map[string]*Download{}, changed: make(chan struct{})}
+	bs := b.BrowserSession()
+	d := &Tracker{dir: dir, opt: opt, bs: bs, b: b, byID: map[string]*Download{}, changed: make(chan struct{})}
 	events, cancel := bs.Listen("Browser.downloadWillBegin", "Browser.downloadProgress")
 	if err := bs.Call(ctx, "Browser.setDownloadBehavior", map[string]any{
 		"behavior": "allowAndName", "downloadPath": dir, "eventsEnabled": true,
 	}, nil); err != nil {
 		cancel()
-		return err
+		return nil, err
 	}
-	b.mu.Lock()
-	b.dl = d
-	b.mu.Unlock()
-	b.wg.Add(1)
+	d.stop = cancel
+	d.wg.Add(1)
 	go func() {
-		defer b.wg.Done()
-		defer cancel()
-		for ev := range events {
-			b.onDownload(d, ev)
+		defer d.wg.Done()
+		for ev := range events { // ends with the connection, or Close
+			d.onEvent(ev)
 		}
 	}()
-	return nil
+	return d, nil
 }
 
-func (b *Browser) onDownload(d *downloads, ev cdp.Event) {
+// Close stops tracking and waits for the tracker's goroutines.
+func (d *Tracker) Close() {
+	d.stop()
+	d.wg.Wait()
+}
+
+func (d *Tracker) onEvent(ev cdp.Event) {
 	var e struct {
 		GUID              string `json:"guid"`
 		FrameID           string `json:"frameId"`
@@ -126,7 +137,7 @@ func (b *Browser) onDownload(d *downloads, ev cdp.Event) {
 	}
 	surface, page := "", ""
 	if ev.Method == "Browser.downloadWillBegin" && e.FrameID != "" {
-		surface, page = b.surfaceOfFrame(e.FrameID)
+		surface, page = d.b.FrameSurface(e.FrameID)
 	}
 	var told *Download // a copy for Notify, outside d.mu
 	d.mu.Lock()
@@ -151,10 +162,10 @@ func (b *Browser) onDownload(d *downloads, ev cdp.Event) {
 		}
 		d.list = append(d.list, r)
 		if d.opt.Gate != nil {
-			r.decision = d.opt.Gate(*r)
+			r.decision = d.opt.Gate(d, *r)
 		}
-		if r.decision == DownloadDeny {
-			d.deny(b, r)
+		if r.decision == Deny {
+			d.deny(r)
 		}
 		c := *r
 		told = &c
@@ -182,18 +193,18 @@ func (b *Browser) onDownload(d *downloads, ev cdp.Event) {
 	d.changedLocked()
 }
 
-func (d *downloads) changedLocked() {
+func (d *Tracker) changedLocked() {
 	close(d.changed)
 	d.changed = make(chan struct{})
 }
 
 // settle files a completed download by its decision: placed in the
 // directory, held out of reach, or removed. Caller holds d.mu.
-func (d *downloads) settle(r *Download) {
+func (d *Tracker) settle(r *Download) {
 	switch r.decision {
-	case DownloadAllow:
+	case Allow:
 		r.State, r.Path = "completed", d.place(filepath.Join(d.dir, r.ID), r.Filename)
-	case DownloadHold:
+	case Hold:
 		r.State = "held"
 		from, to := filepath.Join(d.dir, r.ID), filepath.Join(d.opt.HoldDir, r.ID)
 		if os.MkdirAll(d.opt.HoldDir, 0o700) != nil || os.Rename(from, to) != nil {
@@ -207,12 +218,12 @@ func (d *downloads) settle(r *Download) {
 
 // deny cancels a download in flight; what it wrote is removed when it
 // ends. Caller holds d.mu.
-func (d *downloads) deny(b *Browser, r *Download) {
-	r.decision, r.State, r.Finished = DownloadDeny, "denied", time.Now()
+func (d *Tracker) deny(r *Download) {
+	r.decision, r.State, r.Finished = Deny, "denied", time.Now()
 	guid, dir := r.ID, d.dir
-	b.wg.Add(1)
+	d.wg.Add(1)
 	go func() {
-		defer b.wg.Done()
+		defer d.wg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = d.bs.Call(ctx, "Browser.cancelDownload", map[string]any{"guid": guid}, nil)
@@ -220,31 +231,27 @@ func (d *downloads) deny(b *Browser, r *Download) {
 	}()
 }
 
-// ReleaseDownload answers a held download: allow saves it into the
-// downloads directory (at once if it is complete, else when it is),
-// refuse cancels it and keeps nothing.
-func (b *Browser) ReleaseDownload(guid string, allow bool) (Download, error) {
-	d, err := b.downloads()
-	if err != nil {
-		return Download{}, err
-	}
+// Release answers a held download: allow saves it into the downloads
+// directory (at once if it is complete, else when it is), refuse cancels
+// it and keeps nothing.
+func (d *Tracker) Release(guid string, allow bool) (Download, error) {
 	d.mu.Lock()
 	r := d.byID[guid]
-	if r == nil || r.decision != DownloadHold {
+	if r == nil || r.decision != Hold {
 		d.mu.Unlock()
-		return Download{}, fmt.Errorf("engine: download %s is not held", guid)
+		return Download{}, fmt.Errorf("download: %s is not held", guid)
 	}
 	finished := r.State == "held"
 	switch {
 	case r.State == "in_progress" && allow:
-		r.decision = DownloadAllow
+		r.decision = Allow
 	case r.State == "in_progress":
-		d.deny(b, r)
+		d.deny(r)
 	case allow:
-		r.decision = DownloadAllow
+		r.decision = Allow
 		r.State, r.Path = "completed", d.place(filepath.Join(d.opt.HoldDir, r.ID), r.Filename)
 	default:
-		r.decision, r.State = DownloadDeny, "denied"
+		r.decision, r.State = Deny, "denied"
 		_ = os.Remove(filepath.Join(d.opt.HoldDir, r.ID))
 	}
 	d.changedLocked()
@@ -258,7 +265,7 @@ func (b *Browser) ReleaseDownload(guid string, allow bool) (Download, error) {
 
 // place renames a finished download (at from) to a unique, plain file
 // name inside the directory, and returns its path ("" if it is missing).
-func (d *downloads) place(from, suggested string) string {
+func (d *Tracker) place(from, suggested string) string {
 	if _, err := os.Stat(from); err != nil {
 		return ""
 	}
@@ -280,39 +287,23 @@ func (d *downloads) place(from, suggested string) string {
 	}
 }
 
-// surfaceOfFrame finds the surface of a frame in any page, and that
-// page's address.
-func (b *Browser) surfaceOfFrame(frameID string) (surface, pageURL string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, t := range b.byTarget {
-		t.mu.Lock()
-		_, ok := t.frames[frameID]
-		s := ""
-		if ok {
-			s = t.surfaceOf(frameID)
-		}
-		t.mu.Unlock()
-		if s != "" {
-			return s, t.URL()
-		}
-	}
-	return "", ""
-}
-
-// Downloads lists the session's downloads, oldest first.
-func (b *Browser) Downloads() ([]Download, error) {
-	d, err := b.downloads()
-	if err != nil {
-		return nil, err
-	}
+// List is the session's downloads, oldest first.
+func (d *Tracker) List() []Download {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	out := make([]Download, 0, len(d.list))
 	for _, r := range d.list {
 		out = append(out, *r)
 	}
-	return out, nil
+	return out
+}
+
+// Count is how many downloads have begun so far (for telling what a write
+// set off).
+func (d *Tracker) Count() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.seq
 }
 
 // WaitDownload returns the oldest finished download (completed or
@@ -320,11 +311,7 @@ func (b *Browser) Downloads() ([]Download, error) {
 // finish if there is none yet; bounded by ctx (TIMEOUT). So a download that
 // finished between the click that started it and the wait is not missed,
 // and each download is returned once.
-func (b *Browser) WaitDownload(ctx context.Context) (*Download, error) {
-	d, err := b.downloads()
-	if err != nil {
-		return nil, err
-	}
+func (d *Tracker) Wait(ctx context.Context) (*Download, error) {
 	for {
 		d.mu.Lock()
 		for _, r := range d.list {
@@ -341,29 +328,13 @@ func (b *Browser) WaitDownload(ctx context.Context) (*Download, error) {
 		case <-ch:
 		case <-ctx.Done():
 			return nil, apitype.Errorf(apitype.Timeout, "no download finished in time")
-		case <-b.conn.Done():
-			return nil, b.conn.Err()
+		case <-d.b.Done():
+			return nil, apitype.Errorf(apitype.BrowserGone, "the browser exited during the wait for a download")
 		}
 	}
 }
 
-func (b *Browser) downloads() (*downloads, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.dl == nil {
-		return nil, apitype.Errorf(apitype.TransportUnsupported, "downloads are not tracked in this session")
-	}
-	return b.dl, nil
-}
-
-// restoreDownloads gives an attached browser its default download
-// behaviour back.
-func (b *Browser) restoreDownloads(ctx context.Context) {
-	b.mu.Lock()
-	d := b.dl
-	b.mu.Unlock()
-	if d == nil || b.proc != nil {
-		return
-	}
-	_ = b.conn.Browser().Call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "default"}, nil)
+// Restore gives an attached browser its default download behaviour back.
+func (d *Tracker) Restore(ctx context.Context) {
+	_ = d.bs.Call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "default"}, nil)
 }
