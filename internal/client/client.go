@@ -52,6 +52,28 @@ func (e *BuildMismatch) Error() string {
 	return fmt.Sprintf("the running daemon is build %s, this loupe is build %s", e.Daemon, e.Client)
 }
 
+// send makes one request to the daemon; a daemon that cannot be reached
+// at all is ErrNoDaemon (the request certainly did not arrive).
+func (c *Client) send(ctx context.Context, method, path string, body io.Reader) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, "http://"+apitype.Host+path, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set(apitype.HeaderBuild, c.Build)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			return nil, fmt.Errorf("%w: %v", ErrNoDaemon, err)
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
 func (c *Client) do(ctx context.Context, method, path string, body any, out any, checkBuild bool) error {
 	var rd io.Reader
 	if body != nil {
@@ -61,18 +83,8 @@ func (c *Client) do(ctx context.Context, method, path string, body any, out any,
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://"+apitype.Host+path, rd)
+	resp, err := c.send(ctx, method, path, rd)
 	if err != nil {
-		return err
-	}
-	req.Header.Set(apitype.HeaderBuild, c.Build)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		var op *net.OpError
-		if errors.As(err, &op) && op.Op == "dial" {
-			return fmt.Errorf("%w: %v", ErrNoDaemon, err)
-		}
 		return err
 	}
 	defer resp.Body.Close()
@@ -152,17 +164,8 @@ func (c *Client) Events(ctx context.Context, session string, since int64, fn fun
 	if since >= 0 {
 		q.Set("since", strconv.FormatInt(since, 10))
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+apitype.Host+apitype.Prefix+"/events?"+q.Encode(), nil)
+	resp, err := c.send(ctx, http.MethodGet, apitype.Prefix+"/events?"+q.Encode(), nil)
 	if err != nil {
-		return err
-	}
-	req.Header.Set(apitype.HeaderBuild, c.Build)
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		var op *net.OpError
-		if errors.As(err, &op) && op.Op == "dial" {
-			return fmt.Errorf("%w: %v", ErrNoDaemon, err)
-		}
 		return err
 	}
 	defer resp.Body.Close()

@@ -42,26 +42,20 @@ func (s *Session) Moved(page string, epoch int64) <-chan struct{} {
 
 // TakeOver hands a tab (by its page's surface id) to a person and returns
 // its new epoch; a tab already taken over keeps its epoch.
-func (s *Session) TakeOver(page string) int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.control(page)
-	if c.mode != ModeHuman {
-		c.bump(ModeHuman)
-	}
-	return c.epoch
-}
+func (s *Session) TakeOver(page string) int64 { return s.handOver(page, false) }
 
 // CrashedOver hands a tab whose renderer crashed to a person, as TakeOver
 // does, and remembers why; it returns the new epoch.
-func (s *Session) CrashedOver(page string) int64 {
+func (s *Session) CrashedOver(page string) int64 { return s.handOver(page, true) }
+
+func (s *Session) handOver(page string, crashed bool) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.control(page)
 	if c.mode != ModeHuman {
 		c.bump(ModeHuman)
 	}
-	c.crashed = true
+	c.crashed = c.crashed || crashed
 	return c.epoch
 }
 

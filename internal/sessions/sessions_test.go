@@ -54,3 +54,44 @@ func TestValidName(t *testing.T) {
 		}
 	}
 }
+
+// TestEpochs: a take-over and a resume each move a tab's epoch on and wake
+// whoever waits on the old one; a crash hand-over is remembered until the
+// tab is resumed.
+func TestEpochs(t *testing.T) {
+	s := New(Config{Home: t.TempDir()}).Get("default")
+	moved := s.Moved("s1", 0)
+	select {
+	case <-moved:
+		t.Fatal("moved before any hand-over")
+	default:
+	}
+	if e := s.TakeOver("s1"); e != 1 {
+		t.Fatalf("take-over epoch %d", e)
+	}
+	<-moved // closed by the take-over
+	if e := s.TakeOver("s1"); e != 1 {
+		t.Fatalf("a second take-over moved the epoch to %d", e)
+	}
+	select {
+	case <-s.Moved("s1", 0):
+	default:
+		t.Fatal("Moved of an old epoch should be closed already")
+	}
+	if s.Crashed("s1") {
+		t.Fatal("a plain take-over marked the tab crashed")
+	}
+	if e, ok := s.Resume("s1"); e != 2 || !ok {
+		t.Fatalf("resume = %d %v", e, ok)
+	}
+	if e := s.CrashedOver("s1"); e != 3 || !s.Crashed("s1") {
+		t.Fatalf("crash hand-over = %d crashed=%v", e, s.Crashed("s1"))
+	}
+	if mode, _ := s.Mode("s1"); mode != ModeHuman {
+		t.Fatalf("mode after a crash = %s", mode)
+	}
+	s.Resume("s1")
+	if s.Crashed("s1") {
+		t.Error("resume should end the crash hand-over")
+	}
+}

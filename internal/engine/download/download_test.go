@@ -119,15 +119,22 @@ func TestDownloadPolicy(t *testing.T) {
 		t.Errorf("notified: %+v", begun)
 	}
 
-	start(download.Hold)
-	var held download.Download
-	for held.State != "held" { // the listener's events are the wait
-		select {
-		case held = <-told:
-		case <-ctxT(t).Done():
-			t.Fatal("the held download never completed")
+	// heldOne waits (by the listener's events) for the download held
+	// complete.
+	heldOne := func() download.Download {
+		for {
+			select {
+			case d := <-told:
+				if d.State == "held" {
+					return d
+				}
+			case <-ctxT(t).Done():
+				t.Fatal("the held download never completed")
+			}
 		}
 	}
+	start(download.Hold)
+	held := heldOne()
 	if entries(hold) != 1 {
 		t.Fatalf("the held file is not in the hold directory")
 	}
@@ -143,14 +150,7 @@ func TestDownloadPolicy(t *testing.T) {
 	}
 
 	start(download.Hold)
-	held = download.Download{}
-	for held.State != "held" {
-		select {
-		case held = <-told:
-		case <-ctxT(t).Done():
-			t.Fatal("the second held download never completed")
-		}
-	}
+	held = heldOne()
 	if got, err := dl.Release(held.ID, false); err != nil || got.State != "denied" || entries(hold) != 0 {
 		t.Fatalf("refused: %+v %v, %d left held", got, err, entries(hold))
 	}
