@@ -6,6 +6,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/sessions"
 )
 
 // Write describes a write to the stages that guard it.
@@ -69,3 +70,134 @@ func (noLedger) Settle(context.Context, Write, *apitype.Error) {}
 type openGate struct{}
 
 func (openGate) Check(context.Context, Write) error { return nil }
+
+// guard runs the stages a write passes before it may run: the operation
+// id, the approval policy, the gate (the caller's grant and the tab's
+// take-over epoch) and, last, the ledger's reservation, so that a refused
+// write leaves no row. Each refuses with a registry error and nothing
+// executed.
+func (x *Executor) guard(ctx, askCtx context.Context, c *call, id string) error {
+	if id == "" {
+		id = apitype.NewOperationID()
+	} else if !apitype.ValidOperationID(id) {
+		return apitype.Errorf(apitype.BadInput, "operation id %q: use 1 to 64 letters, digits, '.', '_', ':' or '-'", id)
+	}
+	doc := c.write.Document
+	c.write = Write{ID: id, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: c.client.ID(),
+		Surface: c.client.Current(), Epoch: c.epoch, Input: c.in, Digest: digest(c.op.Name, c.in), Document: doc,
+		SessionWide: c.op.SessionWide}
+	if o, ok := c.in.(ops.TabOpener); ok && o.OpensTab() {
+		c.write.SessionWide = true // it acts in the tab it opens
+	}
+	if c.grant != "" {
+		c.write.Task = c.task
+	}
+	x.where(ctx, c)
+	// A person's own commands (take-over, policy, approvals) are not
+	// theirs to approve.
+	if c.op.Action == ops.ActControl {
+		return x.ledger.Reserve(ctx, c.write)
+	}
+	waited, err := x.policy.Allow(askCtx, c.write)
+	if err != nil {
+		return err
+	}
+	c.approvedAfter = waited
+	// The wait for a person may have outlasted ctx: the gate and the
+	// reservation that follow get a bound of their own.
+	ctx, cancel := context.WithTimeout(askCtx, stageTimeout)
+	defer cancel()
+	if err := x.gate.Check(ctx, c.write); err != nil {
+		return err
+	}
+	// Its turn may come after the writes before it have run: it waits
+	// by a deadline of its own.
+	lctx, lcancel := context.WithTimeout(askCtx, c.timeout)
+	defer lcancel()
+	leave, err := x.lanes.enter(lctx, c.sess, c.write)
+	if err != nil {
+		return err
+	}
+	c.leave = leave
+	return x.ledger.Reserve(ctx, c.write)
+}
+
+// stageTimeout bounds the gate and the ledger's reservation.
+const stageTimeout = 10 * time.Second
+
+// where fills in the tab a write acts on, the tab that opened it, the tab
+// its input names and its page's origin (the address it opens, for a
+// navigation), without starting a browser for it.
+func (x *Executor) where(ctx context.Context, c *call) {
+	w := &c.write
+	if in, ok := c.in.(*ops.OpenIn); ok {
+		w.Origin = originOf(in.URL)
+	}
+	if c.op.NoBrowser || !c.sess.Live() {
+		return
+	}
+	if t, err := c.env.Tab(ctx); err == nil {
+		w.Page, w.Opener = t.PageID(), t.Opener()
+		_, w.Epoch = c.sess.Mode(w.Page)
+		c.epoch = w.Epoch
+		if w.Origin == "" {
+			w.Origin = originOf(t.URL())
+		}
+	}
+	if in, ok := c.in.(ops.Targeter); ok {
+		if in.Target() == "" {
+			w.Target, w.TargetOpener = w.Page, w.Opener // the caller's own
+		} else if b, err := c.env.Browser(ctx); err == nil {
+			if t, err := b.Tab(ctx, in.Target()); err == nil {
+				w.Target, w.TargetOpener = t.PageID(), t.Opener()
+			}
+		}
+	}
+}
+
+// documentGate refuses a write planned on a document the caller's surface
+// no longer shows (STALE_REF, not executed).
+func (x *Executor) documentGate(ctx context.Context, c *call, token string) error {
+	if token == "" {
+		return nil
+	}
+	t, err := c.env.Tab(ctx)
+	if err != nil {
+		return err
+	}
+	if now := t.DocumentToken(); now != token {
+		return apitype.Errorf(apitype.StaleRef, "surface %s shows another document than the snapshot of token %s; nothing was sent", t.ID, token).
+			Fix("take a new snapshot ({1}) and plan on it", apitype.Step{Op: "snapshot"})
+	}
+	return nil
+}
+
+// humanGate refuses every operation on a tab a person has taken over
+// (HUMAN_CONTROL, not executed), reads as well as writes: while a person
+// has the tab, the agent sees none of what they do. Operations on the
+// session (lists, logs, tab management, take-over itself) pass.
+func (x *Executor) humanGate(ctx context.Context, c *call) error {
+	if c.op.SessionWide || c.op.NoBrowser || !c.sess.Live() {
+		return nil
+	}
+	t, err := c.env.Tab(ctx)
+	if err != nil {
+		return nil // the operation itself will say what is wrong
+	}
+	if t.IsCrashed() {
+		return crashError(t, true)
+	}
+	if !c.sess.AnyHuman() {
+		return nil
+	}
+	mode, epoch := c.sess.Mode(t.PageID())
+	c.epoch = epoch
+	if c.sess.Crashed(t.PageID()) {
+		return crashError(t, false)
+	}
+	if mode == sessions.ModeHuman {
+		return apitype.Errorf(apitype.HumanControl, "a person has taken over tab %s (epoch %d); nothing was read or sent", t.PageID(), epoch).
+			Fix("wait until they hand it back, then take a new snapshot ({1}): its earlier refs will be stale", apitype.Step{Op: "snapshot"})
+	}
+	return nil
+}
