@@ -48,28 +48,24 @@ type Ledger interface {
 	Settle(ctx context.Context, w Write, e *apitype.Error)
 }
 
-// Gate refuses writes whose caller holds no current grant (NO_GRANT), to
-// a tab a person has taken over (HUMAN_CONTROL) or whose epoch has moved
-// on since the caller's snapshot.
+// Gate refuses writes the caller's task may not make where they act
+// (NO_GRANT: a tab another task owns); the executor's own is grantGate.
 type Gate interface {
 	Check(ctx context.Context, w Write) error
 }
 
-// allowAll is the policy until approvals exist: every write may run.
+// allowAll is the policy of an executor without rules: every write may
+// run.
 type allowAll struct{}
 
 func (allowAll) Allow(context.Context, Write) (time.Duration, error) { return 0, nil }
 
-// noLedger records nothing (until the operation ledger exists).
+// noLedger records nothing: the ledger of an executor without a store
+// (tests of other stages).
 type noLedger struct{}
 
 func (noLedger) Reserve(context.Context, Write) error          { return nil }
 func (noLedger) Settle(context.Context, Write, *apitype.Error) {}
-
-// openGate lets every write through (until take-over exists).
-type openGate struct{}
-
-func (openGate) Check(context.Context, Write) error { return nil }
 
 // guard runs the stages a write passes before it may run: the operation
 // id, the approval policy, the gate (the caller's grant and the tab's
