@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding"
 	"fmt"
+	"math"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -189,8 +190,8 @@ func set(f reflect.Value, s string) error {
 		f.SetInt(n)
 	case reflect.Float64:
 		n, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return fmt.Errorf("%q is not a number", s)
+		if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+			return fmt.Errorf("%q is not a finite number", s)
 		}
 		f.SetFloat(n)
 	case reflect.Slice:

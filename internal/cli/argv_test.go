@@ -174,8 +174,11 @@ func TestParseArgsErrors(t *testing.T) {
 		{"click", []string{"@e1", "@e2"}, `unexpected argument "@e2"`},
 		{"back", []string{"now"}, `unexpected argument "now"`},
 		{"snapshot", []string{"--no-compact=maybe"}, "--no-compact=maybe: want true or false"},
-		{"scroll", []string{"--dy", "lots"}, `--dy: "lots" is not a number`},
-		{"scroll", []string{"--dy=", "@e1"}, `--dy=: "" is not a number`},
+		{"scroll", []string{"--dy", "lots"}, `--dy: "lots" is not a finite number`},
+		{"scroll", []string{"--dy=", "@e1"}, `--dy=: "" is not a finite number`},
+		{"scroll", []string{"--dy", "NaN"}, `--dy: "NaN" is not a finite number`},
+		{"scroll", []string{"--dx", "-Inf"}, `--dx: "-Inf" is not a finite number`},
+		{"scroll", []string{"--dy", "1e400"}, `--dy: "1e400" is not a finite number`},
 		{"scroll", []string{"@e1", "-5"}, `unexpected argument "-5"`},
 		{"open", nil, "missing URL"},
 		{"open", []string{"--new"}, "unknown flag --new"},
@@ -235,7 +238,7 @@ func TestAssignPositionals(t *testing.T) {
 		{"middle optional, one token", &requiredOptionalRequired{}, []string{"a"}, nil, "missing C"},
 		{"typed", &typed{}, []string{"-3", "2.5"}, &typed{N: -3, F: 2.5}, ""},
 		{"not a whole number", &typed{}, []string{"1.5", "2"}, nil, `N: "1.5" is not a whole number`},
-		{"not a number", &typed{}, []string{"1", "x"}, nil, `F: "x" is not a number`},
+		{"not a number", &typed{}, []string{"1", "x"}, nil, `F: "x" is not a finite number`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := reflect.ValueOf(tc.v).Elem()

@@ -137,7 +137,7 @@ func (c *cmd) globals(args []string) (words []string, helpWanted bool, err error
 			}
 			if name == "--session" {
 				if !executor.ValidSession(val) {
-					return nil, false, fmt.Errorf("--session %q: use letters, digits, '.', '_' or '-'", val)
+					return nil, false, fmt.Errorf("--session %q: %s", val, executor.SessionRule)
 				}
 				c.session, c.sessionSet = val, true
 				continue
@@ -184,8 +184,8 @@ func (c *cmd) applyTimeout(op *ops.Op, rest []string) ([]string, error) {
 		return append(rest, "--timeout="+c.timeoutArg), nil
 	}
 	d, err := time.ParseDuration(c.timeoutArg)
-	if err != nil || d <= 0 {
-		return nil, fmt.Errorf("--timeout %q: want a duration such as 10s", c.timeoutArg)
+	if err != nil || d < time.Millisecond || d > ops.MaxMillis.Duration() {
+		return nil, fmt.Errorf("--timeout %q: want a duration from 1ms to 24h, such as 10s", c.timeoutArg)
 	}
 	c.timeout = d
 	return rest, nil

@@ -11,6 +11,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -44,12 +45,38 @@ func LogPath(home string) string { return filepath.Join(home, "daemon.log") }
 // ErrRunning means another daemon already serves this home.
 var ErrRunning = errors.New("a daemon is already running for this LOUPE_HOME")
 
-// PrepareHome creates the home directory, readable only by its user.
+// maxSocketPath is the longest unix socket path Linux binds (sun_path is
+// 108 bytes with its terminating NUL).
+const maxSocketPath = 107
+
+// PrepareHome makes sure the home directory is fit to hold loupe's state:
+// a missing one is created, readable only by its user; an existing one is
+// used as it is — loupe never changes the mode of a directory it did not
+// create — but refused when another user owns it or others may write to
+// it (anyone could plant a symlink or a socket there), and when the
+// daemon's socket path in it would be too long to bind.
 func PrepareHome(home string) error {
-	if err := os.MkdirAll(home, 0o700); err != nil {
+	if n := len(SocketPath(home)); n > maxSocketPath {
+		return fmt.Errorf("LOUPE_HOME %s is too long: the daemon's socket path in it would be %d bytes, and a unix socket path has at most %d; use a shorter LOUPE_HOME", home, n, maxSocketPath)
+	}
+	fi, err := os.Lstat(home)
+	if errors.Is(err, fs.ErrNotExist) {
+		return os.MkdirAll(home, 0o700)
+	}
+	if err != nil {
 		return err
 	}
-	return os.Chmod(home, 0o700)
+	if !fi.IsDir() {
+		return fmt.Errorf("LOUPE_HOME %s is not a directory (a symlink or a file); point it at a directory of your own", home)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("LOUPE_HOME %s belongs to another user (uid %d); use a directory of your own", home, st.Uid)
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("LOUPE_HOME %s is writable by others (mode %s); use a directory of your own (loupe creates a missing one readable only by you)", home, fi.Mode().Perm())
+	}
+	return nil
 }
 
 // Run serves until ctx ends, SIGTERM or SIGINT arrives, or a client asks the

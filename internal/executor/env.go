@@ -2,10 +2,13 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
@@ -75,37 +78,106 @@ func (e *env) Attach(ctx context.Context, endpoint string) (*engine.Browser, err
 func (e *env) Close(ctx context.Context) (bool, error) { return e.s.Close(ctx) }
 
 // FilePath resolves a client's file name inside the session's files
-// directory, refusing absolute paths, escapes and symlinks out of it.
+// directory, with no-follow semantics: absolute names, names that climb
+// out, symlinks anywhere on the way and anything but a regular file are
+// refused — and the refusal never says what exists outside the directory.
 func (e *env) FilePath(name string) (string, error) {
 	dir := e.s.FilesDir()
+	bad := func(why string) error {
+		return apitype.Errorf(apitype.BadInput, "file %q: %s", name, why).
+			Fix("name a file in the session's files directory (" + dir + "), e.g. report.pdf or uploads/report.pdf")
+	}
 	if name == "" || filepath.IsAbs(name) {
-		return "", apitype.Errorf(apitype.BadInput, "file %q: name a file in the session's files directory (%s)", name, dir)
+		return "", bad("want a name relative to the session's files directory")
 	}
-	p := filepath.Join(dir, filepath.Clean(name))
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", apitype.Errorf(apitype.BadInput, "file %q: %v", name, err)
+	clean := filepath.Clean(name)
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", bad("is outside the session's files directory")
 	}
-	realDir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return "", apitype.Errorf(apitype.BadInput, "file %q: %v", name, err)
+	p := dir
+	var fi fs.FileInfo
+	for _, part := range append([]string{""}, strings.Split(clean, "/")...) {
+		p = filepath.Join(p, part)
+		var err error
+		if fi, err = os.Lstat(p); err != nil {
+			return "", bad("no such file in the session's files directory")
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return "", bad("is reached through a symlink; loupe follows none in the files directory")
+		}
 	}
-	if rel, err := filepath.Rel(realDir, real); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return "", apitype.Errorf(apitype.BadInput, "file %q is outside the session's files directory", name)
+	if !fi.Mode().IsRegular() {
+		return "", bad("is not a regular file")
 	}
-	return real, nil
+	return p, nil
 }
 
-// SaveFile writes into the session's own files directory only: name must be
-// a plain file name.
+// SaveUploads stores the files a client sent with an upload in a new
+// directory of their own under files/uploads, so the page sees each
+// file's own name and nothing already there is overwritten.
+func (e *env) SaveUploads(files []ops.UploadFile) ([]string, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	root := filepath.Join(e.s.FilesDir(), "uploads")
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("executor: %s is not a directory of loupe's", root)
+	}
+	dir, err := os.MkdirTemp(root, "up-")
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(files))
+	for i, f := range files {
+		if paths[i], err = saveFile(dir, f.Name, f.Data); err != nil {
+			return nil, err
+		}
+	}
+	return paths, nil
+}
+
+// SaveFile writes a new file into the session's own files directory (sub,
+// when given, is a subdirectory of it): name must be a plain file name.
+// It never follows a symlink and never overwrites: a name already taken
+// gets " (1)", " (2)", … before its extension. It returns the path.
 func (e *env) SaveFile(name string, data []byte) (string, error) {
+	return saveFile(e.s.FilesDir(), name, data)
+}
+
+func saveFile(dir, name string, data []byte) (string, error) {
 	if name == "" || name != filepath.Base(name) || name[0] == '.' {
 		return "", fmt.Errorf("executor: %q is not a plain file name", name)
 	}
-	dir := e.s.FilesDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	p := filepath.Join(dir, name)
-	return p, os.WriteFile(p, data, 0o600)
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("executor: %s is not a directory of loupe's", dir)
+	}
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	for i := 0; i < 1000; i++ {
+		n := name
+		if i > 0 {
+			n = fmt.Sprintf("%s (%d)%s", stem, i, ext)
+		}
+		p := filepath.Join(dir, n)
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue // taken (a file, or a symlink: never written through)
+		}
+		if err != nil {
+			return "", err
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			os.Remove(p)
+			return "", err
+		}
+		return p, f.Close()
+	}
+	return "", fmt.Errorf("executor: no free name for %s in %s", name, dir)
 }

@@ -203,6 +203,9 @@ type Result struct {
 	ApprovedAfter time.Duration
 }
 
+// SessionRule says what a session name may be.
+const SessionRule = "use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+
 // ValidSession reports whether name can name a session.
 func ValidSession(name string) bool { return sessions.ValidName(name) }
 
@@ -342,7 +345,7 @@ func (x *Executor) decode(req Request) (*call, error) {
 		req.Session = "default"
 	}
 	if !ValidSession(req.Session) {
-		return nil, apitype.Errorf(apitype.BadInput, "session name %q: use letters, digits, '.', '_' or '-' (at most 64)", req.Session)
+		return nil, apitype.Errorf(apitype.BadInput, "session name %q: %s", req.Session, SessionRule)
 	}
 	in := req.Decoded
 	if in == nil {

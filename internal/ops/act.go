@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
@@ -163,8 +164,22 @@ type ScrollIn struct {
 	DY     float64 `json:"dy,omitempty" flag:"dy" help:"vertical wheel delta in CSS pixels"`
 }
 
-// Validate checks that there is something to do.
+// maxWheel bounds a wheel turn: a delta beyond a million CSS pixels is no
+// scroll anyone means, and Chromium left the page unable to take input
+// after one of 1e308 (every later input timed out).
+const maxWheel = 1e6
+
+// Validate checks that there is something to do, with finite, bounded
+// deltas.
 func (in *ScrollIn) Validate() error {
+	for _, d := range []struct {
+		name string
+		v    float64
+	}{{"dx", in.DX}, {"dy", in.DY}} {
+		if math.IsNaN(d.v) || math.IsInf(d.v, 0) || math.Abs(d.v) > maxWheel {
+			return usage("%s %v: want a number of CSS pixels between -%g and %g", fld(d.name), d.v, maxWheel, maxWheel)
+		}
+	}
 	if in.Target == "" && in.DX == 0 && in.DY == 0 {
 		return usage("give a %s to scroll into view, or %s/%s", fld("ref"), fld("dx"), fld("dy"))
 	}
@@ -304,13 +319,9 @@ func actOps() []*Op {
 			})).mcp(Tool{Name: "browser_check", Select: "checked", Value: false}),
 		define("upload", "choose files for a file input", Write, actTimeout,
 			func(ctx context.Context, env Env, in *UploadIn) (*ActOut, error) {
-				var paths []string
-				for _, c := range in.Contents {
-					p, err := env.SaveFile(c.Name, c.Data)
-					if err != nil {
-						return nil, err
-					}
-					paths = append(paths, p)
+				paths, err := env.SaveUploads(in.Contents)
+				if err != nil {
+					return nil, err
 				}
 				for _, f := range in.Files {
 					p, err := env.FilePath(f)

@@ -68,6 +68,10 @@ type Env interface {
 	// SaveFile stores data in the session's own files directory and
 	// returns the path.
 	SaveFile(name string, data []byte) (string, error)
+	// SaveUploads stores the files sent with an upload, each under its
+	// own name, in a new directory in the session's files; it returns
+	// their paths.
+	SaveUploads(files []UploadFile) ([]string, error)
 	// Operations reads the operation ledger (an error when the process
 	// keeps none).
 	Operations() (OpLog, error)

@@ -3,6 +3,7 @@ package ops
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"strconv"
@@ -93,6 +94,11 @@ func NormalizeURL(raw string) (string, error) {
 	if u.Hostname() == "" || strings.ContainsAny(u.Host, " \t") {
 		return "", usage("%q is not a URL: no host", raw)
 	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", usage("%q: port %s is not between 1 and 65535", raw, p)
+		}
+	}
 	return u.String(), nil
 }
 
@@ -123,16 +129,40 @@ type Millis int64
 // Duration is m as a time.Duration.
 func (m Millis) Duration() time.Duration { return time.Duration(m) * time.Millisecond }
 
+// MaxMillis bounds every timeout: a day. Beyond it a deadline is a typing
+// slip (or an overflow), not a wait anyone means.
+const MaxMillis = Millis(24 * time.Hour / time.Millisecond)
+
+// checkMillis refuses a timeout that is negative, below a millisecond
+// (but not zero: zero is the default) or beyond MaxMillis.
+func checkMillis(s string, n Millis, sub bool) error {
+	switch {
+	case n < 0:
+		return fmt.Errorf("%s: a timeout cannot be negative", s)
+	case n == 0 && sub:
+		return fmt.Errorf("%s: want at least 1ms", s)
+	case n > MaxMillis:
+		return fmt.Errorf("%s: want at most 24h", s)
+	}
+	return nil
+}
+
 // UnmarshalText parses a command-line value.
 func (m *Millis) UnmarshalText(b []byte) error {
 	s := string(b)
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if err := checkMillis(s, Millis(n), false); err != nil {
+			return err
+		}
 		*m = Millis(n)
 		return nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
 		return fmt.Errorf("%q: want a duration such as 500ms or 5s", s)
+	}
+	if err := checkMillis(s, Millis(d.Milliseconds()), d > 0); err != nil {
+		return err
 	}
 	*m = Millis(d.Milliseconds())
 	return nil
@@ -142,7 +172,10 @@ func (m *Millis) UnmarshalText(b []byte) error {
 func (m *Millis) UnmarshalJSON(b []byte) error {
 	var n float64
 	if err := json.Unmarshal(b, &n); err == nil {
-		if n != float64(int64(n)) {
+		if n < 0 || n > float64(MaxMillis) { // checked before the conversion can overflow
+			return checkMillis(string(b), Millis(math.Copysign(float64(MaxMillis+1), n)), false)
+		}
+		if n != math.Trunc(n) {
 			return fmt.Errorf("%v: want whole milliseconds", n)
 		}
 		*m = Millis(n)

@@ -1,8 +1,11 @@
 package ops
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 )
@@ -82,6 +85,9 @@ func TestNormalizeURLRefuses(t *testing.T) {
 		{"http://[::1", "is not a URL"},
 		{"mailto:x@y", `unsupported scheme "mailto"`},
 		{"http://:80", "no host"},
+		{"localhost:99999", "port 99999 is not between 1 and 65535"},
+		{"http://127.0.0.1:65536/x", "port 65536"},
+		{"https://example.com:0", "port 0"},
 	} {
 		got, err := NormalizeURL(tc.in)
 		wantBadInput(t, "NormalizeURL("+tc.in+") = "+got, err, tc.mention)
@@ -161,5 +167,39 @@ func TestValidateTargets(t *testing.T) {
 		if !tc.ok {
 			wantBadInput(t, tc.name, err, "")
 		}
+	}
+}
+
+// TestNumbersAtTheEdge: wheel deltas are finite and bounded; timeouts are
+// whole, non-negative, at least a millisecond when given as a duration,
+// and at most a day (int64 max never wraps to a negative deadline).
+func TestNumbersAtTheEdge(t *testing.T) {
+	for _, in := range []ScrollIn{{DY: 1e308}, {DX: -1e7}, {DY: math.NaN()}, {DX: math.Inf(1)}} {
+		wantBadInput(t, fmt.Sprintf("scroll %+v", in), in.Validate(), "CSS pixels between")
+	}
+	if err := (&ScrollIn{DY: 1e6}).Validate(); err != nil {
+		t.Errorf("a million pixels: %v", err)
+	}
+	for raw, want := range map[string]string{
+		"-5": "negative", "-5ms": "negative", "1ns": "at least 1ms", "25h": "at most 24h",
+		"9223372036854775807": "at most 24h", "soon": "want a duration",
+	} {
+		var m Millis
+		if err := m.UnmarshalText([]byte(raw)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Millis text %q: %v, want %q", raw, err, want)
+		}
+	}
+	for raw, want := range map[string]string{"-5": "negative", "9223372036854775807": "at most 24h", "1e300": "at most 24h", "1.5": "whole"} {
+		var m Millis
+		if err := m.UnmarshalJSON([]byte(raw)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Millis JSON %s: %v, want %q", raw, err, want)
+		}
+	}
+	var m Millis
+	if err := m.UnmarshalJSON([]byte("1500")); err != nil || m.Duration() != 1500*time.Millisecond {
+		t.Errorf("1500 = %v, %v", m, err)
+	}
+	if err := m.UnmarshalText([]byte("0")); err != nil || m != 0 {
+		t.Errorf("0 (the default) = %v, %v", m, err)
 	}
 }

@@ -1,0 +1,115 @@
+package executor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/sessions"
+)
+
+func testEnv(t *testing.T) (*env, string) {
+	t.Helper()
+	s := sessions.New(sessions.Config{Home: t.TempDir()}).Get("default")
+	dir := s.FilesDir()
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return &env{s: s}, dir
+}
+
+// TestFilePathNoFollow: names resolve only to regular files inside the
+// files directory, never through a symlink, and a refusal never tells
+// what exists outside it.
+func TestFilePathNoFollow(t *testing.T) {
+	e, dir := testEnv(t)
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(outside, []byte("x"), 0o600)
+	os.WriteFile(filepath.Join(dir, "ok.txt"), []byte("x"), 0o600)
+	os.WriteFile(filepath.Join(dir, "sub", "deep.txt"), []byte("x"), 0o600)
+	os.Symlink(outside, filepath.Join(dir, "link.txt"))
+	os.Symlink(filepath.Dir(outside), filepath.Join(dir, "linkdir"))
+	os.Symlink("/etc/nonexistent", filepath.Join(dir, "dangling.txt"))
+
+	for _, name := range []string{"ok.txt", "sub/deep.txt", "./sub/../ok.txt"} {
+		if p, err := e.FilePath(name); err != nil || !strings.HasPrefix(p, dir) {
+			t.Errorf("FilePath(%q) = %q, %v", name, p, err)
+		}
+	}
+	for name, why := range map[string]string{
+		"":                      "relative",
+		"/etc/passwd":           "relative",
+		"../../etc/passwd":      "outside",
+		"link.txt":              "symlink",
+		"linkdir/secret.txt":    "symlink",
+		"dangling.txt":          "symlink",
+		"sub":                   "not a regular file",
+		"nope.txt":              "no such file",
+		"../../etc/nonexistent": "outside",
+	} {
+		_, err := e.FilePath(name)
+		ae, ok := apitype.As(err)
+		if !ok || ae.Code != apitype.BadInput || !strings.Contains(ae.Message, why) {
+			t.Errorf("FilePath(%q) = %v, want BAD_INPUT saying %q", name, err, why)
+			continue
+		}
+		if strings.Contains(ae.Message, outside) || strings.Contains(ae.Message, "lstat") {
+			t.Errorf("FilePath(%q) tells what is outside: %s", name, ae.Message)
+		}
+	}
+	// A path that exists outside and one that does not get the same answer.
+	_, e1 := e.FilePath("../../etc/passwd")
+	_, e2 := e.FilePath("../../etc/nonexistent")
+	m1 := strings.Replace(e1.Error(), "passwd", "X", 1)
+	m2 := strings.Replace(e2.Error(), "nonexistent", "X", 1)
+	if m1 != m2 {
+		t.Errorf("the refusals differ by what exists:\n%s\n%s", m1, m2)
+	}
+}
+
+// TestSaveNeverOverwritesOrFollows: a taken name gets a numbered one, a
+// planted symlink is never written through, and uploads keep their names
+// in a directory of their own.
+func TestSaveNeverOverwritesOrFollows(t *testing.T) {
+	e, dir := testEnv(t)
+	victim := filepath.Join(t.TempDir(), "victim.txt")
+	os.WriteFile(victim, []byte("keep"), 0o600)
+	os.Symlink(victim, filepath.Join(dir, "shot.png"))
+	os.WriteFile(filepath.Join(dir, "a.png"), []byte("old"), 0o600)
+
+	p, err := e.SaveFile("shot.png", []byte("new"))
+	if err != nil || p != filepath.Join(dir, "shot (1).png") {
+		t.Fatalf("SaveFile over a symlink = %q, %v", p, err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Fatalf("written through the symlink: %q", b)
+	}
+	if p, _ := e.SaveFile("a.png", []byte("new")); p != filepath.Join(dir, "a (1).png") {
+		t.Fatalf("SaveFile of a taken name = %q", p)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.png")); string(b) != "old" {
+		t.Fatalf("overwritten: %q", b)
+	}
+	for _, bad := range []string{"../x", ".hidden", "sub/x", ""} {
+		if _, err := e.SaveFile(bad, nil); err == nil {
+			t.Errorf("SaveFile(%q) accepted", bad)
+		}
+	}
+	one, err := e.SaveUploads([]ops.UploadFile{{Name: "cv.pdf", Data: []byte("1")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := e.SaveUploads([]ops.UploadFile{{Name: "cv.pdf", Data: []byte("2")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(one[0]) != "cv.pdf" || filepath.Base(two[0]) != "cv.pdf" || one[0] == two[0] {
+		t.Fatalf("uploads: %q %q", one, two)
+	}
+	if b, _ := os.ReadFile(one[0]); string(b) != "1" {
+		t.Fatalf("the first upload was overwritten: %q", b)
+	}
+}
