@@ -8,8 +8,8 @@ import (
 
 // ControlOut says who drives a tab after a take-over or a resume.
 type ControlOut struct {
-	SurfaceID string `json:"surface_id"`
-	Mode      string `json:"mode"` // agent or human
+	SurfaceID string `json:"surface_id" cap:"-"`
+	Mode      string `json:"mode" cap:"-"` // agent or human
 	Epoch     int64  `json:"epoch"`
 	// StaleRefs counts the refs a resume made stale.
 	StaleRefs int `json:"stale_refs,omitempty"`
@@ -25,17 +25,17 @@ func (o *ControlOut) Text() string {
 
 // Approval is a write waiting for a person's answer.
 type Approval struct {
-	ID          string    `json:"approval_id"`
-	OperationID string    `json:"operation_id"`
-	Op          string    `json:"op"`
-	Action      string    `json:"action"`
-	Session     string    `json:"session"`
-	Client      string    `json:"client,omitempty"`
-	SurfaceID   string    `json:"surface_id,omitempty"`
-	Page        string    `json:"page,omitempty"`
-	Origin      string    `json:"origin,omitempty"`
-	Digest      string    `json:"digest"`
-	Rule        string    `json:"rule,omitempty"`
+	ID          string    `json:"approval_id" cap:"-"`
+	OperationID string    `json:"operation_id" cap:"-"`
+	Op          string    `json:"op" cap:"-"`
+	Action      string    `json:"action" cap:"-"`
+	Session     string    `json:"session" cap:"-"`
+	Client      string    `json:"client,omitempty" cap:"-"`
+	SurfaceID   string    `json:"surface_id,omitempty" cap:"-"`
+	Page        string    `json:"page,omitempty" cap:"-"`
+	Origin      string    `json:"origin,omitempty" cap:"url"`
+	Digest      string    `json:"digest" cap:"-"`
+	Rule        string    `json:"rule,omitempty" cap:"-"`
 	Asked       time.Time `json:"asked"`
 }
 
@@ -83,15 +83,15 @@ func (o *AnswerOut) Text() string {
 
 // PolicyRule is one rule of the approval policy.
 type PolicyRule struct {
-	Key      string `json:"key"`
-	Origin   string `json:"origin,omitempty"`
-	Decision string `json:"decision"`
+	Key      string `json:"key" cap:"-"`
+	Origin   string `json:"origin,omitempty" cap:"-"`
+	Decision string `json:"decision" cap:"-"`
 }
 
 // PolicyOut is the approval policy in force.
 type PolicyOut struct {
 	Rules           []PolicyRule `json:"rules"`
-	ApprovalTimeout string       `json:"approval_timeout"`
+	ApprovalTimeout string       `json:"approval_timeout" cap:"-"`
 }
 
 // Text is one line a rule, then the timeout.

@@ -12,10 +12,10 @@ import (
 // ConsoleRecord is one console message.
 type ConsoleRecord struct {
 	Seq       int64     `json:"seq"`
-	SurfaceID string    `json:"surface_id,omitempty"`
-	Level     string    `json:"level"` // log, info, warning, error, debug, …
-	Text      string    `json:"text"`
-	URL       string    `json:"url,omitempty"` // script of the call site
+	SurfaceID string    `json:"surface_id,omitempty" cap:"-"`
+	Level     string    `json:"level" cap:"-"` // log, info, warning, error, debug, …
+	Text      string    `json:"text" cap:"text"`
+	URL       string    `json:"url,omitempty" cap:"url"` // script of the call site
 	Line      int64     `json:"line,omitempty"`
 	Time      time.Time `json:"time"`
 }
@@ -44,15 +44,15 @@ func (o *ConsoleOut) Text() string {
 // NetworkRecord is one request, as of its latest event.
 type NetworkRecord struct {
 	Seq        int64     `json:"seq"`
-	SurfaceID  string    `json:"surface_id,omitempty"`
-	Method     string    `json:"method"`
-	URL        string    `json:"url"`
-	Type       string    `json:"type,omitempty"` // Document, Script, XHR, Fetch, …
+	SurfaceID  string    `json:"surface_id,omitempty" cap:"-"`
+	Method     string    `json:"method" cap:"title"`
+	URL        string    `json:"url" cap:"url"`
+	Type       string    `json:"type,omitempty" cap:"title"` // Document, Script, XHR, Fetch, …
 	Status     int64     `json:"status,omitempty"`
-	MIME       string    `json:"mime,omitempty"`
+	MIME       string    `json:"mime,omitempty" cap:"title"`
 	Bytes      float64   `json:"bytes,omitempty"` // encoded bytes received
-	Failed     string    `json:"failed,omitempty"`
-	State      string    `json:"state"` // pending, done, failed
+	Failed     string    `json:"failed,omitempty" cap:"text"`
+	State      string    `json:"state" cap:"-"` // pending, done, failed
 	Start      time.Time `json:"start"`
 	DurationMS float64   `json:"duration_ms,omitempty"`
 }
@@ -92,21 +92,21 @@ func (o *NetworkOut) Text() string {
 type DialogPolicy struct {
 	// Mode is "auto" (accept alerts and beforeunload, dismiss confirm and
 	// prompt), "accept" or "dismiss".
-	Mode string `json:"mode"`
+	Mode string `json:"mode" cap:"-"`
 	// PromptText is typed into prompts that are accepted.
-	PromptText string `json:"prompt_text,omitempty"`
+	PromptText string `json:"prompt_text,omitempty" cap:"-"`
 }
 
 // DialogRecord is one JavaScript dialog and what loupe answered.
 type DialogRecord struct {
 	Seq           int64     `json:"seq"`
-	SurfaceID     string    `json:"surface_id,omitempty"`
-	Type          string    `json:"type"` // alert, confirm, prompt, beforeunload
-	Message       string    `json:"message"`
-	URL           string    `json:"url,omitempty"`
-	DefaultPrompt string    `json:"default_prompt,omitempty"`
-	Action        string    `json:"action"` // accepted, dismissed, failed
-	PromptText    string    `json:"prompt_text,omitempty"`
+	SurfaceID     string    `json:"surface_id,omitempty" cap:"-"`
+	Type          string    `json:"type" cap:"-"` // alert, confirm, prompt, beforeunload
+	Message       string    `json:"message" cap:"text"`
+	URL           string    `json:"url,omitempty" cap:"url"`
+	DefaultPrompt string    `json:"default_prompt,omitempty" cap:"text"`
+	Action        string    `json:"action" cap:"-"` // accepted, dismissed, failed
+	PromptText    string    `json:"prompt_text,omitempty" cap:"text"`
 	Time          time.Time `json:"time"`
 }
 
@@ -132,12 +132,12 @@ func (o *DialogsOut) Text() string {
 // Download is one download of the session.
 type Download struct {
 	Seq       int64     `json:"seq"`
-	ID        string    `json:"id"` // the browser's guid
-	SurfaceID string    `json:"surface_id,omitempty"`
-	URL       string    `json:"url"`
-	Filename  string    `json:"filename"` // as the page suggested it
-	Path      string    `json:"path,omitempty"`
-	State     string    `json:"state"` // in_progress, completed, canceled
+	ID        string    `json:"id" cap:"-"` // the browser's guid
+	SurfaceID string    `json:"surface_id,omitempty" cap:"-"`
+	URL       string    `json:"url" cap:"url"`
+	Filename  string    `json:"filename" cap:"title"` // as the page suggested it
+	Path      string    `json:"path,omitempty" cap:"url"`
+	State     string    `json:"state" cap:"-"` // in_progress, completed, canceled
 	Bytes     int64     `json:"bytes"`
 	Total     int64     `json:"total,omitempty"`
 	Started   time.Time `json:"started"`

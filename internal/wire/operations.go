@@ -8,18 +8,18 @@ import (
 
 // Operation is one write in the operation ledger.
 type Operation struct {
-	ID         string    `json:"operation_id"`
-	Session    string    `json:"session"`
-	Task       string    `json:"task,omitempty"`
-	Client     string    `json:"client,omitempty"`
+	ID         string    `json:"operation_id" cap:"-"`
+	Session    string    `json:"session" cap:"-"`
+	Task       string    `json:"task,omitempty" cap:"-"`
+	Client     string    `json:"client,omitempty" cap:"-"`
 	Generation int64     `json:"generation"`
-	SurfaceID  string    `json:"surface_id,omitempty"`
-	Op         string    `json:"op"`
-	Action     string    `json:"action"`
-	Digest     string    `json:"digest"`
-	State      string    `json:"state"` // reserved, executed, not_executed, unknown
-	Code       string    `json:"code,omitempty"`
-	Reason     string    `json:"reason,omitempty"`
+	SurfaceID  string    `json:"surface_id,omitempty" cap:"-"`
+	Op         string    `json:"op" cap:"-"`
+	Action     string    `json:"action" cap:"-"`
+	Digest     string    `json:"digest" cap:"-"`
+	State      string    `json:"state" cap:"-"` // reserved, executed, not_executed, unknown
+	Code       string    `json:"code,omitempty" cap:"-"`
+	Reason     string    `json:"reason,omitempty" cap:"text"`
 	Reserved   time.Time `json:"reserved"`
 	Settled    time.Time `json:"settled,omitzero"`
 }

@@ -8,11 +8,11 @@ import (
 
 // RefInfo describes one ref of a snapshot.
 type RefInfo struct {
-	Ref           string `json:"ref"`
-	FrameID       string `json:"frameId,omitempty"` // omitted for the top document
+	Ref           string `json:"ref" cap:"-"`
+	FrameID       string `json:"frameId,omitempty" cap:"-"` // omitted for the top document
 	BackendNodeID int64  `json:"backendNodeId,omitempty"`
-	Role          string `json:"role"`
-	Name          string `json:"name"`
+	Role          string `json:"role" cap:"title"`
+	Name          string `json:"name" cap:"title"`
 	// Control: something to operate (the interactive view keeps these),
 	// not only a line of text or structure.
 	Control bool `json:"control,omitempty"`
@@ -20,14 +20,14 @@ type RefInfo struct {
 
 // Snapshot is a rendered snapshot of one surface.
 type Snapshot struct {
-	SurfaceID string `json:"surface_id"`
-	URL       string `json:"url"`
-	Title     string `json:"title"`
-	Scope     string `json:"scope,omitempty"` // the ref of the subtree shown, when scoped
+	SurfaceID string `json:"surface_id" cap:"-"`
+	URL       string `json:"url" cap:"url"`
+	Title     string `json:"title" cap:"title"`
+	Scope     string `json:"scope,omitempty" cap:"-"` // the ref of the subtree shown, when scoped
 	// DocumentToken names the document the snapshot shows; a write may
 	// carry it to be refused if the surface has moved on since.
-	DocumentToken string    `json:"document_token,omitempty"`
-	Text          string    `json:"text"`
+	DocumentToken string    `json:"document_token,omitempty" cap:"-"`
+	Text          string    `json:"text" cap:"page"`
 	Refs          []RefInfo `json:"refs"`
 	Nodes         int       `json:"nodes"`
 	Frames        int       `json:"frames"`
@@ -49,14 +49,14 @@ func (o *SnapshotOut) Text() string { return strings.TrimSuffix(o.Snapshot.Text,
 
 // ActOut reports an action (click, fill, type, press, …).
 type ActOut struct {
-	Surface  string `json:"surface_id"`
-	Ref      string `json:"ref,omitempty"`
+	Surface  string `json:"surface_id" cap:"-"`
+	Ref      string `json:"ref,omitempty" cap:"-"`
 	Executed bool   `json:"executed"`
 	// Value is the field's value after fill or type, the chosen values
 	// after select.
-	Value any     `json:"value,omitempty"`
-	Note  string  `json:"note,omitempty"`
-	URL   string  `json:"url"`
+	Value any     `json:"value,omitempty" cap:"value"`
+	Note  string  `json:"note,omitempty" cap:"title"`
+	URL   string  `json:"url" cap:"url"`
 	X     float64 `json:"x,omitempty"`
 	Y     float64 `json:"y,omitempty"`
 }
@@ -84,9 +84,9 @@ func (o *ActOut) Text() string {
 
 // NavOut reports where a surface is after a navigation.
 type NavOut struct {
-	Surface string `json:"surface_id"`
-	URL     string `json:"url"`
-	Title   string `json:"title"`
+	Surface string `json:"surface_id" cap:"-"`
+	URL     string `json:"url" cap:"url"`
+	Title   string `json:"title" cap:"title"`
 	// Loaded is false when the document committed but its load event had
 	// not fired when the deadline came.
 	Loaded bool `json:"loaded"`
@@ -103,10 +103,10 @@ func (o *NavOut) Text() string {
 
 // WaitOut reports a met condition.
 type WaitOut struct {
-	Surface string `json:"surface_id"`
-	Matched string `json:"matched"`
-	URL     string `json:"url"`
-	Waited  string `json:"waited"`
+	Surface string `json:"surface_id" cap:"-"`
+	Matched string `json:"matched" cap:"text"`
+	URL     string `json:"url" cap:"url"`
+	Waited  string `json:"waited" cap:"-"`
 }
 
 // Text says what was seen and how long it took.
@@ -114,17 +114,17 @@ func (o *WaitOut) Text() string { return fmt.Sprintf("ok %s after %s", o.Matched
 
 // QueryMatch is one element a query found.
 type QueryMatch struct {
-	Ref     string `json:"ref,omitempty"` // empty for nodes that take no action (a paragraph)
-	Role    string `json:"role"`
-	Name    string `json:"name,omitempty"`
-	States  string `json:"states,omitempty"`
-	FrameID string `json:"frameId,omitempty"` // omitted for the top document
-	Text    string `json:"text,omitempty"`    // the start of its text, when a text was asked for
+	Ref     string `json:"ref,omitempty" cap:"-"` // empty for nodes that take no action (a paragraph)
+	Role    string `json:"role" cap:"title"`
+	Name    string `json:"name,omitempty" cap:"title"`
+	States  string `json:"states,omitempty" cap:"-"`
+	FrameID string `json:"frameId,omitempty" cap:"-"` // omitted for the top document
+	Text    string `json:"text,omitempty" cap:"text"` // the start of its text, when a text was asked for
 }
 
 // QueryOut lists what a query found.
 type QueryOut struct {
-	SurfaceID string       `json:"surface_id"`
+	SurfaceID string       `json:"surface_id" cap:"-"`
 	Count     int          `json:"count"`
 	Ambiguous bool         `json:"ambiguous"` // more than one match
 	Matches   []QueryMatch `json:"matches"`
@@ -164,8 +164,8 @@ func (o *QueryOut) Text() string {
 
 // ValueOut is a read value (text, value, html, attr).
 type ValueOut struct {
-	Ref     string `json:"ref,omitempty"`
-	Value   string `json:"value"`
+	Ref     string `json:"ref,omitempty" cap:"-"`
+	Value   string `json:"value" cap:"page"`
 	Present *bool  `json:"present,omitempty"` // attr only: whether the attribute exists
 }
 
@@ -174,7 +174,7 @@ func (o *ValueOut) Text() string { return o.Value }
 
 // BoxOut is an element's box in viewport coordinates.
 type BoxOut struct {
-	Ref     string  `json:"ref"`
+	Ref     string  `json:"ref" cap:"-"`
 	X       float64 `json:"x"`
 	Y       float64 `json:"y"`
 	Width   float64 `json:"width"`
@@ -190,13 +190,13 @@ func (o *BoxOut) Text() string {
 
 // StateOut is an element's role and state.
 type StateOut struct {
-	Ref        string `json:"ref"`
-	Role       string `json:"role"`
-	Tag        string `json:"tag"`
+	Ref        string `json:"ref" cap:"-"`
+	Role       string `json:"role" cap:"title"`
+	Tag        string `json:"tag" cap:"title"`
 	Visible    bool   `json:"visible"`
 	Enabled    bool   `json:"enabled"`
 	Editable   bool   `json:"editable"`
-	Checked    any    `json:"checked"` // true, false, "mixed" or null
+	Checked    any    `json:"checked" cap:"title"` // true, false, "mixed" or null
 	Focused    bool   `json:"focused"`
 	InViewport bool   `json:"inViewport"`
 }
@@ -237,7 +237,7 @@ func (o *EvalOut) Text() string { return string(o.Value) }
 
 // ScreenshotOut names the PNG written (and carries it when asked).
 type ScreenshotOut struct {
-	Path  string `json:"path"`
+	Path  string `json:"path" cap:"-"`
 	Bytes int    `json:"bytes"`
 	PNG   []byte `json:"png,omitempty"`
 }

@@ -8,11 +8,11 @@ import (
 
 // SessionOut describes a session (close, attach).
 type SessionOut struct {
-	Session  string `json:"session"`
-	Browser  string `json:"browser,omitempty"`
+	Session  string `json:"session" cap:"-"`
+	Browser  string `json:"browser,omitempty" cap:"title"`
 	Attached bool   `json:"attached,omitempty"`
 	Closed   bool   `json:"closed,omitempty"`
-	Active   string `json:"active,omitempty"`
+	Active   string `json:"active,omitempty" cap:"-"`
 }
 
 // Text is one line.
@@ -28,11 +28,11 @@ func (o *SessionOut) Text() string {
 
 // DoctorOut is the capability matrix of the session's browser connection.
 type DoctorOut struct {
-	Session   string `json:"session"`
-	Browser   string `json:"browser"`
-	Version   string `json:"version"`
-	Transport string `json:"transport"` // pipe (loupe launched it) or websocket (attached)
-	Endpoint  string `json:"endpoint,omitempty"`
+	Session   string `json:"session" cap:"-"`
+	Browser   string `json:"browser" cap:"title"`
+	Version   string `json:"version" cap:"title"`
+	Transport string `json:"transport" cap:"-"` // pipe (loupe launched it) or websocket (attached)
+	Endpoint  string `json:"endpoint,omitempty" cap:"url"`
 	PID       int    `json:"pid,omitempty"`
 	Electron  bool   `json:"electron"`
 	// Features says which features this connection supports.

@@ -27,17 +27,17 @@ const (
 
 // Surface is the surface descriptor of the design, field names included.
 type Surface struct {
-	ID       string `json:"id"`
-	Kind     string `json:"kind"`
-	ParentID string `json:"parentId,omitempty"`
-	Title    string `json:"title,omitempty"`
-	URL      string `json:"url,omitempty"`
+	ID       string `json:"id" cap:"-"`
+	Kind     string `json:"kind" cap:"-"`
+	ParentID string `json:"parentId,omitempty" cap:"-"`
+	Title    string `json:"title,omitempty" cap:"title"`
+	URL      string `json:"url,omitempty" cap:"url"`
 	// Active is the caller's current surface.
 	Active       bool         `json:"active"`
 	Capabilities Capabilities `json:"capabilities"`
 	// OriginRelation is a frame's origin relative to its parent's
 	// (omitted for page roots, and while a frame's origin is unknown).
-	OriginRelation string `json:"originRelation,omitempty"`
+	OriginRelation string `json:"originRelation,omitempty" cap:"-"`
 	// Crashed: the surface's renderer crashed.
 	Crashed bool `json:"crashed,omitempty"`
 }
@@ -53,7 +53,7 @@ type Capabilities struct {
 // [descriptor…]}. The list is flat and parent-first: every surface comes
 // after its parent.
 type SurfacesOut struct {
-	ActiveSurfaceID string    `json:"active_surface_id"`
+	ActiveSurfaceID string    `json:"active_surface_id" cap:"-"`
 	Surfaces        []Surface `json:"surfaces"`
 }
 
@@ -125,12 +125,12 @@ type Window struct {
 	// the browser does not say).
 	WindowID int64 `json:"windowId,omitempty"`
 	// OpenerID is the surface that opened the page (window.open).
-	OpenerID string `json:"openerId,omitempty"`
+	OpenerID string `json:"openerId,omitempty" cap:"-"`
 }
 
 // WindowsOut lists the page roots, parent-first.
 type WindowsOut struct {
-	ActiveSurfaceID string   `json:"active_surface_id"`
+	ActiveSurfaceID string   `json:"active_surface_id" cap:"-"`
 	Windows         []Window `json:"windows"`
 }
 
@@ -155,11 +155,11 @@ func (o *WindowsOut) Text() string {
 
 // StatusOut is a cheap summary of the session.
 type StatusOut struct {
-	Active    string   `json:"active_surface_id"`
-	URL       string   `json:"url,omitempty"` // the active surface's
-	Pages     []string `json:"pages"`         // live page roots, in order
-	Dialogs   int64    `json:"dialogs"`       // dialogs seen so far
-	Downloads int64    `json:"downloads"`     // downloads begun so far
+	Active    string   `json:"active_surface_id" cap:"-"`
+	URL       string   `json:"url,omitempty" cap:"url"` // the active surface's
+	Pages     []string `json:"pages" cap:"-"`           // live page roots, in order
+	Dialogs   int64    `json:"dialogs"`                 // dialogs seen so far
+	Downloads int64    `json:"downloads"`               // downloads begun so far
 }
 
 // Text is one line.
@@ -170,22 +170,22 @@ func (o *StatusOut) Text() string {
 
 // Tab is one tab as tabs lists it.
 type Tab struct {
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	URL    string `json:"url"`
+	ID     string `json:"id" cap:"-"`
+	Title  string `json:"title" cap:"title"`
+	URL    string `json:"url" cap:"url"`
 	Active bool   `json:"active"`
-	Opener string `json:"opener,omitempty"` // the surface that opened it
+	Opener string `json:"opener,omitempty" cap:"-"` // the surface that opened it
 	// Owner is the task that owns the tab ("": shared).
-	Owner string `json:"owner,omitempty"`
+	Owner string `json:"owner,omitempty" cap:"-"`
 	// Mode is "human" while a person has the tab (omitted otherwise).
-	Mode string `json:"mode,omitempty"`
+	Mode string `json:"mode,omitempty" cap:"-"`
 	// Crashed: the tab's renderer crashed and it has not been reloaded.
 	Crashed bool `json:"crashed,omitempty"`
 }
 
 // TabsOut lists tabs.
 type TabsOut struct {
-	Active string `json:"active"`
+	Active string `json:"active" cap:"-"`
 	Tabs   []Tab  `json:"tabs"`
 }
 

@@ -8,11 +8,11 @@ import (
 
 // Grant is one task's grant on a session's browser.
 type Grant struct {
-	ID         string    `json:"grant"`
-	Session    string    `json:"session"`
-	Task       string    `json:"task"`
-	Generation string    `json:"generation"`
-	Tabs       []string  `json:"tabs"`
+	ID         string    `json:"grant" cap:"-"`
+	Session    string    `json:"session" cap:"-"`
+	Task       string    `json:"task" cap:"-"`
+	Generation string    `json:"generation" cap:"-"`
+	Tabs       []string  `json:"tabs" cap:"-"`
 	Expires    time.Time `json:"expires"`
 }
 
@@ -43,7 +43,7 @@ func (o *TasksOut) Text() string {
 
 // TaskEndOut says what ending a task revoked.
 type TaskEndOut struct {
-	Task    string  `json:"task"`
+	Task    string  `json:"task" cap:"-"`
 	Revoked []Grant `json:"revoked"`
 }
 

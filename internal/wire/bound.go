@@ -1,0 +1,143 @@
+package wire
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Every string a page controls — a title, a URL, a name, a value, a
+// console message — is bounded in every output, whatever the page made it:
+// a page with a 1,000,000-character title must not turn one tool call into
+// half a million tokens. Each string field of an output type says, in its
+// `cap` tag, which bound it has:
+//
+//	cap:"title"  titles, names, labels             300 characters
+//	cap:"url"    addresses                          2,048
+//	cap:"value"  a field's value echoed back        200 (fill does not
+//	                                                echo a long value)
+//	cap:"text"   messages, matched or read text     4,000
+//	cap:"page"   content read on purpose (text, html, a snapshot's text,
+//	             which has a budget of its own)     200,000
+//	cap:"-"      loupe's own (ids, codes, states)   none
+//
+// Bound applies them; a test keeps every string field of every output
+// tagged. A cut string ends with "…[+N chars]", N the characters left out.
+var caps = map[string]int{"title": 300, "url": 2048, "value": 200, "text": 4000, "page": 200_000}
+
+// Cut bounds s to n characters (runes), marking the cut.
+func Cut(s string, n int) string {
+	if n <= 0 || len(s) <= n { // len counts bytes: a string this short is short
+		return s
+	}
+	total := utf8.RuneCountInString(s)
+	if total <= n {
+		return s
+	}
+	i, k := 0, 0
+	for k < n {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		k++
+	}
+	return s[:i] + "…[+" + strconv.Itoa(total-n) + " chars]"
+}
+
+// CapOf is the bound of a cap tag's class (0: none).
+func CapOf(class string) int { return caps[class] }
+
+// Bound cuts, in place, every page-controlled string reachable from v (a
+// pointer to an output) by its field's cap tag. Values of `any` fields
+// (ActOut.Value) are bounded as their tag says, strings or lists of them.
+func Bound(v any) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return
+	}
+	bound(rv.Elem(), 0)
+}
+
+func bound(v reflect.Value, n int) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			bound(v.Elem(), n)
+		}
+	case reflect.Interface:
+		if v.IsNil() || n == 0 {
+			return
+		}
+		inner := v.Elem()
+		switch inner.Kind() {
+		case reflect.String:
+			if s := inner.String(); len(s) > n {
+				v.Set(reflect.ValueOf(Cut(s, n)))
+			}
+		case reflect.Slice:
+			if inner.Type().Elem().Kind() == reflect.String {
+				cp := reflect.MakeSlice(inner.Type(), inner.Len(), inner.Len())
+				reflect.Copy(cp, inner)
+				bound(cp, n)
+				v.Set(cp)
+			}
+		}
+	case reflect.String:
+		if n > 0 && v.CanSet() && v.Len() > n {
+			v.SetString(Cut(v.String(), n))
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			bound(v.Index(i), n)
+		}
+	case reflect.Map:
+		if v.Type().Elem().Kind() == reflect.String && n > 0 {
+			for _, k := range v.MapKeys() {
+				if s := v.MapIndex(k).String(); len(s) > n {
+					v.SetMapIndex(k, reflect.ValueOf(Cut(s, n)))
+				}
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			bound(v.Field(i), caps[f.Tag.Get("cap")])
+		}
+	}
+}
+
+// untagged lists the string fields reachable from t that carry no cap
+// tag, for the test that keeps every one of them bounded or marked as
+// loupe's own.
+func untagged(t reflect.Type, path string, seen map[reflect.Type]bool, out *[]string) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || seen[t] {
+		return
+	}
+	seen[t] = true
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer || ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array || ft.Kind() == reflect.Map {
+			ft = ft.Elem()
+		}
+		tag, tagged := f.Tag.Lookup("cap")
+		switch {
+		case ft.Kind() == reflect.String || ft.Kind() == reflect.Interface:
+			if !tagged || tag != "-" && caps[tag] == 0 {
+				*out = append(*out, fmt.Sprintf("%s%s.%s", path, t.Name(), f.Name))
+			}
+		case ft.Kind() == reflect.Struct:
+			untagged(ft, path, seen, out)
+		}
+	}
+}
