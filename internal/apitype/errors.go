@@ -80,8 +80,8 @@ var Hints = map[Code]string{
 // certainly did not run, so it is safe to retry after fixing the cause.
 type Error struct {
 	Code        Code     `json:"code"`
-	Message     string   `json:"message"`
-	Hint        string   `json:"hint,omitempty"`
+	Message     string   `json:"message" cap:"text"`
+	Hint        string   `json:"hint,omitempty" cap:"text"`
 	NotExecuted bool     `json:"not_executed"`
 	Candidates  []string `json:"candidates,omitempty"`
 	SimilarRefs []string `json:"similar_refs,omitempty"`

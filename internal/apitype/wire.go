@@ -69,7 +69,7 @@ type Report struct {
 	// SwitchedFrom is the caller's surface before, when the write changed it.
 	SwitchedFrom string `json:"switched_from,omitempty"`
 	// Navigated is the surface's new URL, when it changed.
-	Navigated string   `json:"navigated,omitempty"`
+	Navigated string   `json:"navigated,omitempty" cap:"url"`
 	Opened    []string `json:"opened,omitempty"` // page roots that appeared
 	Closed    []string `json:"closed,omitempty"` // page roots that went away
 	// Dialogs answered during the write.
@@ -84,14 +84,14 @@ type Report struct {
 	// Snapshot is a new snapshot of Surface (when asked for).
 	Snapshot *ReportSnapshot `json:"snapshot,omitempty"`
 	// SnapshotError says why no snapshot or diff could be taken.
-	SnapshotError string `json:"snapshot_error,omitempty"`
+	SnapshotError string `json:"snapshot_error,omitempty" cap:"text"`
 }
 
 // ReportDialog is one dialog answered during a write.
 type ReportDialog struct {
 	SurfaceID string `json:"surface_id,omitempty"`
 	Type      string `json:"type"`
-	Message   string `json:"message"`
+	Message   string `json:"message" cap:"text"`
 	Action    string `json:"action"`
 }
 
@@ -100,12 +100,12 @@ type ReportDialog struct {
 type Diff struct {
 	Added   int    `json:"added"`
 	Removed int    `json:"removed"`
-	Lines   string `json:"lines,omitempty"`
+	Lines   string `json:"lines,omitempty" cap:"page"`
 }
 
 // ReportSnapshot is a snapshot's text (without its size footer).
 type ReportSnapshot struct {
-	Text      string `json:"text,omitempty"` // empty in MCP structured content: it is the text content
+	Text      string `json:"text,omitempty" cap:"-"` // bounded by the report's max_chars; empty in MCP structured content: it is the text content
 	Chars     int    `json:"chars"`
 	Truncated bool   `json:"truncated,omitempty"`
 }

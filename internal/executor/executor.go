@@ -35,6 +35,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
 	"github.com/loupe-dev/loupe/internal/sessions"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // Config configures an executor.
@@ -248,8 +249,21 @@ type call struct {
 }
 
 // Do runs one operation through the pipeline and returns its output, or
-// an *apitype.Error whose Op names the operation.
+// an *apitype.Error whose Op names the operation. Every string a page
+// controls in the output, the report or the error is bounded (wire.Bound).
 func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
+	res, err := x.do(ctx, req)
+	if e, ok := apitype.As(err); ok {
+		wire.Bound(e)
+	}
+	if res != nil {
+		wire.Bound(res.Out)
+		wire.Bound(res.Report)
+	}
+	return res, err
+}
+
+func (x *Executor) do(ctx context.Context, req Request) (*Result, error) {
 	c, err := x.decode(req)
 	if err != nil {
 		return nil, failed(err, req.Op)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Header names the surface a snapshot was taken of.
@@ -55,10 +56,10 @@ func Render(h Header, nodes []*Node, o RenderOptions) Rendered {
 	r.b.WriteString("surface ")
 	r.b.WriteString(h.Surface)
 	r.b.WriteString(": ")
-	r.b.WriteString(quote(h.Title))
+	r.b.WriteString(quote(bounded(h.Title, maxName)))
 	if h.URL != "" {
 		r.b.WriteByte(' ')
-		r.b.WriteString(h.URL)
+		r.b.WriteString(bounded(h.URL, maxURL))
 	}
 	r.b.WriteByte('\n')
 	for _, n := range nodes {
@@ -80,15 +81,22 @@ func truncate(r Rendered, limit int) Rendered {
 	}
 	budget := limit - len(note(r.Total))
 	cut := strings.LastIndexByte(r.Text[:max(0, min(budget, len(r.Text)))], '\n') + 1
+	head := r.Text[:max(0, cut)]
 	if cut <= 0 {
-		// Not even the first line fits: keep it whole, as the only line.
-		cut = strings.IndexByte(r.Text, '\n') + 1
+		// Not even the surface line fits: cut it too, so that the limit
+		// bounds the whole text.
+		first := r.Text[:strings.IndexByte(r.Text, '\n')]
+		keep := max(0, budget-len(" …[cut]\n"))
+		for keep > 0 && !utf8.RuneStart(first[keep]) {
+			keep-- // not inside a character
+		}
+		head = first[:keep] + " …[cut]\n"
 	}
-	shown := strings.Count(r.Text[:cut], "\n") - 1 // less the surface line
+	shown := strings.Count(head, "\n") - 1 // less the surface line
 	if shown < 0 {
 		shown = 0
 	}
-	r.Text = r.Text[:cut] + note(shown)
+	r.Text = head + note(shown)
 	r.Lines = shown
 	r.Truncated = true
 	return r
@@ -131,12 +139,12 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 	b.WriteString("- ")
 	if n.IsText() {
 		b.WriteString("text: ")
-		b.WriteString(oneLine(n.Text))
+		b.WriteString(oneLine(bounded(n.Text, maxText)))
 		b.WriteByte('\n')
 		return
 	}
 	kids := n.Children
-	name := n.Name
+	name := bounded(n.Name, maxName)
 	if n.NameFromContent && len(kids) > 0 {
 		if allText(kids) {
 			kids = nil
@@ -163,7 +171,7 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 	}
 	if n.URL != "" {
 		b.WriteString(" [url=")
-		b.WriteString(shortURL(n.URL, r.base))
+		b.WriteString(bounded(shortURL(n.URL, r.base), maxURL))
 		b.WriteByte(']')
 	}
 	if n.Ref != "" {
@@ -186,18 +194,18 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 	switch {
 	case n.Value != "":
 		b.WriteString(": ")
-		b.WriteString(oneLine(n.Value))
+		b.WriteString(oneLine(bounded(n.Value, maxValue)))
 	case len(n.Cells) > 0:
 		b.WriteByte(':')
 		for _, c := range n.Cells {
 			b.WriteByte(' ')
-			b.WriteString(quote(c))
+			b.WriteString(quote(bounded(c, maxName)))
 		}
 	case len(kids) == 1 && kids[0].IsText() || len(kids) > 1 && kids[0].IsText() && !allText(kids):
 		// Its text leads its line; what follows it (a button beside the
 		// text of a list item) is below.
 		b.WriteString(": ")
-		b.WriteString(oneLine(kids[0].Text))
+		b.WriteString(oneLine(bounded(kids[0].Text, maxText)))
 		kids = kids[1:]
 	case len(kids) > 0:
 		b.WriteByte(':')
@@ -227,6 +235,34 @@ func quote(s string) string {
 		return `"` + s + `"`
 	}
 	return strconv.Quote(s)
+}
+
+// A page may give any string any length; a snapshot line bounds what it
+// prints of each, as package wire bounds the same strings in every output
+// (titles and names 300 characters, addresses 2,048, values 300, a text
+// node 4,000), the cut marked with how much was left out.
+const (
+	maxName  = 300
+	maxURL   = 2048
+	maxValue = 300
+	maxText  = 4000
+)
+
+// bounded bounds s to n characters (runes), marking the cut.
+func bounded(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	total := utf8.RuneCountInString(s)
+	if total <= n {
+		return s
+	}
+	i := 0
+	for k := 0; k < n; k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i] + "…[+" + strconv.Itoa(total-n) + " chars]"
 }
 
 // oneLine keeps a value on its line: line breaks are shown as \n.

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestRenderFirstLine(t *testing.T) {
@@ -176,5 +177,31 @@ func TestRenderLeavesTreeAlone(t *testing.T) {
 	_ = Render(Header{Surface: "s1"}, nodes, RenderOptions{}).Text
 	if after := dump(nodes); after != before {
 		t.Errorf("tree changed: %s -> %s", before, after)
+	}
+}
+
+// TestRenderBoundsPageStrings: a page's huge title, URL, names, values
+// and text are cut on their lines, and MaxChars bounds the whole text even
+// when the surface line alone would not fit.
+func TestRenderBoundsPageStrings(t *testing.T) {
+	huge := strings.Repeat("é", 1_000_000)
+	nodes := []*Node{
+		{Role: "button", Name: huge, Ref: "e1"},
+		{Role: "textbox", Name: "Notes", Value: huge, Ref: "e2"},
+		{Text: huge},
+		{Role: "link", Name: "x", URL: "https://x.test/" + huge, Ref: "e3"},
+	}
+	r := Render(Header{Surface: "s1", Title: huge, URL: "https://x.test/?" + huge}, nodes, RenderOptions{})
+	if len(r.Text) > 30_000 {
+		t.Fatalf("rendered %d bytes from huge page strings", len(r.Text))
+	}
+	if !strings.Contains(r.Text, "…[+999700 chars]") || !strings.Contains(r.Text, "[ref=e1]") || !strings.Contains(r.Text, "[ref=e3]") {
+		t.Errorf("cuts not marked, or refs lost:\n%.600s", r.Text)
+	}
+	for _, limit := range []int{300, 50} {
+		r := Render(Header{Surface: "s1", Title: huge, URL: "https://x.test/?" + huge}, nodes, RenderOptions{MaxChars: limit})
+		if len(r.Text) > limit || !r.Truncated || !utf8.ValidString(r.Text) {
+			t.Errorf("MaxChars %d: %d bytes, truncated %v, valid %v: %q", limit, len(r.Text), r.Truncated, utf8.ValidString(r.Text), r.Text)
+		}
 	}
 }

@@ -18,8 +18,9 @@ import (
 //	cap:"value"  a field's value echoed back        200 (fill does not
 //	                                                echo a long value)
 //	cap:"text"   messages, matched or read text     4,000
-//	cap:"page"   content read on purpose (text, html, a snapshot's text,
-//	             which has a budget of its own)     200,000
+//	cap:"page"   content read on purpose (text, html) 200,000
+//	             (a snapshot's text is not cut here: its budget,
+//	             max_chars, bounds it, and the renderer each string in it)
 //	cap:"-"      loupe's own (ids, codes, states)   none
 //
 // Bound applies them; a test keeps every string field of every output

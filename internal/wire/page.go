@@ -26,11 +26,13 @@ type Snapshot struct {
 	Scope     string `json:"scope,omitempty" cap:"-"` // the ref of the subtree shown, when scoped
 	// DocumentToken names the document the snapshot shows; a write may
 	// carry it to be refused if the surface has moved on since.
-	DocumentToken string    `json:"document_token,omitempty" cap:"-"`
-	Text          string    `json:"text" cap:"page"`
-	Refs          []RefInfo `json:"refs"`
-	Nodes         int       `json:"nodes"`
-	Frames        int       `json:"frames"`
+	DocumentToken string `json:"document_token,omitempty" cap:"-"`
+	// Text is bounded by the snapshot's own budget (max_chars), and each
+	// string of the page in it by the renderer.
+	Text   string    `json:"text" cap:"-"`
+	Refs   []RefInfo `json:"refs"`
+	Nodes  int       `json:"nodes"`
+	Frames int       `json:"frames"`
 	// Chars and Tokens are the size of Text (tokens estimated as
 	// chars/4).
 	Chars     int  `json:"chars"`

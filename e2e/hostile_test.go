@@ -1,0 +1,79 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// hugePage has a 1,000,000-character title, a 500,000-character address
+// and a 200,000-character button label.
+const hugePage = `<button id="b">x</button><input aria-label="Notes"><script>
+document.title = "T".repeat(1000000);
+history.replaceState(null, "", "/?" + "q".repeat(500000));
+document.getElementById("b").textContent = "B".repeat(200000);
+</script>`
+
+// TestPageStringsAreBounded: whatever length a page gives its title, its
+// address or a label, no output of loupe's carries it whole — CLI text
+// and JSON, MCP text and structured content — and --max-chars bounds a
+// snapshot's whole text; fill does not echo a long value back. The
+// session works on afterwards.
+func TestPageStringsAreBounded(t *testing.T) {
+	e := newEnv(t)
+	srv, _ := countingPage(t, hugePage)
+	e.ok("open", srv.URL+"/")
+
+	for _, c := range []struct {
+		args []string
+		max  int
+	}{
+		{[]string{"snapshot", "--max-chars", "300"}, 300 + 200}, // and its size footer
+		{[]string{"--json", "snapshot", "--max-chars", "300"}, 12_000},
+		{[]string{"tabs"}, 3_000},
+		{[]string{"--json", "tabs"}, 3_000},
+		{[]string{"surfaces"}, 3_000},
+		{[]string{"status"}, 3_000},
+		{[]string{"--json", "click", "#b"}, 3_000},
+		{[]string{"--json", "reload"}, 3_000},
+		{[]string{"--json", "fill", `role=textbox[name="Notes"]`, strings.Repeat("v", 100_000)}, 3_000}, // the page's URL is most of it
+	} {
+		r := e.run(c.args...)
+		cmd := fmt.Sprintf("%.80s", strings.Join(c.args, " "))
+		if r.code != 0 {
+			t.Errorf("loupe %s: exit %d %.300s", cmd, r.code, r.stderr)
+			continue
+		}
+		if n := len(r.stdout); n > c.max {
+			t.Errorf("loupe %s printed %d bytes, want at most %d: %.300s", cmd, n, c.max, r.stdout)
+		}
+		if strings.HasPrefix(c.args[0], "--json") && !json.Valid([]byte(r.stdout)) {
+			t.Errorf("loupe %s: not JSON", cmd)
+		}
+	}
+
+	m := startMCP(t, e, "--daemon")
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"browser_navigate", map[string]any{"url": srv.URL + "/"}},
+		{"browser_snapshot", map[string]any{"max_chars": 300}},
+		{"browser_tabs", nil},
+		{"browser_click", map[string]any{"ref": "#b"}},
+	} {
+		r := m.call(c.tool, c.args)
+		if r.isErr {
+			t.Errorf("%s: %s", c.tool, r.text)
+			continue
+		}
+		sc, _ := json.Marshal(r.res.StructuredContent)
+		if size := len(r.text) + len(sc); size > 40_000 {
+			t.Errorf("%s returned %d bytes (text %d, structured %d)", c.tool, size, len(r.text), len(sc))
+		}
+	}
+	if got := e.ok("text"); !strings.Contains(got, "BBB") {
+		t.Errorf("the session after the hostile page: %.200s", got)
+	}
+}
