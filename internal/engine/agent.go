@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -10,7 +9,6 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
 
-	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/cdp"
 )
 
@@ -145,66 +143,4 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-// AgentResult is what the page agent's element functions return (prepare,
-// frameOffset, focusSelect, selectOptions, fileInput, armPress, …): OK, or
-// why not, and the facts the function found.
-type AgentResult struct {
-	OK       bool     `json:"ok"`
-	Err      string   `json:"err"`
-	Detail   string   `json:"detail"`
-	X        float64  `json:"x"`
-	Y        float64  `json:"y"`
-	W        float64  `json:"w"`
-	H        float64  `json:"h"`
-	Empty    bool     `json:"empty"`
-	Multiple bool     `json:"multiple"`
-	Values   []string `json:"values"`
-	Seq      int64    `json:"seq"`
-	I        int64    `json:"i"` // another element the action goes to (fileInput)
-	// Via says where the input went in the element's stead: through the
-	// label or drawn wrapper of a hidden native toggle, or at a part of
-	// its own widget lying on top of it.
-	Via string `json:"via"`
-}
-
-// notActionable words the agent's refusals: the ref, then the agent's
-// detail, go into the format.
-var notActionable = map[string]string{
-	"hidden":      "%s is not visible (%s)",
-	"disabled":    "%s is disabled (%s)",
-	"covered":     "%s is covered: %s",
-	"unstable":    "%s keeps moving (animating): %s",
-	"noteditable": "%s is not an editable field (%s)",
-	"unfocusable": "%s cannot take focus (%s)",
-	"notselect":   "%s is not a <select> (%s); click the option instead",
-	"notfile":     "%s is not a file input (%s)",
-}
-
-// Check turns an agent failure about ref's element into a registry error
-// (nil when r is OK).
-func (r *AgentResult) Check(ref string) error {
-	if r.OK {
-		return nil
-	}
-	if f, ok := notActionable[r.Err]; ok {
-		return apitype.Errorf(apitype.NotActionable, f, ref, r.Detail)
-	}
-	switch r.Err {
-	case "gone":
-		return staleErr(ref, "the element was removed from the page")
-	case "nooption":
-		return apitype.Errorf(apitype.BadInput, "%s: %s", ref, r.Detail)
-	}
-	return fmt.Errorf("page agent: %s %s", r.Err, r.Detail)
-}
-
-// StaleIfGone maps ref's document vanishing mid-operation (ErrDocumentGone)
-// to STALE_REF; any other error is returned as it is.
-func StaleIfGone(ref string, err error) error {
-	if errors.Is(err, ErrDocumentGone) {
-		return staleErr(ref, "its document went away")
-	}
-	return err
 }

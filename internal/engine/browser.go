@@ -1,12 +1,13 @@
 // Package engine is the core of loupe's browser engine: it launches or
 // attaches to one browser and keeps its surfaces (tabs and the frames in
-// them), each frame's session, documents and execution contexts, the page
-// agent's worlds, the ref tables and their resolution, and the session's
-// console, network, dialog and download records. The jobs done on a
-// surface are the packages above it, each calling only downward: capture
-// (snapshots, locators, queries), action (input, reads, screenshots) and
-// nav (navigation and waits). It knows nothing of front ends, policy or
-// the ledger; the executor calls it.
+// them) and what kind each one is, each frame's session, documents and
+// execution contexts, the page agent's worlds, the ref tables, and the
+// session's console, network and dialog records. The jobs done on a
+// surface are the packages above it, each calling only downward: surface
+// (listing, describing and switching surfaces), capture (snapshots,
+// locators, ref resolution, queries), action (input, reads, screenshots),
+// nav (navigation and waits) and download (downloads). It knows nothing of
+// front ends, policy or the ledger; the executor calls it.
 //
 // Concurrency: a Browser may be used from many goroutines. Operations on one
 // tab are serialised by the tab; operations on different tabs run in
@@ -438,7 +439,7 @@ func (b *Browser) liveIDs() []string {
 	var out []string
 	for _, id := range b.order {
 		out = append(out, id)
-		for _, f := range b.bySurface[id].framesInOrder() {
+		for _, f := range b.bySurface[id].FrameSurfaces() {
 			out = append(out, f.ID)
 		}
 	}
@@ -452,20 +453,32 @@ func orNone(s string) string {
 	return s
 }
 
-// Tabs lists the live tabs in the order they appeared. Titles are asked
-// for afresh (one call for all tabs): targetInfoChanged events can trail a
-// page's title by a while.
-func (b *Browser) Tabs(ctx context.Context) []TabInfo {
-	b.refreshTitles(ctx)
+// Pages lists the live page roots (tabs, windows, views, webviews) in the
+// order they appeared.
+func (b *Browser) Pages() []*Tab {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]TabInfo, 0, len(b.order))
+	out := make([]*Tab, 0, len(b.order))
 	for _, id := range b.order {
-		t := b.bySurface[id]
-		title, url := t.info()
-		out = append(out, TabInfo{ID: id, Title: title, URL: url, Opener: t.openerSurface(), Crashed: t.IsCrashed()})
+		out = append(out, b.bySurface[id])
 	}
 	return out
+}
+
+// RefreshTitles asks the browser for every page's title (one call for
+// all): targetInfoChanged events can trail a page's title by a while.
+func (b *Browser) RefreshTitles(ctx context.Context) {
+	list, err := cdpproto.Call(ctx, b.conn.Browser(), target.GetTargets, target.GetTargetsParams{Filter: target.Filter{{Type: "page"}}})
+	if err != nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, ti := range list.TargetInfos {
+		if t := b.byTarget[string(ti.TargetID)]; t != nil {
+			t.setTitle(ti.Title)
+		}
+	}
 }
 
 // TabCount is the number of live tabs.
@@ -475,17 +488,6 @@ func (b *Browser) TabCount() int {
 	return len(b.order)
 }
 
-// TabInfo describes a tab for listing.
-type TabInfo struct {
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	URL    string `json:"url"`
-	Opener string `json:"opener,omitempty"`
-	// Crashed is set while the tab's renderer is crashed (see
-	// Tab.RecoverCrash).
-	Crashed bool `json:"crashed,omitempty"`
-}
-
 // NewTab opens a tab at about:blank and returns it.
 func (b *Browser) NewTab(ctx context.Context) (*Tab, error) {
 	res, err := cdpproto.Call(ctx, b.conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
@@ -493,11 +495,6 @@ func (b *Browser) NewTab(ctx context.Context) (*Tab, error) {
 		return nil, err
 	}
 	return b.tabForTarget(ctx, string(res.TargetID))
-}
-
-// Activate brings a tab to the front.
-func (b *Browser) Activate(ctx context.Context, id string) (*Tab, error) {
-	return b.selectSurface(ctx, id, func(t *Tab) error { return t.PageOnly("activate as a tab") })
 }
 
 // CloseTab closes a tab and waits until it is gone. A caller whose current

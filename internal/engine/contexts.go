@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strings"
+
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
@@ -128,4 +130,49 @@ func (t *Tab) PageContext() (Session, int64, error) {
 			Fix("it is loading; wait for it ({1}) and try again", apitype.Step{Op: "wait", Args: map[string]string{"load": "true"}})
 	}
 	return t.wrap(m.sess), m.id, nil
+}
+
+// OriginRelation relates a frame surface's origin to its parent's, by the
+// origins their documents run with (effectiveOrigin): "same-origin",
+// "cross-origin" or "opaque". Chromium 156 reports an opaque origin
+// (sandboxed frames, data: URLs) as "://"; "null" is accepted too. Before
+// a frame's first commit its origin is unknown, and so is the relation
+// (""); a page root has none.
+func (t *Tab) OriginRelation() string {
+	if !t.IsFrame() {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := t.frames[t.root]
+	if f == nil {
+		return ""
+	}
+	parent := t.frames[f.parent]
+	o := t.effectiveOrigin(f)
+	switch {
+	case o == "://" || o == "null" || strings.HasPrefix(f.url, "data:"):
+		return "opaque"
+	case o == "" || parent == nil || t.effectiveOrigin(parent) == "":
+		return ""
+	case o == t.effectiveOrigin(parent):
+		return "same-origin"
+	}
+	return "cross-origin"
+}
+
+// effectiveOrigin is the origin a frame's document runs with. Chromium's
+// frame origin comes from the URL, so an about:blank or about:srcdoc
+// document shows "://" even when it inherits its parent's origin (and
+// with it, same-origin access to it); the document's execution contexts,
+// in the session hosting the frame, carry the real one, still opaque when
+// the frame is sandboxed. Until one appears, the URL's origin stands.
+// Caller holds t.mu.
+func (t *pageState) effectiveOrigin(f *frame) string {
+	for _, c := range []map[string]mainContext{t.mainCtx, t.agentCtx} {
+		if m, ok := c[f.id]; ok && m.sess == f.sess && m.origin != "" {
+			return m.origin
+		}
+	}
+	return f.origin
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
@@ -168,7 +169,7 @@ func TestCrashDetectedListedAndRecovered(t *testing.T) {
 	if len(list) != 1 || list[0].ID != tab.ID || !list[0].Crashed || list[0].Capabilities.Snapshot || list[0].URL != url {
 		t.Fatalf("surfaces after the crash: want only %s, crashed, at %s: %+v", tab.ID, url, list)
 	}
-	if tabs := b.Tabs(ctxT(t)); len(tabs) != 1 || !tabs[0].Crashed {
+	if tabs := surface.Tabs(ctxT(t), b); len(tabs) != 1 || !tabs[0].Crashed {
 		t.Fatalf("tabs after the crash: %+v", tabs)
 	}
 	for _, id := range frames {
@@ -428,14 +429,14 @@ func TestCrashOfAnOOPIF(t *testing.T) {
 	}
 	list = surfaceList(t, b)
 	for _, gone := range []string{cross.ID, nested.ID} {
-		if slices.ContainsFunc(list, func(s engine.Surface) bool { return s.ID == gone }) {
+		if slices.ContainsFunc(list, func(s surface.Surface) bool { return s.ID == gone }) {
 			t.Fatalf("surface %s of the crashed frame still listed: %+v", gone, list)
 		}
 		if _, err := b.Tab(ctxT(t), gone); codeOf(err) != apitype.SurfaceClosed {
 			t.Fatalf("surface %s of the crashed frame: want SURFACE_CLOSED, got %v", gone, err)
 		}
 	}
-	if !slices.ContainsFunc(list, func(s engine.Surface) bool { return s.ID == mid.ID && !s.Crashed }) {
+	if !slices.ContainsFunc(list, func(s surface.Surface) bool { return s.ID == mid.ID && !s.Crashed }) {
 		t.Fatalf("the in-process frame is gone: %+v", list)
 	}
 	if s := snap(t, tab); !strings.Contains(s.Text, "Surfaces top") || strings.Contains(s.Text, "cross idle") {

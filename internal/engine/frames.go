@@ -478,9 +478,9 @@ func mapWorldErr(err error) error {
 	return err
 }
 
-// navigating reports whether the frame, or a frame above it, is navigating
+// Navigating reports whether the frame, or a frame above it, is navigating
 // to a new document: input sent now could land in the next document.
-func (t *Tab) navigating(frameID string) bool {
+func (t *Tab) Navigating(frameID string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for f, d := t.frames[frameID], 0; f != nil && d < 64; f, d = t.frames[f.parent], d+1 {

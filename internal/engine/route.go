@@ -12,10 +12,8 @@ import (
 
 // Routing: a node's DOM and Runtime calls go to the session that hosts its
 // frame, in the agent's world of its document; input events go to the page
-// session at top-level coordinates. A frame's viewport coordinates become
-// its parent's by adding the content-box origin of its <iframe> (border and
-// padding included, the parent's scroll already in the box), level by level
-// up to the top, each level checking the point really lands on that iframe.
+// session at top-level coordinates, which package action works out level
+// by level from each frame's <iframe> element (FrameOwner).
 
 // ownerKey names a frame's <iframe> element as seen from one document of
 // its parent.
@@ -77,34 +75,4 @@ func (w *World) release(id runtime.RemoteObjectID) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_, _ = cdpproto.Call(ctx, w.Session(), runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: id})
-}
-
-// ToTop turns a point in a frame's viewport into top-level viewport
-// coordinates, where input goes (Session). With hit, each level checks the
-// point lands on the frame's iframe (nothing in the parent covers it); a
-// miss is NOT_ACTIONABLE about ref.
-func (t *Tab) ToTop(ctx context.Context, ref, frameID string, x, y float64, hit bool) (float64, float64, error) {
-	for id := frameID; id != t.TargetID; {
-		f, ok := t.frameState(id)
-		if !ok || f.parent == "" {
-			return 0, 0, staleErr(ref, "its frame is gone")
-		}
-		owner, err := t.FrameOwner(ctx, id, f.parent)
-		if err != nil {
-			return 0, 0, StaleIfGone(ref, err)
-		}
-		pw, err := t.World(ctx, f.parent)
-		if err != nil {
-			return 0, 0, StaleIfGone(ref, err)
-		}
-		var r AgentResult
-		if err := pw.Call(ctx, "frameOffset", &r, owner, x, y, hit); err != nil {
-			return 0, 0, StaleIfGone(ref, err)
-		}
-		if err := r.Check(ref); err != nil {
-			return 0, 0, err
-		}
-		x, y, id = r.X, r.Y, f.parent
-	}
-	return x, y, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
@@ -28,11 +29,11 @@ func TestSurfaceOriginInherited(t *testing.T) {
 		"srcdoc frame":    "same-origin",
 		"sandboxed frame": "opaque",
 	}
-	var frames []engine.Surface
+	var frames []surface.Surface
 	var got map[string]string
 	eventually(t, "the four frames with their origin relations", func() bool {
-		list := enginetest.Browser().Surfaces(ctxT(t))
-		frames = slices.DeleteFunc(list, func(s engine.Surface) bool { return s.ParentID != tab.ID })
+		list := surface.List(ctxT(t), enginetest.Browser())
+		frames = slices.DeleteFunc(list, func(s surface.Surface) bool { return s.ParentID != tab.ID })
 		if len(frames) != 4 {
 			return false
 		}
@@ -93,7 +94,7 @@ func TestSurfaceWebviewAfterItsHost(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	list := b.Surfaces(ctxT(t))
+	list := surface.List(ctxT(t), b)
 	seen := map[string]bool{}
 	for _, s := range list {
 		if s.ParentID != "" && !seen[s.ParentID] {
@@ -104,7 +105,7 @@ func TestSurfaceWebviewAfterItsHost(t *testing.T) {
 	if len(list) < 3 || list[0].ID != host.ID || list[1].ID != guest.ID || list[1].ParentID != host.ID {
 		t.Fatalf("want the host %s, then its webview %s and the webview's frames: %+v", host.ID, guest.ID, list)
 	}
-	ws := b.Windows(ctxT(t))
+	ws := surface.Windows(ctxT(t), b)
 	if len(ws) != 2 || ws[0].ID != host.ID || ws[1].ID != guest.ID {
 		t.Fatalf("windows: want host %s then webview %s: %+v", host.ID, guest.ID, ws)
 	}
@@ -143,9 +144,9 @@ func TestSurfaceKindsElectron(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds := func() map[string]engine.Surface {
-		list := b.Surfaces(ctxT(t))
-		m := map[string]engine.Surface{}
+	kinds := func() map[string]surface.Surface {
+		list := surface.List(ctxT(t), b)
+		m := map[string]surface.Surface{}
 		for _, s := range list {
 			m[s.ID] = s
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/eventlog"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
@@ -23,17 +24,17 @@ func settled(t *testing.T, b *engine.Browser) {
 	t.Helper()
 	eventually(t, "every frame to commit", func() bool {
 		l := surfaceList(t, b)
-		return len(l) == 6 && !slices.ContainsFunc(l, func(s engine.Surface) bool { return s.URL == "" })
+		return len(l) == 6 && !slices.ContainsFunc(l, func(s surface.Surface) bool { return s.URL == "" })
 	})
 }
 
-func surfaceList(t *testing.T, b *engine.Browser) []engine.Surface {
+func surfaceList(t *testing.T, b *engine.Browser) []surface.Surface {
 	t.Helper()
-	return b.Surfaces(ctxT(t))
+	return surface.List(ctxT(t), b)
 }
 
-func byURL(list []engine.Surface, substr string) []engine.Surface {
-	var out []engine.Surface
+func byURL(list []surface.Surface, substr string) []surface.Surface {
+	var out []surface.Surface
 	for _, s := range list {
 		if strings.Contains(s.URL, substr) {
 			out = append(out, s)
@@ -42,7 +43,7 @@ func byURL(list []engine.Surface, substr string) []engine.Surface {
 	return out
 }
 
-func oneByURL(t *testing.T, list []engine.Surface, substr string) engine.Surface {
+func oneByURL(t *testing.T, list []surface.Surface, substr string) surface.Surface {
 	t.Helper()
 	m := byURL(list, substr)
 	if len(m) != 1 {
@@ -83,7 +84,7 @@ func TestSurfacesListKindsParentsOrigins(t *testing.T) {
 			t.Fatalf("bad or repeated id %q", s.ID)
 		}
 		ids[s.ID] = true
-		if s.Capabilities != (engine.Capabilities{true, true, true}) {
+		if s.Capabilities != (surface.Capabilities{Snapshot: true, Interaction: true, RendererEval: true}) {
 			t.Fatalf("%s: capabilities %+v", s.ID, s.Capabilities)
 		}
 	}
@@ -91,7 +92,7 @@ func TestSurfacesListKindsParentsOrigins(t *testing.T) {
 	nested := oneByURL(t, list, "label=nested")
 	cross := oneByURL(t, list, "label=cross")
 	want := []struct {
-		s              engine.Surface
+		s              surface.Surface
 		parent, origin string
 	}{
 		{mid, tab.ID, "same-origin"},
@@ -136,11 +137,11 @@ func TestSurfaceSwitchScopesEverything(t *testing.T) {
 	cross := oneByURL(t, list, "label=cross")
 	topSnap := snap(t, tab)
 
-	fs, err := b.Switch(ctxT(t), cross.ID)
+	fs, err := surface.Switch(ctxT(t), b, cross.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := fs.Describe(); d.ID != cross.ID {
+	if d := surface.Describe(fs); d.ID != cross.ID {
 		t.Fatalf("switch: %+v", d)
 	}
 	// Snapshot: the frame's document only.
@@ -191,7 +192,7 @@ func TestSurfaceSwitchScopesEverything(t *testing.T) {
 		t.Fatalf("reload on a frame surface: want SURFACE_UNSUPPORTED, got %v", err)
 	}
 	wantStep(t, err, apitype.Step{Op: "switch", Args: map[string]string{"surface_id": tab.ID}})
-	_, err = b.SwitchWindow(ctxT(t), cross.ID)
+	_, err = surface.SwitchWindow(ctxT(t), b, cross.ID)
 	if codeOf(err) != apitype.SurfaceUnsupported {
 		t.Fatalf("switch-window to a frame: want SURFACE_UNSUPPORTED, got %v", err)
 	}
@@ -264,7 +265,7 @@ func TestSurfaceIDsAcrossNavigation(t *testing.T) {
 		t.Fatalf("tab id changed on navigation: %+v", list[0])
 	}
 	for _, old := range []string{mid.ID, cross.ID} {
-		if slices.ContainsFunc(list, func(s engine.Surface) bool { return s.ID == old }) {
+		if slices.ContainsFunc(list, func(s surface.Surface) bool { return s.ID == old }) {
 			t.Fatalf("frame surface %s survived its parent's new document", old)
 		}
 	}
@@ -306,11 +307,11 @@ func TestSurfaceLifecycle(t *testing.T) {
 	if popup.Kind != engine.KindTab || popup.ParentID != "" {
 		t.Fatalf("popup: %+v", popup)
 	}
-	ws := b.Windows(ctxT(t))
+	ws := surface.Windows(ctxT(t), b)
 	if len(ws) != 3 {
 		t.Fatalf("windows: %+v", ws)
 	}
-	wid := map[string]engine.Window{}
+	wid := map[string]surface.Window{}
 	for _, w := range ws {
 		wid[w.ID] = w
 		if w.WindowID == 0 {
@@ -325,7 +326,7 @@ func TestSurfaceLifecycle(t *testing.T) {
 	}
 
 	// The popup closes itself: a tombstone.
-	ps, err := b.Switch(ctxT(t), popup.ID)
+	ps, err := surface.Switch(ctxT(t), b, popup.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,15 +343,15 @@ func TestSurfaceLifecycle(t *testing.T) {
 		t.Fatalf("a closed surface: want SURFACE_CLOSED listing live surfaces, got %v", err)
 	}
 	wantStep(t, err, apitype.Step{Op: "switch"})
-	if _, err := b.Switch(ctxT(t), popup.ID); codeOf(err) != apitype.SurfaceClosed {
+	if _, err := surface.Switch(ctxT(t), b, popup.ID); codeOf(err) != apitype.SurfaceClosed {
 		t.Fatalf("switch to a closed popup: want SURFACE_CLOSED, got %v", err)
 	}
-	if _, err := b.Switch(ctxT(t), "s9999"); codeOf(err) != apitype.SurfaceNotFound {
+	if _, err := surface.Switch(ctxT(t), b, "s9999"); codeOf(err) != apitype.SurfaceNotFound {
 		t.Fatalf("never-seen id: want SURFACE_NOT_FOUND, got %v", err)
 	}
 
 	// A frame removed by script: a tombstone, also while active.
-	fs, err := b.Switch(ctxT(t), cross.ID)
+	fs, err := surface.Switch(ctxT(t), b, cross.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +370,7 @@ func TestSurfaceLifecycle(t *testing.T) {
 		t.Fatal("click in a removed frame succeeded")
 	}
 	list = surfaceList(t, b)
-	if slices.ContainsFunc(list, func(s engine.Surface) bool { return s.ID == cross.ID || s.ID == popup.ID }) {
+	if slices.ContainsFunc(list, func(s surface.Surface) bool { return s.ID == cross.ID || s.ID == popup.ID }) {
 		t.Fatalf("tombstoned surfaces still listed: %+v", list)
 	}
 }

@@ -218,6 +218,24 @@ func (t *Tab) Refresh(ctx context.Context) (title, url string) {
 	return title, url
 }
 
+// Usable reports whether loupe can work in the surface now: its page is
+// set up, its renderer alive, and its frame has a live session.
+func (t *Tab) Usable() bool {
+	if t.IsCrashed() {
+		return false
+	}
+	select {
+	case <-t.ready:
+		if t.setupErr != nil {
+			return false
+		}
+	default:
+		return false
+	}
+	_, ok := t.frameState(t.root)
+	return ok
+}
+
 // PageOnly refuses operations that only a page root can do: loupe does not
 // navigate a frame's session history on its own (a frame navigates by
 // what is clicked in it, or with the page).
@@ -240,9 +258,10 @@ func (t *Tab) markClosed() {
 	close(t.closed)
 }
 
-// framesInOrder lists the page's frame surfaces parent-first: a depth-first
-// walk of the frame tree, siblings in the order loupe first saw them.
-func (p *pageState) framesInOrder() []*Tab {
+// FrameSurfaces lists the frame surfaces of the page this surface is in,
+// parent-first: a depth-first walk of the frame tree, siblings in the
+// order loupe first saw them.
+func (p *pageState) FrameSurfaces() []*Tab {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	kids := map[string][]*Tab{}
@@ -308,7 +327,7 @@ func (t *Tab) ForgetRefs() int {
 func (t *Tab) AwaitCommit(ctx context.Context, max time.Duration) bool {
 	deadline := time.Now().Add(max)
 	crashed := t.Crashed()
-	for t.navigating(t.root) {
+	for t.Navigating(t.root) {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return false
 		}

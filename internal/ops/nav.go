@@ -5,6 +5,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
 
@@ -117,7 +118,7 @@ func navOps() []*Op {
 					return nil, err
 				}
 				cur := env.Current()
-				tabs := mapSlice(b.Tabs(ctx), tabOf)
+				tabs := mapSlice(surface.Tabs(ctx, b), tabOf)
 				for i := range tabs {
 					tabs[i].Active = tabs[i].ID == cur
 					tabs[i].Owner = env.Grants().Owner(env.Session(), tabs[i].ID)
@@ -172,7 +173,7 @@ func navOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				tab, err := b.Activate(ctx, in.ID)
+				tab, err := surface.Activate(ctx, b, in.ID)
 				if err != nil {
 					return nil, err
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
 )
 
 // SurfaceIDIn names a surface.
@@ -44,7 +45,7 @@ func surfaceOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				all := b.Surfaces(ctx)
+				all := surface.List(ctx, b)
 				list := mapSlice(all, surfaceOf)
 				cur := env.Current()
 				for i := range list {
@@ -58,12 +59,12 @@ func surfaceOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				t, err := b.Switch(ctx, in.ID)
+				t, err := surface.Switch(ctx, b, in.ID)
 				if err != nil {
 					return nil, err
 				}
 				env.SetCurrent(t.ID)
-				d := SurfaceOut(surfaceOf(t.Describe()))
+				d := SurfaceOut(surfaceOf(surface.Describe(t)))
 				d.Active = true
 				return &d, nil
 			}).sessionWide().as(ActTarget).mcp(Tool{Name: "browser_switch_surface", Desc: "Make a surface (a tab or a frame) the target of your later calls."}),
@@ -74,7 +75,7 @@ func surfaceOps() []*Op {
 					return nil, err
 				}
 				cur := env.Current()
-				ws := mapSlice(b.Windows(ctx), windowOf)
+				ws := mapSlice(surface.Windows(ctx, b), windowOf)
 				for i := range ws {
 					ws[i].Active = ws[i].ID == cur
 				}
@@ -86,12 +87,12 @@ func surfaceOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				t, err := b.SwitchWindow(ctx, in.ID)
+				t, err := surface.SwitchWindow(ctx, b, in.ID)
 				if err != nil {
 					return nil, err
 				}
 				env.SetCurrent(t.ID)
-				d := SurfaceOut(surfaceOf(t.Describe()))
+				d := SurfaceOut(surfaceOf(surface.Describe(t)))
 				d.Active = true
 				return &d, nil
 			}).sessionWide().as(ActTarget).mcp(Tool{Name: "browser_switch_window", Desc: "Make a page root (not a frame) the target of your later calls."}),

@@ -9,6 +9,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/engine/eventlog"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
 
@@ -91,17 +92,17 @@ func stateOut(s *action.ElementState) *StateOut {
 
 func evalOut(v []byte) *EvalOut { return &EvalOut{Value: json.RawMessage(v)} }
 
-func tabOf(t engine.TabInfo) wire.Tab {
+func tabOf(t surface.TabInfo) wire.Tab {
 	return wire.Tab{ID: t.ID, Title: t.Title, URL: t.URL, Opener: t.Opener, Crashed: t.Crashed}
 }
 
-func surfaceOf(s engine.Surface) wire.Surface {
+func surfaceOf(s surface.Surface) wire.Surface {
 	return wire.Surface{ID: s.ID, Kind: s.Kind, ParentID: s.ParentID, Title: s.Title, URL: s.URL,
 		Capabilities:   wire.Capabilities{Snapshot: s.Capabilities.Snapshot, Interaction: s.Capabilities.Interaction, RendererEval: s.Capabilities.RendererEval},
 		OriginRelation: s.OriginRelation, Crashed: s.Crashed}
 }
 
-func windowOf(w engine.Window) wire.Window {
+func windowOf(w surface.Window) wire.Window {
 	return wire.Window{Surface: surfaceOf(w.Surface), WindowID: w.WindowID, OpenerID: w.OpenerID}
 }
 

@@ -4,7 +4,8 @@
 // checks before input (visible, enabled, stable, on top) and the settling
 // after it; reads of text, values, attributes, boxes, state and HTML,
 // eval, and screenshots. Targets are refs or locators, resolved through
-// package capture; frames, worlds and coordinates are the engine core's.
+// package capture; frames and worlds are the engine core's, and a frame's
+// points are turned into the page's here (toTop).
 // Every function holds the tab's operation lock while it runs.
 package action
 
@@ -39,9 +40,9 @@ type Result struct {
 }
 
 // target is an element an action works on, and where its input went in
-// its stead (set by point and Upload from engine.AgentResult.Via).
+// its stead (set by point and Upload from agentResult.Via).
 type target struct {
-	*engine.Element
+	*capture.Element
 	via string
 }
 
@@ -66,14 +67,14 @@ func point(ctx context.Context, t *engine.Tab, tg *target, hit, enabled bool) (x
 		return 0, 0, err
 	}
 	tg.via = r.Via
-	if x, y, err = t.ToTop(ctx, tg.Ref, tg.Frame, r.X, r.Y, hit); err != nil {
+	if x, y, err = toTop(ctx, t, tg.Ref, tg.Frame, r.X, r.Y, hit); err != nil {
 		return 0, 0, err
 	}
 	// Checked last, right before the caller sends input: a document on its
 	// way out must not take input meant for it (nor may the next one).
 	// This also keeps a second click from going out while the first one's
 	// navigation (a form submit, a payment) is in flight.
-	if err := t.CheckNavigation(tg.Element); err != nil {
+	if err := capture.CheckNavigation(t, tg.Element); err != nil {
 		return 0, 0, err
 	}
 	return x, y, nil
@@ -82,7 +83,7 @@ func point(ctx context.Context, t *engine.Tab, tg *target, hit, enabled bool) (x
 // prepare runs the agent's actionability checks; in a subframe the
 // protocol scrolls the element into view first (across processes), and
 // the agent only checks. Its point is in the element's frame viewport.
-func prepare(ctx context.Context, t *engine.Tab, tg *target, hit, enabled bool) (*engine.AgentResult, error) {
+func prepare(ctx context.Context, t *engine.Tab, tg *target, hit, enabled bool) (*agentResult, error) {
 	scroll := true
 	if tg.inSubframe(t) {
 		if err := scrollInto(ctx, tg); err != nil {
@@ -111,7 +112,7 @@ func scrollInto(ctx context.Context, tg *target) error {
 		_, _ = cdpproto.Call(ctx, tg.World.Session(), dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{ObjectID: obj})
 		return nil
 	})
-	return engine.StaleIfGone(tg.Ref, err)
+	return capture.StaleIfGone(tg.Ref, err)
 }
 
 // focusNode focuses an element in a subframe through the protocol, which
@@ -122,13 +123,13 @@ func focusNode(ctx context.Context, tg *target) error {
 		_, _ = cdpproto.Call(ctx, tg.World.Session(), dom.Focus, dom.FocusParams{ObjectID: obj})
 		return nil
 	})
-	return engine.StaleIfGone(tg.Ref, err)
+	return capture.StaleIfGone(tg.Ref, err)
 }
 
 // onElement resolves ref and runs one agent action function on its
 // element (the element id is passed first); an agent failure becomes a
 // registry error. Caller holds t.Lock.
-func onElement(ctx context.Context, t *engine.Tab, ref, fn string, args ...any) (*target, *engine.AgentResult, error) {
+func onElement(ctx context.Context, t *engine.Tab, ref, fn string, args ...any) (*target, *agentResult, error) {
 	tg, err := resolve(ctx, t, ref)
 	if err != nil {
 		return nil, nil, err
@@ -138,12 +139,12 @@ func onElement(ctx context.Context, t *engine.Tab, ref, fn string, args ...any) 
 }
 
 // runOn runs an agent action function on a resolved element.
-func runOn(ctx context.Context, tg *target, fn string, args ...any) (*engine.AgentResult, error) {
-	var r engine.AgentResult
+func runOn(ctx context.Context, tg *target, fn string, args ...any) (*agentResult, error) {
+	var r agentResult
 	if err := tg.World.Call(ctx, fn, &r, append([]any{tg.Elem}, args...)...); err != nil {
-		return nil, engine.StaleIfGone(tg.Ref, err)
+		return nil, capture.StaleIfGone(tg.Ref, err)
 	}
-	if err := r.Check(tg.Ref); err != nil {
+	if err := r.check(tg.Ref); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -454,7 +455,7 @@ func Upload(ctx context.Context, t *engine.Tab, ref string, paths []string) (*Re
 	})
 	switch {
 	case err != nil && !sent:
-		return nil, engine.StaleIfGone(tg.Ref, err)
+		return nil, capture.StaleIfGone(tg.Ref, err)
 	case err != nil:
 		return nil, executedErr(err)
 	}
@@ -505,7 +506,7 @@ func Scroll(ctx context.Context, t *engine.Tab, ref string, o ScrollOptions) (*R
 		x, y = vp.W/2, vp.H/2
 		if t.IsFrame() {
 			// The middle of the frame's own viewport, in page coordinates.
-			if x, y, err = t.ToTop(ctx, "", t.Root(), x, y, false); err != nil {
+			if x, y, err = toTop(ctx, t, "", t.Root(), x, y, false); err != nil {
 				return nil, err
 			}
 		}
@@ -515,13 +516,13 @@ func Scroll(ctx context.Context, t *engine.Tab, ref string, o ScrollOptions) (*R
 		if tg != nil {
 			w = tg.World
 		}
-		var mark engine.AgentResult
+		var mark agentResult
 		marked := w != nil && w.Call(ctx, "scrollMark", &mark) == nil
 		if err := input.Wheel(ctx, t.Session(), x, y, o.DX, o.DY); err != nil {
 			return nil, executedErr(err)
 		}
 		if marked {
-			var r engine.AgentResult
+			var r agentResult
 			_ = w.Call(ctx, "scrollSettled", &r, mark.Seq, wheelNone.Milliseconds(), wheelSettle.Milliseconds())
 		}
 	}

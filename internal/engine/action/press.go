@@ -30,7 +30,7 @@ const quietFor = 150 * time.Millisecond
 //     click set off (a list opening, a re-render) is on the page when the
 //     result (and a front end's report of what changed) is taken.
 func pressCheck(ctx context.Context, t *engine.Tab, tg *target, quiet bool) func() error {
-	var armed engine.AgentResult
+	var armed agentResult
 	if err := tg.World.Call(ctx, "armPress", &armed, tg.Elem); err != nil || !armed.OK {
 		return func() error { return nil }
 	}
@@ -42,7 +42,7 @@ func pressCheck(ctx context.Context, t *engine.Tab, tg *target, quiet bool) func
 		quietMs = quietFor.Milliseconds()
 	}
 	return func() error {
-		var r engine.AgentResult
+		var r agentResult
 		if err := tg.World.Call(ctx, "afterPress", &r, armed.Seq, settleMs, quietMs); err != nil || r.Detail == "" {
 			return nil
 		}
@@ -56,6 +56,6 @@ func pressCheck(ctx context.Context, t *engine.Tab, tg *target, quiet bool) func
 // presses; pressCheck does it for clicks). A page that keeps changing
 // costs the bound, no more; a document that went away ends the wait.
 func afterInput(ctx context.Context, w *engine.World) {
-	var r engine.AgentResult
+	var r agentResult
 	_ = w.Call(ctx, "quiet", &r, quietFor.Milliseconds())
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/capture"
 )
 
 // ElementState is an element's role and interaction state.
@@ -32,10 +33,10 @@ func state(ctx context.Context, tg *target) (*ElementState, error) {
 		ElementState
 	}
 	if err := tg.World.Call(ctx, "read", &s, tg.Elem, "state"); err != nil {
-		return nil, engine.StaleIfGone(tg.Ref, err)
+		return nil, capture.StaleIfGone(tg.Ref, err)
 	}
 	if !s.OK {
-		return nil, (&engine.AgentResult{Err: s.Err}).Check(tg.Ref)
+		return nil, (&agentResult{Err: s.Err}).check(tg.Ref)
 	}
 	s.ElementState.Ref = tg.Ref
 	return &s.ElementState, nil
@@ -69,10 +70,10 @@ func Read(ctx context.Context, t *engine.Tab, ref, what, arg string) (value stri
 		Present bool    `json:"present"`
 	}
 	if err := tg.World.Call(ctx, "read", &r, tg.Elem, what, arg); err != nil {
-		return "", false, engine.StaleIfGone(ref, err)
+		return "", false, capture.StaleIfGone(ref, err)
 	}
 	if !r.OK {
-		return "", false, (&engine.AgentResult{Err: r.Err}).Check(tg.Ref)
+		return "", false, (&agentResult{Err: r.Err}).check(tg.Ref)
 	}
 	if r.Value == nil {
 		return "", r.Present, nil
@@ -120,15 +121,15 @@ func Box(ctx context.Context, t *engine.Tab, ref string) (*ElementBox, error) {
 		ElementBox
 	}
 	if err := tg.World.Call(ctx, "read", &r, tg.Elem, "box"); err != nil {
-		return nil, engine.StaleIfGone(ref, err)
+		return nil, capture.StaleIfGone(ref, err)
 	}
 	if !r.OK {
-		return nil, (&engine.AgentResult{Err: r.Err}).Check(tg.Ref)
+		return nil, (&agentResult{Err: r.Err}).check(tg.Ref)
 	}
 	r.ElementBox.Ref = tg.Ref
 	// In a subframe the box is in the frame's viewport; move its origin to
 	// the top level (no hit test: reading moves nothing).
-	if r.ElementBox.X, r.ElementBox.Y, err = t.ToTop(ctx, tg.Ref, tg.Frame, r.ElementBox.X, r.ElementBox.Y, false); err != nil {
+	if r.ElementBox.X, r.ElementBox.Y, err = toTop(ctx, t, tg.Ref, tg.Frame, r.ElementBox.X, r.ElementBox.Y, false); err != nil {
 		return nil, err
 	}
 	return &r.ElementBox, nil

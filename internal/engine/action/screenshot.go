@@ -34,7 +34,7 @@ func Screenshot(ctx context.Context, t *engine.Tab, o ScreenshotOptions) ([]byte
 		if err != nil {
 			return nil, err
 		}
-		if r.X, r.Y, err = t.ToTop(ctx, tg.Ref, tg.Frame, r.X, r.Y, false); err != nil {
+		if r.X, r.Y, err = toTop(ctx, t, tg.Ref, tg.Frame, r.X, r.Y, false); err != nil {
 			return nil, err
 		}
 		m, err := cdpproto.Call(ctx, t.Session(), page.GetLayoutMetrics, cdpproto.Empty{})

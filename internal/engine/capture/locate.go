@@ -27,7 +27,7 @@ import (
 // as a similar ref; it is not acted on); a ref never issued is
 // REF_NOT_FOUND; a locator that matches nothing is REF_NOT_FOUND and one
 // that matches several is AMBIGUOUS with their refs. Caller holds t.Lock.
-func Resolve(ctx context.Context, t *engine.Tab, target string) (*engine.Element, error) {
+func Resolve(ctx context.Context, t *engine.Tab, target string) (*Element, error) {
 	ref, err := snapshot.NormalizeRef(target)
 	if err != nil {
 		loc, lerr := snapshot.ParseLocator(target)
@@ -40,7 +40,7 @@ func Resolve(ctx context.Context, t *engine.Tab, target string) (*engine.Element
 		}
 		ref = b.Ref
 	}
-	el, last, err := t.ResolveRef(ref)
+	el, last, err := resolveRef(t, ref)
 	if err != nil {
 		return nil, withSimilar(ctx, t, err, last)
 	}

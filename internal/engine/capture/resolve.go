@@ -1,66 +1,69 @@
-package engine
+package capture
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
 // Element is a ref resolved to its element in its frame's current
 // document.
 type Element struct {
-	Ref   string // the ref, normalised ("e12")
-	Frame string // the frame whose document holds the element
-	World *World // the agent's world in that document
-	Elem  int64  // the agent's element id, valid in World
+	Ref   string        // the ref, normalised ("e12")
+	Frame string        // the frame whose document holds the element
+	World *engine.World // the agent's world in that document
+	Elem  int64         // the agent's element id, valid in World
 }
 
-// ResolveRef finds the element a ref names, in the surface's ref table. It
+// resolveRef finds the element a ref names, in the surface's ref table. It
 // never guesses: a ref from an earlier document, or whose frame is gone,
 // is STALE_REF; a ref of another surface is REF_WRONG_SURFACE (naming it);
 // a ref never issued is REF_NOT_FOUND. With a STALE_REF whose element is
 // known, last is the binding the ref had: its locator may find the
-// element's successor (package capture looks, and names it in the error).
-// Caller holds t.Lock.
-func (t *Tab) ResolveRef(ref string) (el *Element, last *snapshot.Binding, err error) {
+// element's successor (Resolve looks, and names it in the error). Caller
+// holds t.Lock.
+func resolveRef(t *engine.Tab, ref string) (el *Element, last *snapshot.Binding, err error) {
 	ref, err = snapshot.NormalizeRef(ref)
 	if err != nil {
 		return nil, nil, apitype.Errorf(apitype.BadInput, "%v", err)
 	}
 	if t.IsCrashed() {
-		return nil, nil, fmt.Errorf("%s: %w", ref, ErrTabCrashed)
+		return nil, nil, fmt.Errorf("%s: %w", ref, engine.ErrTabCrashed)
 	}
-	b, ok := t.refs.Lookup(ref)
+	refs := t.Refs()
+	b, ok := refs.Lookup(ref)
 	if !ok {
-		if t.b.refBeforeThisBrowser(ref) {
-			return nil, nil, staleErr(ref, "it was issued in a browser of this session that has since gone").
+		if t.RefBeforeThisBrowser(ref) {
+			return nil, nil, Stale(ref, "it was issued in a browser of this session that has since gone").
 				Fix("take a snapshot ({1}) and use its refs", apitype.Step{Op: "snapshot"})
 		}
-		if d, ok := t.refs.Dropped(ref); ok {
-			return nil, d, staleErr(ref, "it was taken from a page that has since changed or navigated")
+		if d, ok := refs.Dropped(ref); ok {
+			return nil, d, Stale(ref, "it was taken from a page that has since changed or navigated")
 		}
-		if owner, elsewhere := t.refs.OwnerOf(ref); elsewhere && owner != "" {
+		if owner, elsewhere := refs.OwnerOf(ref); elsewhere && owner != "" {
 			e := apitype.Errorf(apitype.RefWrongSurface, "%s belongs to surface %s, not %s", ref, owner, t.ID).
 				Fix("switch to it ({1}) or take a snapshot of "+t.ID+" ({2}) and use its refs",
 					apitype.Step{Op: "switch", Args: map[string]string{"surface_id": owner}}, apitype.Step{Op: "snapshot"})
 			e.SurfaceID = owner
 			return nil, nil, e
 		}
-		if t.refs.Issued(ref) {
-			return nil, nil, staleErr(ref, "it was taken from a page that has since changed or navigated")
+		if refs.Issued(ref) {
+			return nil, nil, Stale(ref, "it was taken from a page that has since changed or navigated")
 		}
 		return nil, nil, apitype.Errorf(apitype.RefNotFound, "%s was never issued on surface %s", ref, t.ID)
 	}
-	if _, ok := t.frameState(b.Doc.Frame); !ok {
-		return nil, b, staleErr(ref, "its frame is gone")
+	if _, ok := t.Frame(b.Doc.Frame); !ok {
+		return nil, b, Stale(ref, "its frame is gone")
 	}
 	w := t.CurrentWorld(b.Doc.Frame)
 	if w == nil || w.ContextID() != b.Doc.World {
-		return nil, b, staleErr(ref, "its document has navigated since the snapshot")
+		return nil, b, Stale(ref, "its document has navigated since the snapshot")
 	}
 	el = &Element{Ref: ref, World: w, Elem: b.Elem, Frame: b.Doc.Frame}
-	if err := t.CheckNavigation(el); err != nil {
+	if err := CheckNavigation(t, el); err != nil {
 		return nil, nil, err
 	}
 	return el, nil, nil
@@ -70,15 +73,26 @@ func (t *Tab) ResolveRef(ref string) (el *Element, last *snapshot.Binding, err e
 // replaced: when its frame, or a frame above it, is navigating to a new
 // document, input sent now could land in the next one (STALE_REF, not
 // executed). Actions check it last, right before they send input.
-func (t *Tab) CheckNavigation(el *Element) error {
-	if t.navigating(el.Frame) {
-		return staleErr(el.Ref, "its page is navigating to a new document").
+func CheckNavigation(t *engine.Tab, el *Element) error {
+	if t.Navigating(el.Frame) {
+		return Stale(el.Ref, "its page is navigating to a new document").
 			Fix("wait for it ({1}) and take a new snapshot ({2})",
 				apitype.Step{Op: "wait", Args: map[string]string{"load": "true"}}, apitype.Step{Op: "snapshot"})
 	}
 	return nil
 }
 
-func staleErr(ref, why string) *apitype.Error {
+// Stale is the STALE_REF error about ref, saying why.
+func Stale(ref, why string) *apitype.Error {
 	return apitype.Errorf(apitype.StaleRef, "%s is stale: %s", ref, why)
+}
+
+// StaleIfGone maps ref's document vanishing mid-operation
+// (engine.ErrDocumentGone) to STALE_REF; any other error is returned as it
+// is.
+func StaleIfGone(ref string, err error) error {
+	if errors.Is(err, engine.ErrDocumentGone) {
+		return Stale(ref, "its document went away")
+	}
+	return err
 }

@@ -1,9 +1,11 @@
 // Package capture reads what a surface shows: snapshots (the text tree with
-// refs, across frames and renderers), stable locators for refs, locator
-// resolution and queries by role, name and text. It sits on the engine
-// core, which keeps the frames, worlds and ref tables, and is below the
-// actions and waits, which resolve their targets through Resolve. It never
-// changes the page: nothing it does focuses, scrolls, activates or reloads.
+// refs, across frames and renderers), stable locators for refs, the
+// resolution of refs and locators to elements (with the STALE_REF errors
+// that refuse the ones that went away) and queries by role, name and text.
+// It sits on the engine core, which keeps the frames, worlds and ref
+// tables, and is below the actions and waits, which resolve their targets
+// through Resolve. It never changes the page: nothing it does focuses,
+// scrolls, activates or reloads.
 package capture
 
 import (
@@ -191,7 +193,7 @@ func captureFor(ctx context.Context, t *engine.Tab, o SnapshotOptions) ([]*frame
 	}
 	if err != nil {
 		if o.Scope != "" {
-			return nil, plan, "", engine.StaleIfGone(scopeRef, err)
+			return nil, plan, "", StaleIfGone(scopeRef, err)
 		}
 		return nil, plan, "", err
 	}

@@ -198,7 +198,7 @@ func waitRef(ctx context.Context, t *engine.Tab, deadline time.Time, ref string)
 	}
 	var ok bool
 	if err := tg.World.Call(ctx, "waitVisible", &ok, tg.Elem, ms); err != nil {
-		return engine.StaleIfGone(ref, err)
+		return capture.StaleIfGone(ref, err)
 	}
 	if !ok {
 		return errWaitTimeout
