@@ -118,6 +118,16 @@ func TestMCPCloseTab(t *testing.T) {
 	if !strings.Contains(got, "Duplicate names fixture") {
 		t.Fatalf("a new tab after the last closed: %s", got)
 	}
+	// With no tab left, a plain navigate opens one (the CLI's open too).
+	m.ok("browser_close", nil)
+	if got := m.ok("browser_navigate", map[string]any{"url": srv.Page("basic.html")}); !strings.Contains(got, "Basic form fixture") {
+		t.Fatalf("navigate with no tab open: %s", got)
+	}
+	e.ok("open", srv.Page("basic.html"))
+	e.ok("tab", "close")
+	if got := e.ok("open", srv.Page("dupes.html")); !strings.Contains(got, "dupes fixture") {
+		t.Fatalf("loupe open with no tab open: %s", got)
+	}
 	// The session itself is still there until asked.
 	m.ok("browser_close", map[string]any{"session": true})
 }

@@ -74,15 +74,15 @@ func navOps() []*Op {
 	return []*Op{
 		define("open", "open a URL in the current tab (or a new one) and wait for it to load", Write, navTimeout,
 			func(ctx context.Context, env Env, in *OpenIn) (*NavOut, error) {
+				b, err := env.Browser(ctx)
+				if err != nil {
+					return nil, err
+				}
 				var tab *engine.Tab
-				var err error
-				if in.NewTab {
-					b, err := env.Browser(ctx)
-					if err != nil {
-						return nil, err
-					}
-					tab, err = b.NewTab(ctx)
-					if err != nil {
+				// With no tab left at all there is nobody's tab to
+				// retarget: open opens one, as a person's browser would.
+				if in.NewTab || b.TabCount() == 0 {
+					if tab, err = b.NewTab(ctx); err != nil {
 						return nil, err
 					}
 					env.SetCurrent(tab.ID)
