@@ -77,3 +77,32 @@ func TestPageStringsAreBounded(t *testing.T) {
 		t.Errorf("the session after the hostile page: %.200s", got)
 	}
 }
+
+// TestLocalPagesPolicy: an agent may not open local files or the
+// browser's own pages (DENIED, nothing opened); a person at the CLI may,
+// and the approval policy's origin patterns name them (file://*).
+func TestLocalPagesPolicy(t *testing.T) {
+	e := newEnv(t)
+	m := startMCP(t, e)
+	for _, u := range []string{"file:///etc/passwd", "file:///", "chrome://settings", "FILE:///etc/hostname"} {
+		r := m.call("browser_navigate", map[string]any{"url": u})
+		if code, notExec := errorOf(t, r); code != "DENIED" || !notExec || !strings.Contains(r.text, "--allow-local-pages") {
+			t.Errorf("an agent opening %s: %s", u, r.text)
+		}
+		r = m.call("browser_tabs", map[string]any{"action": "new", "url": u})
+		if code, _ := errorOf(t, r); code != "DENIED" {
+			t.Errorf("an agent opening %s in a new tab: %s", u, r.text)
+		}
+	}
+	if got := m.ok("browser_tabs", nil); strings.Contains(got, "file:") || strings.Contains(got, "chrome:") {
+		t.Errorf("a local page was opened: %s", got)
+	}
+
+	if got := e.ok("open", "file:///etc/hostname"); !strings.Contains(got, "file:///etc/hostname") {
+		t.Errorf("the CLI opening a local file: %s", got)
+	}
+	e.ok("policy", "set", "navigate", "deny", "--origin", "file://*")
+	if code, _, notExec := errorJSON(t, e.run("--json", "open", "file:///etc/passwd")); code != "DENIED" || !notExec {
+		t.Errorf("a file: page under a file://* deny rule: %s", code)
+	}
+}

@@ -35,6 +35,9 @@ type OpRequest struct {
 	// the write was planned on: the write is refused (STALE_REF) when the
 	// caller's surface shows another document now.
 	DocumentToken string `json:"document_token,omitempty"`
+	// LocalPages lets the caller open file: and chrome: pages (the CLI;
+	// an MCP server only when started with --allow-local-pages).
+	LocalPages bool `json:"local_pages,omitempty"`
 }
 
 // OpResponse is the reply: a result or an error, never both.

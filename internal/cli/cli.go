@@ -248,7 +248,7 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 		return c.fail(err)
 	}
 	resp, err := cl.Do(ctx, op.Name, apitype.OpRequest{Session: c.session, Input: body,
-		TimeoutMS: c.timeout.Milliseconds(), OperationID: opID, Task: c.task, DocumentToken: c.docToken})
+		TimeoutMS: c.timeout.Milliseconds(), OperationID: opID, Task: c.task, LocalPages: true, DocumentToken: c.docToken})
 	var raw json.RawMessage
 	if resp != nil {
 		raw = resp.Result

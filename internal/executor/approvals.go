@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"net/url"
 	"sort"
 	"strconv"
 	"sync"
@@ -134,15 +133,6 @@ func (s policyStage) Allow(ctx context.Context, w Write) (time.Duration, error) 
 		return s.q.ask(ctx, w, s.p.ApprovalTimeout(), name)
 	}
 	return 0, nil
-}
-
-// originOf is a URL's origin (scheme://host[:port]), "" when it has none.
-func originOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	return u.Scheme + "://" + u.Host
 }
 
 // control is the take-over control of a session, which also ends the

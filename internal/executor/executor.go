@@ -188,6 +188,9 @@ type Request struct {
 	// DocumentToken, on a write, refuses it (STALE_REF) unless the
 	// caller's surface still shows the document of that token.
 	DocumentToken string
+	// LocalPages lets the caller open file: and chrome: pages (a person
+	// at the CLI; an agent only when allowed, see origins.go).
+	LocalPages bool
 }
 
 // Result is an operation's output, the write's operation id, and, for a
@@ -293,6 +296,9 @@ func (x *Executor) do(ctx context.Context, req Request) (*Result, error) {
 			return nil, failed(err, req.Op)
 		}
 		c.write.Document = req.DocumentToken
+		if err := originGate(c, req.LocalPages); err != nil {
+			return nil, failed(err, req.Op)
+		}
 		err := x.guard(gctx, ctx, c, req.OperationID)
 		if c.leave != nil {
 			defer c.leave()

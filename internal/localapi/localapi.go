@@ -91,6 +91,7 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 	out, err := s.x.Do(r.Context(), executor.Request{
 		Op: name, Session: req.Session, Client: req.Client, Task: req.Task, Grant: req.Grant, Input: req.Input,
 		Timeout: time.Duration(req.TimeoutMS) * time.Millisecond, Report: req.Report, OperationID: req.OperationID, DocumentToken: req.DocumentToken,
+		LocalPages: req.LocalPages,
 	})
 	if err != nil {
 		e, _ := apitype.As(err)

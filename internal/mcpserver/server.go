@@ -98,13 +98,15 @@ type Local struct {
 	Session string
 	Client  string
 	Task    string // "": the client's default task
-	grant   grantKeeper
+	// LocalPages lets the agent open file: and chrome: pages.
+	LocalPages bool
+	grant      grantKeeper
 }
 
 // Do runs the operation.
 func (l *Local) Do(ctx context.Context, c Call) (*Reply, error) {
 	r, err := l.X.Do(ctx, executor.Request{Op: c.Op.Name, Session: l.Session, Client: l.Client, Task: l.Task, Grant: l.grant.get(),
-		Input: c.Input, Report: c.Report, OperationID: c.OperationID, DocumentToken: c.DocumentToken})
+		Input: c.Input, Report: c.Report, OperationID: c.OperationID, DocumentToken: c.DocumentToken, LocalPages: l.LocalPages})
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +122,9 @@ type Remote struct {
 	Session string
 	Client  string
 	Task    string // "": the client's default task
-	grant   grantKeeper
+	// LocalPages lets the agent open file: and chrome: pages.
+	LocalPages bool
+	grant      grantKeeper
 }
 
 // Do runs the operation and decodes its output.
@@ -133,7 +137,8 @@ func (r *Remote) Do(ctx context.Context, c Call) (*Reply, error) {
 		c.OperationID = apitype.NewOperationID()
 	}
 	resp, err := r.C.Do(ctx, c.Op.Name, apitype.OpRequest{Session: r.Session, Client: r.Client, Task: r.Task, Grant: r.grant.get(), Input: c.Input,
-		TimeoutMS: timeout.Milliseconds(), Report: c.Report, OperationID: c.OperationID, DocumentToken: c.DocumentToken})
+		TimeoutMS: timeout.Milliseconds(), Report: c.Report, OperationID: c.OperationID, DocumentToken: c.DocumentToken,
+		LocalPages: r.LocalPages})
 	if err != nil {
 		return nil, err
 	}
