@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/loupe-dev/loupe/internal/daemon"
 	"github.com/loupe-dev/loupe/internal/executor"
 	"github.com/loupe-dev/loupe/internal/ledger"
@@ -148,7 +146,9 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 	if f.http != "" {
 		err = c.serveHTTP(ctx, f.http, srv)
 	} else {
-		err = srv.Run(ctx, &mcp.StdioTransport{})
+		// Not the SDK's StdioTransport: it ends the session on the first
+		// malformed line; this one answers it and reads on.
+		err = srv.Run(ctx, mcpserver.StdioTransport())
 	}
 	if err != nil && ctx.Err() == nil {
 		fmt.Fprintln(c.stderr, "loupe mcp:", err)

@@ -1,0 +1,85 @@
+package mcpserver
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestHTTPSurvivesMalformedBodies posts the bodies that used to end a
+// stdio session to the streamable HTTP handler: each is refused with a
+// client error, never a 5xx or a dropped connection, and the session goes
+// on answering tools/list.
+func TestHTTPSurvivesMalformedBodies(t *testing.T) {
+	s, err := New(Options{Backend: &fakeBackend{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.HTTPHandler())
+	defer hs.Close()
+	post := func(session, body string) (int, string, http.Header) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := hs.Client().Do(req)
+		if err != nil {
+			t.Fatalf("posting %.80q: %v", body, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), resp.Header
+	}
+	code, body, h := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	session := h.Get("Mcp-Session-Id")
+	if code != http.StatusOK || session == "" {
+		t.Fatalf("initialize: %d %q\n%s", code, session, body)
+	}
+	if code, body, _ := post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); code >= 300 {
+		t.Fatalf("initialized: %d %s", code, body)
+	}
+	const batch = 3 // the index of the batch below
+	bad := []string{
+		"not json",
+		`{"jsonrpc":"2.0","id":4,"method":"pi`,
+		strings.Repeat("[", 1001) + strings.Repeat("]", 1001),
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+		`[]`,
+		`42`,
+		`null`,
+		`{"id":3,"method":"ping"}`,
+		`{"jsonrpc":"1.0","id":"a","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":true,"method":"ping"}`,
+		`{"jsonrpc":"2.0","method":1}`,
+		"",
+		`{"jsonrpc":"2.0","id":77,"method":"ping","params":{"x":"` + strings.Repeat("a", 64<<20) + `"}}`,
+	}
+	for i, b := range bad {
+		for _, sess := range []string{session, ""} {
+			code, resp, _ := post(sess, b)
+			// Without a session no protocol version is negotiated, and the
+			// go-sdk (v1.8.0) takes a batch then: it answers the ping.
+			if sess == "" && i == batch && code == http.StatusOK {
+				continue
+			}
+			if code < 400 || code >= 500 {
+				t.Errorf("%.60q (session %q): %d %.200s", b, sess, code, resp)
+			}
+		}
+	}
+	for i := range 2 {
+		code, body, _ := post(session, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, 10+i))
+		if code != http.StatusOK || !bytes.Contains([]byte(body), []byte(`"browser_snapshot"`)) {
+			t.Fatalf("tools/list after the bad bodies: %d %.300s", code, body)
+		}
+	}
+}
