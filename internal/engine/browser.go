@@ -348,8 +348,9 @@ func (b *Browser) removeTab(targetID string) {
 	}
 }
 
-// tabForTarget waits until the target's tab has attached and is set up.
-func (b *Browser) tabForTarget(ctx context.Context, targetID string) (*Tab, error) {
+// TabForTarget waits until the tab of a page target has attached and is
+// set up (for a caller that has just created the target).
+func (b *Browser) TabForTarget(ctx context.Context, targetID string) (*Tab, error) {
 	ch := make(chan *Tab, 1)
 	b.mu.Lock()
 	if t, ok := b.byTarget[targetID]; ok {
@@ -486,35 +487,4 @@ func (b *Browser) TabCount() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return len(b.order)
-}
-
-// NewTab opens a tab at about:blank and returns it.
-func (b *Browser) NewTab(ctx context.Context) (*Tab, error) {
-	res, err := cdpproto.Call(ctx, b.conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
-	if err != nil {
-		return nil, err
-	}
-	return b.tabForTarget(ctx, string(res.TargetID))
-}
-
-// CloseTab closes a tab and waits until it is gone. A caller whose current
-// tab it was keeps naming it (SURFACE_CLOSED): loupe never picks another
-// one silently.
-func (b *Browser) CloseTab(ctx context.Context, id string) error {
-	t, err := b.Tab(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := t.PageOnly("close"); err != nil {
-		return err
-	}
-	if _, err := cdpproto.Call(ctx, b.conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(t.TargetID)}); err != nil {
-		return err
-	}
-	select {
-	case <-t.closed:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -14,26 +14,9 @@ import (
 // network requests and dialogs of every surface; the page sessions' taps
 // feed it and name each record's surface.
 
-// Console returns the console records, oldest first, of one surface (or
-// all when surface is ""); clear empties the list after reading.
-func (b *Browser) Console(surface string, clear bool) []eventlog.ConsoleRecord {
-	return b.events.Console(surface, clear)
-}
-
-// Network returns the network records, oldest first, of one surface (or
-// all); clear forgets the finished ones after reading.
-func (b *Browser) Network(surface string, clear bool) []eventlog.NetworkRecord {
-	return b.events.Network(surface, clear)
-}
-
-// Dialogs returns the dialog records, oldest first.
-func (b *Browser) Dialogs() []eventlog.DialogRecord { return b.events.Dialogs() }
-
-// DialogPolicy returns how dialogs are answered now.
-func (b *Browser) DialogPolicy() eventlog.DialogPolicy { return b.events.DialogPolicy() }
-
-// SetDialogPolicy changes how later dialogs are answered.
-func (b *Browser) SetDialogPolicy(p eventlog.DialogPolicy) { b.events.SetDialogPolicy(p) }
+// Events is the session's event log: its console, network and dialog
+// records, and the dialog policy.
+func (b *Browser) Events() *eventlog.Log { return b.events }
 
 // recordEvents is the tap that feeds the event log. It runs on the reader
 // goroutine, after onContextEvent has seen every context created before.

@@ -14,11 +14,8 @@ func (b *Browser) NewWindow(ctx context.Context) (*Tab, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.tabForTarget(ctx, string(res.TargetID))
+	return b.TabForTarget(ctx, string(res.TargetID))
 }
-
-// Closed is closed when the tab's target has gone.
-func (t *Tab) Closed() <-chan struct{} { return t.closed }
 
 // SafeURL is where RecoverCrash reloads a crashed page.
 var SafeURL = safeURL

@@ -82,7 +82,7 @@ func TestSurfaceWebviewAfterItsHost(t *testing.T) {
 	if _, err := nav.Navigate(ctxT(t), guest, a.Page("frames/top.html")); err != nil {
 		t.Fatal(err)
 	}
-	host, err := b.NewTab(ctxT(t))
+	host, err := surface.NewTab(ctxT(t), b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,11 +136,11 @@ func TestSurfaceKindsElectron(t *testing.T) {
 	if _, err := nav.Navigate(ctxT(t), host, a.Page("frames/top.html")); err != nil {
 		t.Fatal(err)
 	}
-	view, err := b.NewTab(ctxT(t))
+	view, err := surface.NewTab(ctxT(t), b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	guest, err := b.NewTab(ctxT(t))
+	guest, err := surface.NewTab(ctxT(t), b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestSurfaceKindsElectron(t *testing.T) {
 	}
 	// A page the classifier does not know: other, and one more question.
 	before := calls
-	late, err := b.NewTab(ctxT(t))
+	late, err := surface.NewTab(ctxT(t), b)
 	if err != nil {
 		t.Fatal(err)
 	}

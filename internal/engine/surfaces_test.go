@@ -382,7 +382,7 @@ func TestSurfaceEvents(t *testing.T) {
 	nested := oneByURL(t, list, "label=nested")
 	eventually(t, "the frames' fetches to be logged", func() bool {
 		n := 0
-		for _, r := range b.Console("", false) {
+		for _, r := range b.Events().Console("", false) {
 			if strings.HasSuffix(r.Text, "fetched true") {
 				n++
 			}
@@ -390,7 +390,7 @@ func TestSurfaceEvents(t *testing.T) {
 		return n == 2
 	})
 	wantConsole := map[string]string{"top loaded": tab.ID, "cross loaded": cross.ID, "nested loaded": nested.ID, "cross fetched true": cross.ID}
-	for _, r := range b.Console("", false) {
+	for _, r := range b.Events().Console("", false) {
 		if want, ok := wantConsole[r.Text]; ok {
 			if r.SurfaceID != want {
 				t.Errorf("console %q: surface %q, want %s", r.Text, r.SurfaceID, want)
@@ -401,11 +401,11 @@ func TestSurfaceEvents(t *testing.T) {
 	if len(wantConsole) != 0 {
 		t.Errorf("console messages missing: %v", wantConsole)
 	}
-	if got := b.Console(cross.ID, false); len(got) != 2 {
+	if got := b.Events().Console(cross.ID, false); len(got) != 2 {
 		t.Errorf("console of %s only: %+v", cross.ID, got)
 	}
 	var sawFetch, sawDoc bool
-	for _, r := range b.Network("", false) {
+	for _, r := range b.Events().Network("", false) {
 		if strings.Contains(r.URL, "data.json?label=cross") {
 			sawFetch = true
 			if r.SurfaceID != cross.ID || r.Status != 200 || r.State != "done" || r.DurationMS <= 0 {
@@ -420,7 +420,7 @@ func TestSurfaceEvents(t *testing.T) {
 		}
 	}
 	if !sawFetch || !sawDoc {
-		t.Errorf("network records missing (fetch %v, document %v): %+v", sawFetch, sawDoc, b.Network("", false))
+		t.Errorf("network records missing (fetch %v, document %v): %+v", sawFetch, sawDoc, b.Events().Network("", false))
 	}
 
 	// Dialogs: answered at once by the policy, recorded with their frame's
@@ -440,14 +440,14 @@ func TestSurfaceEvents(t *testing.T) {
 	}
 	click(tab, top, "Confirm")
 	waitText(tab, "confirm:false")
-	b.SetDialogPolicy(eventlog.DialogPolicy{Mode: "accept", PromptText: "loupe"})
+	b.Events().SetDialogPolicy(eventlog.DialogPolicy{Mode: "accept", PromptText: "loupe"})
 	click(tab, top, "Prompt")
 	waitText(tab, "prompt:loupe")
 	cs, _ := b.Tab(ctxT(t), cross.ID)
 	cSnap := snap(t, cs)
 	click(cs, cSnap, "Ask")
 	waitText(cs, "confirm:cross:true")
-	d := b.Dialogs()
+	d := b.Events().Dialogs()
 	if len(d) != 3 {
 		t.Fatalf("dialogs: %+v", d)
 	}
@@ -493,7 +493,7 @@ func TestSurfaceBrowserStopLeavesNoProcess(t *testing.T) {
 // still has focus, as a person's front tab does.
 func TestSurfaceBackgroundTabKeepsFocus(t *testing.T) {
 	b, tab := openSurfaces(t)
-	if _, err := b.NewTab(ctxT(t)); err != nil {
+	if _, err := surface.NewTab(ctxT(t), b); err != nil {
 		t.Fatal(err)
 	}
 	v, err := action.Eval(ctxT(t), tab, "document.hasFocus()")

@@ -247,6 +247,10 @@ func (t *Tab) PageOnly(what string) error {
 		Fix("switch to its page ({1}) or click a link inside the frame", apitype.Step{Op: "switch", Args: map[string]string{"surface_id": t.tab.ID}})
 }
 
+// Closed is closed when the tab's target has gone (a tab and its frame
+// surfaces share it).
+func (t *Tab) Closed() <-chan struct{} { return t.closed }
+
 func (t *Tab) markClosed() {
 	t.mu.Lock()
 	if t.isClosed {
@@ -317,31 +321,6 @@ func (t *Tab) ForgetRefs() int {
 		n += s.refs.Retain(func(snapshot.Doc) bool { return false })
 	}
 	return n
-}
-
-// AwaitCommit waits, at most max, while the surface's own frame is on its
-// way to a new document (a click on a link, a form's submit): a report of
-// what a write did should name the page it led to. It polls every 10 ms,
-// because the frame table is kept by event taps that signal no one; it
-// returns whether the navigation committed (true when none was under way).
-func (t *Tab) AwaitCommit(ctx context.Context, max time.Duration) bool {
-	deadline := time.Now().Add(max)
-	crashed := t.Crashed()
-	for t.Navigating(t.root) {
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return false
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.closed:
-			return false
-		case <-crashed:
-			return false
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	return true
 }
 
 // DocumentToken names the document the surface shows now: its frame's

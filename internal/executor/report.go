@@ -8,6 +8,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/sessions"
 	"github.com/loupe-dev/loupe/internal/textdiff"
@@ -70,7 +71,7 @@ func (x *Executor) report(ctx context.Context, c *call, before *state, o *apityp
 	if c.sess.Live() && c.client.Current() != "" {
 		if b, err := c.sess.Browser(ctx); err == nil {
 			if t, err := b.Tab(ctx, c.client.Current()); err == nil {
-				t.AwaitCommit(ctx, commitWait)
+				nav.AwaitCommit(ctx, t, commitWait)
 			}
 		}
 	}
@@ -96,7 +97,7 @@ func (x *Executor) report(ctx context.Context, c *call, before *state, o *apityp
 	}
 	if n := int(after.st.Dialogs - before.st.Dialogs); n > 0 {
 		if b, err := c.sess.Browser(ctx); err == nil {
-			recs := b.Dialogs()
+			recs := b.Events().Dialogs()
 			for _, d := range recs[max(0, len(recs)-n):] {
 				r.Dialogs = append(r.Dialogs, apitype.ReportDialog{SurfaceID: d.SurfaceID, Type: d.Type, Message: d.Message, Action: d.Action})
 			}

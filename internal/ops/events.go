@@ -49,7 +49,7 @@ func eventOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				return &ConsoleOut{Records: mapSlice(b.Console(in.Surface, in.Clear), consoleRecord)}, nil
+				return &ConsoleOut{Records: mapSlice(b.Events().Console(in.Surface, in.Clear), consoleRecord)}, nil
 			}).sessionWide().mcp(Tool{Name: "browser_console", Desc: "Console messages of the session, with the surface each came from."}),
 		define("network", "list network requests with status and timing, with their surface", Read, actTimeout,
 			func(ctx context.Context, env Env, in *LogIn) (*NetworkOut, error) {
@@ -57,7 +57,7 @@ func eventOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				return &NetworkOut{Records: mapSlice(b.Network(in.Surface, in.Clear), networkRecord)}, nil
+				return &NetworkOut{Records: mapSlice(b.Events().Network(in.Surface, in.Clear), networkRecord)}, nil
 			}).sessionWide().mcp(Tool{Name: "browser_network", Desc: "Network requests of the session with status and timing."}),
 		define("dialogs", "list JavaScript dialogs and how they were answered; set how later ones are", Read, actTimeout,
 			func(ctx context.Context, env Env, in *DialogsIn) (*DialogsOut, error) {
@@ -67,13 +67,13 @@ func eventOps() []*Op {
 				}
 				switch {
 				case in.Accept:
-					b.SetDialogPolicy(eventlog.DialogPolicy{Mode: "accept", PromptText: in.PromptText})
+					b.Events().SetDialogPolicy(eventlog.DialogPolicy{Mode: "accept", PromptText: in.PromptText})
 				case in.Dismiss:
-					b.SetDialogPolicy(eventlog.DialogPolicy{Mode: "dismiss"})
+					b.Events().SetDialogPolicy(eventlog.DialogPolicy{Mode: "dismiss"})
 				case in.Auto:
-					b.SetDialogPolicy(eventlog.DialogPolicy{Mode: "auto"})
+					b.Events().SetDialogPolicy(eventlog.DialogPolicy{Mode: "auto"})
 				}
-				return &DialogsOut{Policy: dialogPolicy(b.DialogPolicy()), Records: mapSlice(b.Dialogs(), dialogRecord)}, nil
+				return &DialogsOut{Policy: dialogPolicy(b.Events().DialogPolicy()), Records: mapSlice(b.Events().Dialogs(), dialogRecord)}, nil
 			}).sessionWide().as(ActDialogs).mcp(Tool{Name: "browser_dialogs", Desc: "JavaScript dialogs seen and how they were answered; set how later ones are."}),
 	}
 }

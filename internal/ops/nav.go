@@ -82,7 +82,7 @@ func navOps() []*Op {
 				// With no tab left at all there is nobody's tab to
 				// retarget: open opens one, as a person's browser would.
 				if in.NewTab || b.TabCount() == 0 {
-					if tab, err = b.NewTab(ctx); err != nil {
+					if tab, err = surface.NewTab(ctx, b); err != nil {
 						return nil, err
 					}
 					env.SetCurrent(tab.ID)
@@ -134,7 +134,7 @@ func navOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				tab, err := b.NewTab(ctx)
+				tab, err := surface.NewTab(ctx, b)
 				if err != nil {
 					return nil, err
 				}
@@ -162,7 +162,7 @@ func navOps() []*Op {
 					}
 					in.ID = t.PageID()
 				}
-				if err := b.CloseTab(ctx, in.ID); err != nil {
+				if err := surface.CloseTab(ctx, b, in.ID); err != nil {
 					return nil, err
 				}
 				return &TabOut{Tab: wire.Tab{ID: in.ID}, Closed: true}, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
@@ -25,14 +26,14 @@ func largeTab(b *testing.B) *engine.Tab {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	tab, err := enginetest.Browser().NewTab(ctx)
+	tab, err := surface.NewTab(ctx, enginetest.Browser())
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = enginetest.Browser().CloseTab(ctx, tab.ID)
+		_ = surface.CloseTab(ctx, enginetest.Browser(), tab.ID)
 	})
 	if _, err := nav.Navigate(ctx, tab, enginetest.Page("large.html")); err != nil {
 		b.Fatal(err)
@@ -184,11 +185,11 @@ func benchFourFrames(b *testing.B, rows int) {
 	srvA := testpages.StartSites(b, 5)[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	tab, err := enginetest.Browser().NewTab(ctx)
+	tab, err := surface.NewTab(ctx, enginetest.Browser())
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer enginetest.Browser().CloseTab(ctx, tab.ID)
+	defer surface.CloseTab(ctx, enginetest.Browser(), tab.ID)
 	if _, err := nav.Navigate(ctx, tab, srvA.Page(fmt.Sprintf("frames/four.html?rows=%d", rows))); err != nil {
 		b.Fatal(err)
 	}

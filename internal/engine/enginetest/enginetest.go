@@ -24,6 +24,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
@@ -78,14 +79,14 @@ func OpenTab(t testing.TB, page string) *engine.Tab {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	tab, err := browser.NewTab(ctx)
+	tab, err := surface.NewTab(ctx, browser)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = browser.CloseTab(ctx, tab.ID)
+		_ = surface.CloseTab(ctx, browser, tab.ID)
 	})
 	if page != "" {
 		url := page

@@ -249,3 +249,28 @@ func MatchURL(pattern, url string) bool {
 	}
 	return true
 }
+
+// AwaitCommit waits, at most max, while the surface's own frame is on its
+// way to a new document (a click on a link, a form's submit): a report of
+// what a write did should name the page it led to. It polls every 10 ms,
+// because the frame table is kept by event taps that signal no one; it
+// returns whether the navigation committed (true when none was under way).
+func AwaitCommit(ctx context.Context, t *engine.Tab, max time.Duration) bool {
+	deadline := time.Now().Add(max)
+	crashed := t.Crashed()
+	for t.Navigating(t.Root()) {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.Closed():
+			return false
+		case <-crashed:
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return true
+}

@@ -1,9 +1,9 @@
 // Package surface is the caller's view of a browser's surfaces: it lists
 // them (every surface, the page roots as windows, the tabs), describes one
-// as the design's surface descriptor, and brings one to the front (switch,
-// switch-window, activate). The engine core tracks the surfaces and knows
-// what each one is; this package only reads that and asks the browser to
-// activate a page.
+// as the design's surface descriptor, brings one to the front (switch,
+// switch-window, activate), and opens and closes tabs. The engine core
+// tracks the surfaces and knows what each one is; this package reads that
+// and asks the browser to create, activate and close page targets.
 package surface
 
 import (
@@ -212,4 +212,35 @@ func Tabs(ctx context.Context, b *engine.Browser) []TabInfo {
 // Activate brings a tab to the front.
 func Activate(ctx context.Context, b *engine.Browser, id string) (*engine.Tab, error) {
 	return bringToFront(ctx, b, id, func(t *engine.Tab) error { return t.PageOnly("activate as a tab") })
+}
+
+// NewTab opens a tab at about:blank and returns it.
+func NewTab(ctx context.Context, b *engine.Browser) (*engine.Tab, error) {
+	res, err := cdpproto.Call(ctx, b.BrowserSession(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
+	if err != nil {
+		return nil, err
+	}
+	return b.TabForTarget(ctx, string(res.TargetID))
+}
+
+// CloseTab closes a tab and waits until it is gone. A caller whose current
+// tab it was keeps naming it (SURFACE_CLOSED): loupe never picks another
+// one silently.
+func CloseTab(ctx context.Context, b *engine.Browser, id string) error {
+	t, err := b.Tab(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := t.PageOnly("close"); err != nil {
+		return err
+	}
+	if _, err := cdpproto.Call(ctx, b.BrowserSession(), target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(t.TargetID)}); err != nil {
+		return err
+	}
+	select {
+	case <-t.Closed():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
