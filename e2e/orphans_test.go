@@ -1,9 +1,19 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loupe-dev/loupe/internal/chromium"
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
@@ -91,4 +101,136 @@ func TestDaemonOutlivesStartDeadline(t *testing.T) {
 	if st.PID != pid || len(st.Sessions) != 1 {
 		t.Fatalf("after 31 s idle: daemon %d (was %d), sessions %+v", st.PID, pid, st.Sessions)
 	}
+}
+
+// TestDaemonKeepsMCPBrowser: an in-process `loupe mcp` and the daemon
+// share a LOUPE_HOME. Starting the daemon, opening a page in a daemon
+// session of the MCP server's session name ("mcp"), then stopping the
+// daemon leaves the MCP server's browser running: its next call reads the
+// same page.
+func TestDaemonKeepsMCPBrowser(t *testing.T) {
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	m := startMCP(t, e)
+	if nav := m.ok("browser_navigate", map[string]any{"url": srv.Page("basic.html")}); !strings.Contains(nav, "basic") {
+		t.Fatalf("navigate:\n%s", nav)
+	}
+	leader := browserLeader(t, e)
+
+	e.ok("daemon", "start")
+	// The daemon's own browser, for a session of the same name: its
+	// profile is not the MCP server's.
+	e.ok("--session", "mcp", "open", srv.Page("dupes.html"))
+	e.ok("daemon", "stop")
+
+	if !alive(leader) {
+		t.Fatalf("the MCP server's browser (pid %d) is gone after the daemon started and stopped", leader)
+	}
+	r := m.call("browser_snapshot", nil)
+	if r.isErr || !strings.Contains(r.text, srv.Page("basic.html")) {
+		t.Fatalf("the MCP server's next call:\n%s", r.text)
+	}
+}
+
+// TestReapsLeftoverOfKilledOwner: when the owner of a browser (the daemon,
+// or an in-process MCP server) is killed with SIGKILL, what is left of its
+// browser is ended when the daemon next starts. The browser here is
+// Chromium behind a wrapper that leaves a helper in its process group, as
+// a lingering renderer would: the kernel kills the browser with its owner
+// (Pdeathsig), not the helper.
+func TestReapsLeftoverOfKilledOwner(t *testing.T) {
+	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	helperFile := filepath.Join(dir, "helper.pid")
+	wrapper := filepath.Join(dir, "chromium")
+	script := "#!/bin/sh\n" +
+		"sleep 600 </dev/null >/dev/null 2>&1 3<&- 4>&- &\n" +
+		"echo $! >" + helperFile + "\n" +
+		"exec " + bin + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LOUPE_CHROMIUM", wrapper)
+	srv := testpages.Start(t, "127.0.0.1")
+
+	for _, owner := range []string{"daemon", "mcp"} {
+		t.Run(owner, func(t *testing.T) {
+			e := newEnv(t)
+			os.Remove(helperFile)
+			var pid int
+			if owner == "daemon" {
+				pid = startBrowser(t, e)
+			} else {
+				cmd := exec.Command(loupeBin, "mcp")
+				cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				defer cancel()
+				cs, err := mcp.NewClient(&mcp.Implementation{Name: "loupe-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cs.Close()
+				mcpCaller{t, ctx, cs}.ok("browser_navigate", map[string]any{"url": srv.Page("basic.html")})
+				pid = cmd.Process.Pid
+			}
+			b, err := os.ReadFile(helperFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			helper, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err := kill(pid); err != nil {
+				t.Fatal(err)
+			}
+			if !alive(helper) {
+				t.Fatalf("the helper (pid %d) did not outlive its owner: nothing is left to reap", helper)
+			}
+			e.ok("daemon", "start")
+			if !waitGone(helper, 10*time.Second) {
+				t.Fatalf("the helper (pid %d) of a killed %s's browser was not reaped", helper, owner)
+			}
+		})
+	}
+}
+
+// browserLeader is the one browser process of the environment that is no
+// helper (helpers have a --type).
+func browserLeader(t *testing.T, e *env) int {
+	t.Helper()
+	var leaders []int
+	for _, pid := range e.browserProcesses() {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		if bytes.Contains(b, []byte("--remote-debugging-pipe")) && !bytes.Contains(b, []byte("--type=")) {
+			leaders = append(leaders, pid)
+		}
+	}
+	if len(leaders) != 1 {
+		t.Fatalf("browser leaders: %v, want one", leaders)
+	}
+	return leaders[0]
+}
+
+// alive reports whether a process runs (a zombie has exited).
+func alive(pid int) bool {
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(st, ')')
+	return i > 0 && len(st) > i+2 && st[i+2] != 'Z' && st[i+2] != 'X'
+}
+
+// waitGone polls /proc until the process has exited (there is no event
+// for the exit of a process that is not our child), for at most within.
+func waitGone(pid int, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return true
 }

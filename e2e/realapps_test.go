@@ -163,7 +163,7 @@ func startRealAgent(t *testing.T, sites *realSites) *realAgent {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return &realAgent{t: t, ctx: ctx, cs: cs, sites: sites, files: filepath.Join(e.home, "sessions", "mcp", "files")} // loupe mcp's session is "mcp"
+	return &realAgent{t: t, ctx: ctx, cs: cs, sites: sites, files: filepath.Join(e.home, "mcp", "sessions", "mcp", "files")} // loupe mcp's session is "mcp", apart from the daemon's
 }
 
 // task runs one task as a subtest with the agent bound to its t.

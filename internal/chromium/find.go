@@ -4,8 +4,9 @@
 // profile, speaking CDP over a pipe. Three things make sure it never outlives
 // its owner: Stop ends the whole process group; the kernel sends it SIGKILL
 // when the launching process dies (Pdeathsig), and Chromium exits by itself
-// when its pipe closes; and a pid file lets the next daemon start reap a
-// browser that survived anyway (see Reap).
+// when its pipe closes; and a pid file naming the browser and its owner
+// lets the next daemon or MCP server start reap a browser that survived
+// its owner anyway (see Reap).
 //
 // No browser is ever downloaded: loupe uses the one installed on the
 // machine.

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -242,13 +241,4 @@ func (t *tailBuffer) suffix() string {
 		lines = lines[len(lines)-5:]
 	}
 	return "; browser said: " + strings.Join(lines, " | ")
-}
-
-func writePidFile(path string, pid int, profile string) error {
-	start, err := procStartTime(pid)
-	if err != nil {
-		return err
-	}
-	data := strconv.Itoa(pid) + " " + strconv.FormatUint(start, 10) + " " + profile + "\n"
-	return os.WriteFile(path, []byte(data), 0o600)
 }

@@ -2,7 +2,10 @@ package chromium
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"syscall"
 	"testing"
 	"time"
@@ -48,7 +51,56 @@ func TestLaunchAndStopLeavesNothing(t *testing.T) {
 	}
 }
 
+// TestReapKillsLeftoverBrowser: a browser whose owner has died is ended,
+// whether its pid file names the owner or is an older one that does not.
 func TestReapKillsLeftoverBrowser(t *testing.T) {
+	bin := findOrSkip(t)
+	dead := deadProcess(t)
+	for name, owner := range map[string]func(r *pidRecord){
+		"owner dead": func(r *pidRecord) { r.Owner, r.OwnerStart = dead.pid, dead.start },
+		"older file": nil,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			b, err := Launch(ctx, LaunchOptions{Binary: bin, ProfileDir: dir + "/s/profile"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Kill()
+			f := dir + "/s/browser.pid"
+			r, err := readPidFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if owner == nil {
+				os.WriteFile(f, []byte(fmt.Sprintf("%d %d %s\n", r.PID, r.Start, r.Profile)), 0o600)
+			} else {
+				owner(&r)
+				data, _ := json.Marshal(r)
+				os.WriteFile(f, data, 0o600)
+			}
+			killed := Reap(dir)
+			if len(killed) != 1 || killed[0] != b.PID {
+				t.Fatalf("Reap killed %v, want [%d]", killed, b.PID)
+			}
+			select {
+			case <-b.Exited():
+			case <-ctx.Done():
+				t.Fatal("browser did not exit after Reap")
+			}
+			if _, err := os.Stat(f); !os.IsNotExist(err) {
+				t.Errorf("pid file left: %v", err)
+			}
+		})
+	}
+}
+
+// TestReapKeepsLiveOwnersBrowser: a browser whose owner (this process)
+// still runs is no leftover, even to a Reap in another process: it keeps
+// running, and so does its pid file.
+func TestReapKeepsLiveOwnersBrowser(t *testing.T) {
 	bin := findOrSkip(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -58,15 +110,72 @@ func TestReapKillsLeftoverBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Kill()
-	killed := Reap(dir)
-	if len(killed) != 1 || killed[0] != b.PID {
-		t.Fatalf("Reap killed %v, want [%d]", killed, b.PID)
+	r, err := readPidFile(dir + "/s/browser.pid")
+	if err != nil || r.Owner != os.Getpid() || r.OwnerStart == 0 || r.PID != b.PID {
+		t.Fatalf("pid file: %+v, %v", r, err)
 	}
-	select {
-	case <-b.Exited():
-	case <-ctx.Done():
-		t.Fatal("browser did not exit after Reap")
+	if killed := Reap(dir); len(killed) > 0 {
+		t.Fatalf("Reap killed %v, the browser of a live owner", killed)
 	}
+	if _, err := os.Stat(dir + "/s/browser.pid"); err != nil {
+		t.Fatalf("pid file: %v", err)
+	}
+	if err := b.Conn.Browser().Call(ctx, "Browser.getVersion", nil, nil); err != nil {
+		t.Fatalf("the browser after Reap: %v", err)
+	}
+}
+
+// TestLeftover decides on records naming real processes (this one, and
+// one that has exited), killing nothing.
+func TestLeftover(t *testing.T) {
+	me := os.Getpid()
+	myStart, err := procStartTime(me)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := deadProcess(t)
+	boot := bootID()
+	for _, c := range []struct {
+		name       string
+		r          pidRecord
+		left, kill bool
+	}{
+		{"owner runs", pidRecord{PID: dead.pid, Start: dead.start, Owner: me, OwnerStart: myStart, Boot: boot}, false, false},
+		{"owner dead, browser runs", pidRecord{PID: me, Start: myStart, Owner: dead.pid, OwnerStart: dead.start, Boot: boot}, true, true},
+		{"owner's pid reused", pidRecord{PID: me, Start: myStart, Owner: me, OwnerStart: myStart + 1, Boot: boot}, true, true},
+		{"browser's pid reused", pidRecord{PID: me, Start: myStart + 1, Owner: dead.pid, OwnerStart: dead.start}, true, false},
+		{"browser gone", pidRecord{PID: dead.pid, Start: dead.start, Owner: dead.pid, OwnerStart: dead.start}, true, true},
+		{"no owner recorded", pidRecord{PID: me, Start: myStart}, true, true},
+		{"another boot", pidRecord{PID: me, Start: myStart, Owner: dead.pid, OwnerStart: dead.start, Boot: "another"}, true, false},
+		{"pid 1", pidRecord{PID: 1, Owner: dead.pid, OwnerStart: dead.start}, true, false},
+	} {
+		if left, kill := c.r.leftover(boot); left != c.left || kill != c.kill {
+			t.Errorf("%s: leftover %v, kill %v; want %v, %v", c.name, left, kill, c.left, c.kill)
+		}
+	}
+}
+
+type procID struct {
+	pid   int
+	start uint64
+}
+
+// deadProcess runs a process to its end and names it: its start time is
+// read while it is a zombie, before it is waited for.
+func deadProcess(t *testing.T) procID {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	start, err := procStartTime(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return procID{cmd.Process.Pid, start}
 }
 
 // groupGone polls until no process is in the group: processes killed by a

@@ -51,6 +51,17 @@ func procStartTime(pid int) (uint64, error) {
 	return strconv.ParseUint(f[19], 10, 64)
 }
 
+// bootID names this boot of the machine ("" when /proc cannot tell): after
+// a reboot every process of the last one is gone, and pids and start
+// times begin again.
+func bootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
 // GroupRunning reports whether any process of the process group still
 // runs. Zombies do not count: they run no code, and whoever adopted them
 // reaps them in its own time.

@@ -31,7 +31,9 @@ Serve loupe's tools over the Model Context Protocol: on stdin/stdout, or with
 is not loopback are refused).
 
 By default the engine runs in this process: a browser session (default name
-"mcp") started on the first tool call and closed when the server stops.
+"mcp") started on the first tool call and closed when the server stops. Its
+profile and files are under LOUPE_HOME/mcp/sessions/NAME, apart from the
+daemon's sessions.
 
   --http 127.0.0.1:PORT  streamable HTTP on this loopback address, not stdio
   --daemon               use the daemon's sessions instead (shared with the CLI)
@@ -112,6 +114,10 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 	} else {
 		cfg := c.executorConfig()
 		cfg.Headed = cfg.Headed || f.headed
+		// This server's sessions live apart from the daemon's; a browser
+		// that a killed server left behind is ended first.
+		cfg.Home = daemon.MCPHome(c.home)
+		daemon.ReapLeftovers(c.home)
 		store, err := ledger.Open(ctx, daemon.LedgerPath(c.home))
 		if err != nil {
 			return c.fail(fmt.Errorf("opening the operation ledger: %w", err))

@@ -106,8 +106,8 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	}
 	defer lock.Close()
 
-	// A daemon that was killed may have left browsers behind.
-	chromium.Reap(filepath.Join(cfg.Home, "sessions"))
+	// A daemon or MCP server that was killed may have left browsers behind.
+	ReapLeftovers(cfg.Home)
 
 	sock := SocketPath(cfg.Home)
 	// We hold the lock, so a socket file here belongs to a dead daemon.
@@ -169,6 +169,20 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 		err = nil
 	}
 	return err
+}
+
+// MCPHome is where in-process MCP servers (loupe mcp without --daemon)
+// keep their sessions, under MCPHome/sessions/NAME: apart from the
+// daemon's, so a session of the same name never shares a profile with the
+// daemon's and neither touches the other's browser.
+func MCPHome(home string) string { return filepath.Join(home, "mcp") }
+
+// ReapLeftovers ends the browsers that a daemon or an in-process MCP
+// server of this home launched and did not stop because it died. Those
+// of processes that still run are left alone.
+func ReapLeftovers(home string) {
+	chromium.Reap(filepath.Join(home, "sessions"))
+	chromium.Reap(filepath.Join(MCPHome(home), "sessions"))
 }
 
 // LedgerPath is the operation ledger in a home. The daemon and in-process
