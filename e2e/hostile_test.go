@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 // hugePage has a 1,000,000-character title, a 500,000-character address
@@ -104,5 +107,50 @@ func TestLocalPagesPolicy(t *testing.T) {
 	e.ok("policy", "set", "navigate", "deny", "--origin", "file://*")
 	if code, _, notExec := errorJSON(t, e.run("--json", "open", "file:///etc/passwd")); code != "DENIED" || !notExec {
 		t.Errorf("a file: page under a file://* deny rule: %s", code)
+	}
+}
+
+// floodPage opens alert() dialogs without end once it has loaded.
+const floodPage = `<h1>Flood</h1><button>Ok</button><script>
+addEventListener("load", () => setTimeout(() => { for (;;) alert("again"); }, 0));
+</script>`
+
+// TestDialogFlood: a page that opens dialogs in an endless loop does not
+// trap its tab: loupe holds the flood's last dialog open, says so in the
+// dialog log, refuses reads and input at once (PAGE_BLOCKED, nothing
+// sent) instead of timing out, and reload, navigation and close work.
+func TestDialogFlood(t *testing.T) {
+	e := newEnv(t)
+	flood, _ := countingPage(t, floodPage)
+	calm := testpages.Start(t, "127.0.0.1")
+	start := time.Now()
+	e.ok("open", flood.URL+"/")
+	blocked := func(args ...string) {
+		t.Helper()
+		eventually(t, "the page blocked by its dialogs", func() bool {
+			code, _, notExec := errorJSON(t, e.run(append([]string{"--json"}, args...)...))
+			return code == "PAGE_BLOCKED" && notExec
+		})
+	}
+	blocked("snapshot")
+	blocked("click", `role=button[name="Ok"]`)
+	blocked("eval", "1+1")
+	if got := e.ok("dialogs"); !strings.Contains(got, "held open: the page opened 20 dialogs") {
+		t.Errorf("the dialog log should say the flood's dialog is held: %.500s", got)
+	}
+	if r := e.run("snapshot"); !strings.Contains(r.stderr, "loupe reload") {
+		t.Errorf("the refusal should say how to go on: %s", r.stderr)
+	}
+	e.ok("reload")
+	blocked("snapshot")
+	if got := e.ok("open", calm.Page("basic.html")); !strings.Contains(got, "basic fixture") {
+		t.Errorf("navigating away from the flood: %s", got)
+	}
+	e.ok("snapshot") // the next document is not held
+	e.ok("open", flood.URL+"/")
+	blocked("snapshot")
+	e.ok("tab", "close")
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the flood held the tab up: %v", d)
 	}
 }

@@ -34,6 +34,7 @@ const (
 	TakenOver            Code = "TAKEN_OVER"
 	ApprovalTimeout      Code = "APPROVAL_TIMEOUT"
 	TabCrashed           Code = "TAB_CRASHED"
+	PageBlocked          Code = "PAGE_BLOCKED"
 	TabLimit             Code = "TAB_LIMIT"
 	BadInput             Code = "BAD_INPUT"
 	EvalFailed           Code = "EVAL_FAILED"
@@ -67,6 +68,7 @@ var Hints = map[Code]string{
 	TakenOver:            "a person took over the tab before this ran; wait until it is handed back, then take a new snapshot",
 	ApprovalTimeout:      "nobody answered the approval in time; ask the person, or try again later",
 	TabCrashed:           "the tab's renderer crashed; it was reloaded for a person to check; take a new snapshot",
+	PageBlocked:          "the page opens dialogs without end and is stopped in the last; navigate away, reload or close the tab",
 	TabLimit:             "too many tabs are open; close one first",
 	BadInput:             "fix the arguments and try again ({help})",
 	EvalFailed:           "the script threw; fix the expression",

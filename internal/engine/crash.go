@@ -105,6 +105,27 @@ var _ cdpproto.Session = Session{}
 // error wrapping ErrTabCrashed (the page's renderer) or ErrFrameCrashed.
 func (s Session) Call(ctx context.Context, method string, params, result any) error {
 	defer s.p.inputSent(method)()
+	if h := s.p.heldCtx(s.Session, method); h != nil {
+		// A held dialog of a flood stops the renderer: fail at once, or as
+		// soon as the hold begins (see flood.go).
+		if h.Err() != nil {
+			return fmt.Errorf("%s: %w", method, ErrPageBlocked)
+		}
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		defer context.AfterFunc(h, func() { cancel(ErrPageBlocked) })()
+	}
+	err := s.call(ctx, method, params, result)
+	if err != nil && errors.Is(context.Cause(ctx), ErrPageBlocked) {
+		return fmt.Errorf("%s: %w", method, ErrPageBlocked)
+	}
+	return err
+}
+
+// call is Call but for held dialogs: a crash of the session's renderer
+// ends it.
+func (s Session) call(ctx context.Context, method string, params, result any) error {
 	inc := s.p.incarnationOf(s.Session)
 	if inc == nil {
 		return s.Session.Call(ctx, method, params, result)

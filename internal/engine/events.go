@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -59,8 +60,9 @@ func (p *pageState) surfaceOf(frameID string) string {
 	return p.pastSurf[frameID]
 }
 
-// answerDialog answers a JavaScript dialog by the policy and records it.
-func (t *Tab) answerDialog(ctx context.Context, s *cdp.Session, ev cdp.Event) {
+// answerDialog answers a JavaScript dialog by the policy and records it;
+// the dialog that makes a flood (see flood.go) is held open instead.
+func (t *Tab) answerDialog(ctx context.Context, s *cdp.Session, ev cdp.Event, flood *eventlog.FloodMeter) {
 	var e struct {
 		Type          string `json:"type"`
 		Message       string `json:"message"`
@@ -88,6 +90,12 @@ func (t *Tab) answerDialog(ctx context.Context, s *cdp.Session, ev cdp.Event) {
 		t.mu.Lock()
 		r.SurfaceID = t.surfaceOf(e.FrameID)
 		t.mu.Unlock()
+	}
+	if flood.Add(r.Time) {
+		t.holdDialogs(s)
+		r.Action = fmt.Sprintf("held open: the page opened %d dialogs within %s; navigate, reload or close the tab", eventlog.FloodDialogs, eventlog.FloodWindow)
+		t.b.events.AddDialog(r)
+		return
 	}
 	if err := s.Call(ctx, "Page.handleJavaScriptDialog", params, nil); err != nil {
 		r.Action = "failed: " + err.Error()

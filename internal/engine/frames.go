@@ -60,7 +60,7 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 		"Target.attachedToTarget", "Target.detachedFromTarget")
 	s.Tap(func(ev cdp.Event) { t.onContextEvent(s, ev) }, contextMethods...)
 	s.Tap(func(ev cdp.Event) { t.recordEvents(s, ev) }, eventlog.Methods...)
-	events, cancel := s.Listen("Page.javascriptDialogOpening", "Target.attachedToTarget")
+	events, cancel := s.Listen("Page.javascriptDialogOpening", "Page.javascriptDialogClosed", "Target.attachedToTarget")
 	t.b.wg.Add(1)
 	go func() {
 		defer t.b.wg.Done()
@@ -140,10 +140,13 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 // dialogs at once, by the session's policy, so they never block the page an
 // agent drives.
 func (t *Tab) sessionLoop(ctx context.Context, s *cdp.Session, events <-chan cdp.Event) {
+	var flood eventlog.FloodMeter
 	for ev := range events {
 		switch ev.Method {
 		case "Page.javascriptDialogOpening":
-			t.answerDialog(ctx, s, ev)
+			t.answerDialog(ctx, s, ev, &flood)
+		case "Page.javascriptDialogClosed":
+			t.releaseHold(s)
 		case "Target.attachedToTarget":
 			var e targetEvent
 			if jsonv2.Unmarshal(ev.Params, &e) != nil || e.TargetInfo.Type != "iframe" {
@@ -195,6 +198,9 @@ func (t *Tab) onFrameEvent(s *cdp.Session, ev cdp.Event) {
 		t.frames[f.ID] = &frame{id: f.ID, parent: parent, loader: f.LoaderID, url: f.URL + f.URLFragment, origin: f.SecurityOrigin, sess: s}
 		t.frameSurface(f.ID)
 		t.committed(s, f.ID)
+		if f.ParentID == "" {
+			t.releaseHoldLocked(s) // the held dialog's document is gone
+		}
 		if f.ID == t.TargetID {
 			t.url = f.URL + f.URLFragment
 		}

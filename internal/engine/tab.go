@@ -77,6 +77,9 @@ type pageState struct {
 	// the last one ended (see person.go).
 	inputBusy int
 	inputLast time.Time
+	// held are the sessions whose renderer loupe left stopped in a dialog
+	// of a flood (see flood.go).
+	held map[*cdp.Session]*hold
 	// persons and echoes count the trusted-input reports taken for a
 	// person's and for loupe's own echo (for tests and diagnostics).
 	persons, echoes int

@@ -29,6 +29,9 @@ func Classify(err error, kind ops.Kind) *apitype.Error {
 		e = apitype.Wrap(apitype.Timeout, err, "the operation did not finish in time")
 	case errors.Is(err, context.Canceled):
 		e = apitype.Wrap(apitype.Timeout, err, "the operation was cancelled")
+	case errors.Is(err, engine.ErrPageBlocked):
+		e = apitype.Wrap(apitype.PageBlocked, err, "the page opens dialogs without end; loupe holds the last one open, and nothing can be read or sent until the tab navigates, reloads or closes").
+			Fix("open another address ({1}), reload ({2}) or close the tab ({3})", apitype.Step{Op: "open"}, apitype.Step{Op: "reload"}, apitype.Step{Op: "tab close"})
 	case errors.Is(err, engine.ErrTabCrashed):
 		e = apitype.Wrap(apitype.TabCrashed, err, "the tab's renderer crashed during the operation")
 	case errors.Is(err, engine.ErrTabClosed), errors.Is(err, cdp.ErrSessionGone):
@@ -51,7 +54,7 @@ func Classify(err error, kind ops.Kind) *apitype.Error {
 	// under it, anything unforeseen — may have come after its input went
 	// out: its outcome is unknown, never "not executed" on a guess.
 	if kind == ops.Write && (errors.As(err, &partial) && partial.Executed() || e.Code == apitype.Timeout ||
-		e.Code == apitype.Internal || e.Code == apitype.BrowserGone || e.Code == apitype.SurfaceClosed || e.Code == apitype.TabCrashed) {
+		e.Code == apitype.Internal || e.Code == apitype.BrowserGone || e.Code == apitype.SurfaceClosed || e.Code == apitype.TabCrashed || e.Code == apitype.PageBlocked) {
 		e.NotExecuted = false
 	}
 	return e

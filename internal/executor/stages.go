@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/sessions"
 )
@@ -182,6 +183,11 @@ func (x *Executor) humanGate(ctx context.Context, c *call) error {
 	}
 	if t.IsCrashed() {
 		return crashError(t, true)
+	}
+	// A page stopped in a held dialog of a flood can only be left:
+	// navigated, reloaded or closed.
+	if t.Blocked() && c.op.Action != ops.ActNavigate && c.op.Action != ops.ActClose {
+		return Classify(engine.ErrPageBlocked, ops.Read)
 	}
 	if !c.sess.AnyHuman() {
 		return nil
