@@ -101,6 +101,10 @@ func TestLocalPagesPolicy(t *testing.T) {
 		t.Errorf("a local page was opened: %s", got)
 	}
 
+	allowed := startMCP(t, e, "--allow-local-pages", "--session", "local")
+	if got := allowed.ok("browser_navigate", map[string]any{"url": "file:///etc/hostname", "snapshot": false}); !strings.Contains(got, "file:///etc/hostname") {
+		t.Errorf("an agent allowed local pages: %s", got)
+	}
 	if got := e.ok("open", "file:///etc/hostname"); !strings.Contains(got, "file:///etc/hostname") {
 		t.Errorf("the CLI opening a local file: %s", got)
 	}

@@ -342,3 +342,24 @@ func TestTimeoutHandedToWait(t *testing.T) {
 		t.Errorf("--timeout soon: %v", err)
 	}
 }
+
+func TestMCPFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // "" for accepted
+	}{
+		{[]string{"--http", "127.0.0.1:0", "--token", "auto", "--max-sessions", "4"}, ""},
+		{[]string{"--http", "127.0.0.1:8080", "--token", "0123456789abcdef"}, ""},
+		{[]string{"--allow-local-pages"}, ""},
+		{[]string{"--http", "127.0.0.1:99999"}, "port 99999 is not between 0 and 65535"},
+		{[]string{"--http", "0.0.0.0:8080"}, "loopback addresses only"},
+		{[]string{"--token", "auto"}, "apply to --http"},
+		{[]string{"--http", "127.0.0.1:0", "--token", "short"}, "at least 16"},
+		{[]string{"--http", "127.0.0.1:0", "--max-sessions", "0"}, "1 to 1024"},
+	} {
+		_, err := parseMCPFlags(tc.args)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("parseMCPFlags(%q) = %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -11,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -22,7 +25,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/policy"
 )
 
-const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon] [--headed] [--cdp URL] [--session NAME] [--task ID] [--allow-eval] [--tools core|full]"
+const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon] [--headed] [--cdp URL] [--session NAME] [--task ID] [--allow-eval] [--allow-local-pages] [--tools core|full] [--token TOKEN|auto] [--max-sessions N]"
 
 const mcpHelp = mcpUsage + `
 
@@ -43,12 +46,20 @@ daemon's sessions.
   --task ID              the task the agent works as (default: one per server);
                          it writes only in tabs no other task owns
   --allow-eval           add browser_eval (JavaScript in the page)
+  --allow-local-pages    let the agent open file: and chrome: pages (local files,
+                         the browser's own pages); refused by default
+  --token TOKEN|auto     with --http: every request needs
+                         "Authorization: Bearer TOKEN" (auto: a random one,
+                         printed on stderr)
+  --max-sessions N       with --http: at most N MCP sessions at once (default 16)
   --tools core|full      core: only the core tools (fewer tokens in the tool
                          list); full (the default): every tool`
 
 type mcpFlags struct {
-	http, cdp, tools         string
+	http, cdp, tools, token  string
 	daemon, headed, allowEva bool
+	localPages               bool
+	maxSessions              int
 }
 
 func parseMCPFlags(args []string) (mcpFlags, error) {
@@ -61,6 +72,9 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 	fs.BoolVar(&f.daemon, "daemon", false, "")
 	fs.BoolVar(&f.headed, "headed", false, "")
 	fs.BoolVar(&f.allowEva, "allow-eval", false, "")
+	fs.BoolVar(&f.localPages, "allow-local-pages", false, "")
+	fs.StringVar(&f.token, "token", "", "")
+	fs.IntVar(&f.maxSessions, "max-sessions", 16, "")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -73,10 +87,22 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 	if f.daemon && f.headed {
 		return f, errors.New("--headed applies to the in-process engine; start the daemon with LOUPE_HEADED=1 instead")
 	}
+	if f.http == "" && (f.token != "" || f.maxSessions != 16) {
+		return f, errors.New("--token and --max-sessions apply to --http")
+	}
+	if f.maxSessions < 1 || f.maxSessions > 1024 {
+		return f, fmt.Errorf("--max-sessions %d: want 1 to 1024", f.maxSessions)
+	}
+	if f.token != "" && f.token != "auto" && len(f.token) < 16 {
+		return f, errors.New("--token: use at least 16 characters (or auto)")
+	}
 	if f.http != "" {
-		host, _, err := net.SplitHostPort(f.http)
+		host, port, err := net.SplitHostPort(f.http)
 		if err != nil {
 			return f, fmt.Errorf("--http %q: want host:port", f.http)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+			return f, fmt.Errorf("--http %q: port %s is not between 0 and 65535", f.http, port)
 		}
 		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 			return f, fmt.Errorf("--http %q: loupe serves MCP on loopback addresses only", f.http)
@@ -110,7 +136,7 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 		}
 		// Each MCP server is its own client of the daemon's session: its
 		// current tab and snapshots are its own, apart from the CLI's.
-		backend = &mcpserver.Remote{C: cl, Session: session, Client: fmt.Sprintf("mcp-%d", os.Getpid()), Task: c.task}
+		backend = &mcpserver.Remote{C: cl, Session: session, Client: fmt.Sprintf("mcp-%d", os.Getpid()), Task: c.task, LocalPages: f.localPages}
 	} else {
 		cfg := c.executorConfig()
 		cfg.Headed = cfg.Headed || f.headed
@@ -128,7 +154,7 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 			return c.fail(err)
 		}
 		x = executor.New(cfg)
-		backend = &mcpserver.Local{X: x, Session: session, Client: "mcp", Task: c.task}
+		backend = &mcpserver.Local{X: x, Session: session, Client: "mcp", Task: c.task, LocalPages: f.localPages}
 		defer func() {
 			cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
@@ -150,7 +176,7 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 		return c.usage(err, mcpUsage)
 	}
 	if f.http != "" {
-		err = c.serveHTTP(ctx, f.http, srv)
+		err = c.serveHTTP(ctx, f, srv)
 	} else {
 		// Not the SDK's StdioTransport: it ends the session on the first
 		// malformed line; this one answers it and reads on.
@@ -165,12 +191,21 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 
 // serveHTTP serves streamable HTTP on a loopback address until ctx ends.
 // It prints the address it listens on (useful with port 0).
-func (c *cmd) serveHTTP(ctx context.Context, addr string, srv *mcpserver.Server) error {
+func (c *cmd) serveHTTP(ctx context.Context, f mcpFlags, srv *mcpserver.Server) error {
+	addr, o := f.http, mcpserver.HTTPOptions{Token: f.token, MaxSessions: f.maxSessions}
+	if o.Token == "auto" {
+		var b [24]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return err
+		}
+		o.Token = base64.RawURLEncoding.EncodeToString(b[:])
+		fmt.Fprintf(c.stderr, "loupe mcp: bearer token %s\n", o.Token)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: srv.HTTPHandler(o), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(c.stderr, "loupe mcp: serving MCP at http://%s/\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -19,7 +19,7 @@ func TestHTTPSurvivesMalformedBodies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(s.HTTPHandler())
+	hs := httptest.NewServer(s.HTTPHandler(HTTPOptions{}))
 	defer hs.Close()
 	post := func(session, body string) (int, string, http.Header) {
 		t.Helper()
@@ -81,5 +81,57 @@ func TestHTTPSurvivesMalformedBodies(t *testing.T) {
 		if code != http.StatusOK || !bytes.Contains([]byte(body), []byte(`"browser_snapshot"`)) {
 			t.Fatalf("tools/list after the bad bodies: %d %.300s", code, body)
 		}
+	}
+}
+
+// TestHTTPTokenAndSessionCap: with a token, a request without it (or with
+// another) gets 401 and reaches nothing; the sessions open at once are
+// capped, and a closed one frees its place.
+func TestHTTPTokenAndSessionCap(t *testing.T) {
+	s, err := New(Options{Backend: &fakeBackend{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const token = "0123456789abcdef-token"
+	hs := httptest.NewServer(s.HTTPHandler(HTTPOptions{Token: token, MaxSessions: 1}))
+	defer hs.Close()
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	send := func(method, auth, session, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, hs.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := hs.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		io.Copy(io.Discard, resp.Body)
+		return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+	}
+	for _, auth := range []string{"", "Bearer wrong-token-wrong-token", "Basic " + token, "Bearer " + token + "x"} {
+		if code, _ := send(http.MethodPost, auth, "", init); code != http.StatusUnauthorized {
+			t.Errorf("initialize with Authorization %q: %d, want 401", auth, code)
+		}
+	}
+	code, first := send(http.MethodPost, "Bearer "+token, "", init)
+	if code != http.StatusOK || first == "" {
+		t.Fatalf("initialize with the token: %d, session %q", code, first)
+	}
+	if code, _ := send(http.MethodPost, "Bearer "+token, "", init); code != http.StatusServiceUnavailable {
+		t.Errorf("a second session beyond the cap: %d, want 503", code)
+	}
+	if code, _ := send(http.MethodDelete, "Bearer "+token, first, ""); code >= 400 {
+		t.Fatalf("closing the session: %d", code)
+	}
+	if code, next := send(http.MethodPost, "Bearer "+token, "", init); code != http.StatusOK || next == "" || next == first {
+		t.Errorf("a session after the first closed: %d %q", code, next)
 	}
 }

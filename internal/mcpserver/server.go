@@ -23,6 +23,7 @@ package mcpserver
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -204,12 +205,32 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return s.srv.Run(ctx, t)
 }
 
+// HTTPOptions guard the HTTP transport beyond its loopback checks.
+type HTTPOptions struct {
+	// Token, when set, must come with every request as
+	// "Authorization: Bearer TOKEN" (compared in constant time); others
+	// get 401 and reach nothing.
+	Token string
+	// MaxSessions caps the MCP sessions open at once (0: 16); one more
+	// initialize gets 503. A session idle for SessionIdle ends.
+	MaxSessions int
+}
+
+// SessionIdle is how long an HTTP MCP session may sit idle before it ends
+// (and frees its place under MaxSessions).
+const SessionIdle = 30 * time.Minute
+
 // HTTPHandler serves MCP as streamable HTTP. It refuses requests whose Host
 // is not a loopback name or address, and requests whose Origin (when a
 // browser sends one) is not loopback: a web page must not reach a local
-// browser runtime through DNS rebinding or a cross-site request.
-func (s *Server) HTTPHandler() http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, nil)
+// browser runtime through DNS rebinding or a cross-site request. With
+// o.Token, every request needs it; o.MaxSessions bounds the sessions.
+func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = 16
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{SessionTimeout: SessionIdle})
+	live := &sessionCount{max: o.MaxSessions, seen: map[string]time.Time{}}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !loopbackHost(r.Host) {
 			http.Error(w, "loupe mcp: Host must be a loopback address", http.StatusForbidden)
@@ -222,8 +243,101 @@ func (s *Server) HTTPHandler() http.Handler {
 				return
 			}
 		}
-		h.ServeHTTP(w, r)
+		if o.Token != "" && !bearer(r, o.Token) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="loupe mcp"`)
+			http.Error(w, "loupe mcp: a bearer token is required", http.StatusUnauthorized)
+			return
+		}
+		id := r.Header.Get("Mcp-Session-Id")
+		if id == "" && r.Method == http.MethodPost && !live.room() {
+			http.Error(w, fmt.Sprintf("loupe mcp: %d sessions are open already; close one first", o.MaxSessions), http.StatusServiceUnavailable)
+			return
+		}
+		sw := &sessionWriter{ResponseWriter: w, live: live, code: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		switch {
+		case id != "" && (r.Method == http.MethodDelete || sw.code == http.StatusNotFound):
+			live.end(id)
+		case id != "" && sw.code < 400:
+			live.touch(id)
+		}
 	})
+}
+
+// bearer reports whether the request carries the token.
+func bearer(r *http.Request, token string) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+}
+
+// sessionCount tracks the HTTP sessions open: started when a response
+// names a new session id, ended by DELETE or SessionIdle without a request.
+type sessionCount struct {
+	max  int
+	mu   sync.Mutex
+	seen map[string]time.Time // session id → last request
+}
+
+func (c *sessionCount) room() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, t := range c.seen {
+		if time.Since(t) > SessionIdle {
+			delete(c.seen, id)
+		}
+	}
+	return len(c.seen) < c.max
+}
+
+func (c *sessionCount) touch(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seen[id] = time.Now()
+}
+
+func (c *sessionCount) end(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.seen, id)
+}
+
+// sessionWriter notes the session id the SDK gives a new session.
+type sessionWriter struct {
+	http.ResponseWriter
+	live *sessionCount
+	code int
+	done bool
+}
+
+func (w *sessionWriter) WriteHeader(code int) {
+	if !w.done {
+		w.code = code
+	}
+	w.note()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *sessionWriter) Write(b []byte) (int, error) {
+	w.note()
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *sessionWriter) note() {
+	if w.done {
+		return
+	}
+	w.done = true
+	if id := w.Header().Get("Mcp-Session-Id"); id != "" && w.code < 400 {
+		w.live.touch(id)
+	}
+}
+
+// Flush passes streaming through.
+func (w *sessionWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		w.note()
+		f.Flush()
+	}
 }
 
 // loopbackHost reports whether a Host header (host or host:port) names
