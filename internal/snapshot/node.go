@@ -43,6 +43,9 @@ type Page struct {
 	Nodes []*Node `json:"nodes"`
 	Count int     `json:"count"`
 	Error string  `json:"error,omitzero"`
+	// Gone are the element ids of nodes that have left the document since
+	// the last snapshot: their refs are dropped.
+	Gone []int64 `json:"gone,omitzero"`
 }
 
 // agentNode is the wire form of an element node.

@@ -185,6 +185,19 @@ func (t *Table) Dropped(ref string) (*Binding, bool) {
 	return b, ok
 }
 
+// Forget drops the refs of elements of a document that have left it.
+func (t *Table) Forget(d Doc, elems []int64) int {
+	n := 0
+	for _, e := range elems {
+		k := bindKey{d, e}
+		if b, ok := t.byKey[k]; ok {
+			t.drop(k, b)
+			n++
+		}
+	}
+	return n
+}
+
 // Retain keeps the refs whose document passes keep and forgets the rest.
 func (t *Table) Retain(keep func(Doc) bool) int {
 	n := 0

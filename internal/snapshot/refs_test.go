@@ -257,3 +257,31 @@ func TestTableDroppedBindings(t *testing.T) {
 		t.Fatal("the oldest dropped binding was not evicted")
 	}
 }
+
+// TestForgetDropsGoneElements: the refs of elements that left their
+// document go (and are stale, never reissued); other documents' and other
+// elements' stay.
+func TestForgetDropsGoneElements(t *testing.T) {
+	var c Counter
+	tab := NewTable(&c, "s1")
+	d1, d2 := Doc{Frame: "f", World: 1}, Doc{Frame: "g", World: 2}
+	a, b := tab.Bind(d1, 1, "button", "A"), tab.Bind(d1, 2, "button", "B")
+	other := tab.Bind(d2, 1, "button", "C")
+	if n := tab.Forget(d1, []int64{1, 99}); n != 1 {
+		t.Fatalf("Forget = %d, want 1", n)
+	}
+	if _, ok := tab.Lookup(a.Ref); ok {
+		t.Error("the gone element's ref still resolves")
+	}
+	for _, r := range []*Binding{b, other} {
+		if _, ok := tab.Lookup(r.Ref); !ok {
+			t.Errorf("%s was dropped", r.Ref)
+		}
+	}
+	if !tab.Issued(a.Ref) {
+		t.Error("the dropped ref should still count as issued (stale)")
+	}
+	if again := tab.Bind(d1, 1, "button", "A"); again.Ref == a.Ref {
+		t.Error("a ref was reissued")
+	}
+}

@@ -370,6 +370,7 @@ func bindRefs(t *engine.Tab, caps []*frameCapture, out *Snapshot) {
 		if frameID == t.TargetID {
 			frameID = ""
 		}
+		t.Refs().Forget(doc, c.page.Gone)
 		snapshot.Walk(c.page.Nodes, func(n *snapshot.Node, _ int) bool {
 			if n.Elem != 0 {
 				b := t.Refs().Bind(doc, n.Elem, n.Role, n.Name)

@@ -22,6 +22,22 @@ function idOf(el) {
   return id;
 }
 
+// sweep forgets the ids of elements that have left the document (or been
+// collected) and returns them, so that the refs bound to them can go too:
+// a page that replaces its nodes all the time would otherwise grow both
+// tables without end.
+function sweep() {
+  const gone = [];
+  for (const [id, r] of elOfId) {
+    const el = r.deref();
+    if (el && el.isConnected) continue;
+    elOfId.delete(id);
+    if (el) idOfEl.delete(el);
+    gone.push(id);
+  }
+  return gone;
+}
+
 function byId(id) {
   const r = elOfId.get(id);
   const el = r && r.deref();

@@ -517,7 +517,7 @@ function snapshot(opts) {
         }
       }
       settleCells();
-      return JSON.stringify({ url: location.href, title: document.title, nodes, count: walkCount });
+      return JSON.stringify({ url: location.href, title: document.title, nodes, count: walkCount, gone: sweep() });
     });
   } finally {
     walkActive = null;
