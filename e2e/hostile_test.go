@@ -3,6 +3,8 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -156,5 +158,48 @@ func TestDialogFlood(t *testing.T) {
 	e.ok("tab", "close")
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("the flood held the tab up: %v", d)
+	}
+}
+
+// TestNeverLoadingPage: a page whose server never answers, and one that
+// never finishes loading (a subresource that never ends), end within the
+// caller's deadline, with a clear answer, and the tab works on after.
+func TestNeverLoadingPage(t *testing.T) {
+	e := newEnv(t)
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/hang":
+			<-stop // never answers while the test runs
+		case "/slowimg":
+			w.Header().Set("Content-Type", "image/png")
+			w.(http.Flusher).Flush()
+			<-stop
+		default:
+			fmt.Fprint(w, `<h1>Almost</h1><img src="/slowimg">`)
+		}
+	}))
+	t.Cleanup(func() { close(stop); srv.Close() })
+	calm := testpages.Start(t, "127.0.0.1")
+
+	start := time.Now()
+	r := e.run("--json", "--timeout", "2s", "open", srv.URL+"/hang")
+	if code, _, _ := errorJSON(t, r); code != "TIMEOUT" || time.Since(start) > 10*time.Second {
+		t.Errorf("a server that never answers: %s after %v", code, time.Since(start))
+	}
+	start = time.Now()
+	var nav struct {
+		URL    string `json:"url"`
+		Loaded bool   `json:"loaded"`
+	}
+	e.okJSON(&nav, "--timeout", "2s", "open", srv.URL+"/")
+	if nav.Loaded || !strings.HasSuffix(nav.URL, "/") || time.Since(start) > 10*time.Second {
+		t.Errorf("a page that never finishes loading: %+v after %v", nav, time.Since(start))
+	}
+	if got := e.ok("snapshot"); !strings.Contains(got, "Almost") {
+		t.Errorf("the snapshot of the still-loading page: %s", got)
+	}
+	if got := e.ok("open", calm.Page("basic.html")); !strings.Contains(got, "basic fixture") {
+		t.Errorf("the tab after: %s", got)
 	}
 }

@@ -1,0 +1,75 @@
+package e2e
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCPBadInputEveryField sends every MCP tool, for every field of its
+// input schema, a value of the wrong type, and an unknown field: each call
+// is refused with a clear error — a tool error BAD_INPUT, or the
+// protocol's invalid-params error — and the server goes on serving. No
+// browser is started for any of it.
+func TestMCPBadInputEveryField(t *testing.T) {
+	e := newEnv(t)
+	m := startMCP(t, e, "--allow-eval")
+	tools, err := m.cs.ListTools(m.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := map[string]any{"string": 42, "integer": "x", "number": "x", "boolean": "yes", "array": "not a list", "object": []any{1}}
+	calls := 0
+	for _, tool := range tools.Tools {
+		raw, _ := json.Marshal(tool.InputSchema)
+		var schema struct {
+			Properties map[string]struct {
+				Type any `json:"type"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(raw, &schema); err != nil {
+			t.Fatalf("%s: schema: %v", tool.Name, err)
+		}
+		names := make([]string, 0, len(schema.Properties))
+		for n := range schema.Properties {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		cases := map[string]map[string]any{"unknown field": {"bogus_field_xyz": 1}}
+		for _, n := range names {
+			typ, _ := schema.Properties[n].Type.(string)
+			if v, ok := wrong[typ]; ok {
+				cases[n+" as a "+typ+"'s opposite"] = map[string]any{n: v}
+			}
+		}
+		for what, args := range cases {
+			calls++
+			r, err := m.cs.CallTool(m.ctx, &mcp.CallToolParams{Name: tool.Name, Arguments: args})
+			switch {
+			case err != nil:
+				if !strings.Contains(err.Error(), "invalid") && !strings.Contains(err.Error(), "validat") {
+					t.Errorf("%s, %s: unclear protocol error %v", tool.Name, what, err)
+				}
+			case !r.IsError:
+				t.Errorf("%s, %s (%v): accepted", tool.Name, what, args)
+			default:
+				code, notExec := errorOf(t, toolResult{res: r, isErr: true})
+				if code != "BAD_INPUT" || !notExec {
+					t.Errorf("%s, %s: %s not_executed=%v", tool.Name, what, code, notExec)
+				}
+			}
+		}
+	}
+	if calls < 50 {
+		t.Fatalf("only %d bad calls made: the schemas were not read", calls)
+	}
+	if _, err := m.cs.ListTools(m.ctx, nil); err != nil {
+		t.Fatalf("the server after %d bad calls: %v", calls, err)
+	}
+	if p := e.browserProcesses(); len(p) != 0 {
+		t.Errorf("bad input started a browser: %v", p)
+	}
+}
