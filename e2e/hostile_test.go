@@ -203,3 +203,30 @@ func TestNeverLoadingPage(t *testing.T) {
 		t.Errorf("the tab after: %s", got)
 	}
 }
+
+// popupPage tries to open popups without end: 60 on a click, and one every
+// 100 ms without one.
+const popupPage = `<h1>Pop</h1><button onclick="for (let i = 0; i < 60; i++) window.open('/p?' + i)">Open</button>
+<script>setInterval(() => window.open('/p?t'), 100)</script>`
+
+// TestPopupFlood: the browser's popup blocker lets a page open one popup
+// per click of a person's (or loupe's trusted input), none without: a
+// page trying to open popups in a loop leaves the session with a few
+// tabs and loupe responsive.
+func TestPopupFlood(t *testing.T) {
+	e := newEnv(t)
+	srv, _ := countingPage(t, popupPage)
+	e.ok("open", srv.URL+"/")
+	e.ok("click", `role=button[name="Open"]`)
+	var tabs struct {
+		Tabs []struct {
+			ID string `json:"id"`
+		} `json:"tabs"`
+	}
+	e.okJSON(&tabs, "tabs")
+	if n := len(tabs.Tabs); n < 2 || n > 3 {
+		t.Errorf("%d tabs after a popup flood, want the page and its one popup", n)
+	}
+	e.ok("snapshot")
+	e.ok("surfaces")
+}
