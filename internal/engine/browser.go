@@ -6,8 +6,10 @@
 // surface are the packages above it, each calling only downward: surface
 // (listing, describing and switching surfaces), capture (snapshots,
 // locators, ref resolution, queries), action (input, reads, screenshots),
-// nav (navigation and waits) and download (downloads). It knows nothing of
-// front ends, policy or the ledger; the executor calls it.
+// nav (navigation and waits), download (downloads), status (the
+// connection's transport and features, the session's status) and person
+// (a person's own input, watched through a session hook). It knows nothing
+// of front ends, policy or the ledger; the executor calls it.
 //
 // Concurrency: a Browser may be used from many goroutines. Operations on one
 // tab are serialised by the tab; operations on different tabs run in
@@ -70,7 +72,7 @@ type Browser struct {
 	waiters    map[string][]chan *Tab // target id → callers waiting for its tab
 	onCrash    CrashHandler           // set by WithCrashHandler; read-only after start
 	onTab      func(TabEvent)         // set by WithTabEvents; read-only after start
-	onPerson   PersonHandler          // set by WithPersonInput; read-only after start
+	hooks      []SessionHook          // set by WithSessionHook; read-only after start
 }
 
 // Launch starts Chromium and returns the browser once its first tab is
@@ -190,6 +192,9 @@ func (b *Browser) Product() string { return b.product }
 // Launched reports whether loupe started this browser (as opposed to
 // attaching to it).
 func (b *Browser) Launched() bool { return b.proc != nil }
+
+// Endpoint is the websocket URL of an attached browser ("" when launched).
+func (b *Browser) Endpoint() string { return b.endpoint }
 
 // PID is the launched browser's process id, 0 when attached.
 func (b *Browser) PID() int {
@@ -464,22 +469,6 @@ func (b *Browser) Pages() []*Tab {
 		out = append(out, b.bySurface[id])
 	}
 	return out
-}
-
-// RefreshTitles asks the browser for every page's title (one call for
-// all): targetInfoChanged events can trail a page's title by a while.
-func (b *Browser) RefreshTitles(ctx context.Context) {
-	list, err := cdpproto.Call(ctx, b.conn.Browser(), target.GetTargets, target.GetTargetsParams{Filter: target.Filter{{Type: "page"}}})
-	if err != nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, ti := range list.TargetInfos {
-		if t := b.byTarget[string(ti.TargetID)]; t != nil {
-			t.setTitle(ti.Title)
-		}
-	}
 }
 
 // TabCount is the number of live tabs.

@@ -341,18 +341,10 @@ type CrashHandler func(ctx context.Context, t *Tab)
 // call RecoverCrash.
 func WithCrashHandler(h CrashHandler) Option { return func(b *Browser) { b.onCrash = h } }
 
-// notifyCrash runs the crash handler for t, counted in b.wg.
+// notifyCrash runs the crash handler for t on a goroutine of the
+// browser's (Go).
 func (b *Browser) notifyCrash(t *Tab) {
-	b.mu.Lock()
-	h := b.onCrash
-	if h == nil || b.closing {
-		b.mu.Unlock()
-		return
+	if h := b.onCrash; h != nil {
+		b.Go(func(ctx context.Context) { h(ctx, t) })
 	}
-	b.wg.Add(1)
-	b.mu.Unlock()
-	go func() {
-		defer b.wg.Done()
-		h(b.bg, t)
-	}()
 }

@@ -2,10 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"time"
-
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/engine/eventlog"
@@ -60,45 +56,15 @@ func (p *pageState) surfaceOf(frameID string) string {
 	return p.pastSurf[frameID]
 }
 
-// answerDialog answers a JavaScript dialog by the policy and records it;
-// the dialog that makes a flood (see flood.go) is held open instead.
+// answerDialog answers a JavaScript dialog as the event log decides
+// (eventlog.Log.AnswerDialog) and records it; the dialog that makes a
+// flood (see flood.go) is held open instead.
 func (t *Tab) answerDialog(ctx context.Context, s *cdp.Session, ev cdp.Event, flood *eventlog.FloodMeter) {
-	var e struct {
-		Type          string `json:"type"`
-		Message       string `json:"message"`
-		URL           string `json:"url"`
-		FrameID       string `json:"frameId"`
-		DefaultPrompt string `json:"defaultPrompt"`
-	}
-	_ = jsonv2.Unmarshal(ev.Params, &e)
-	pol := t.b.events.DialogPolicy()
-	accept := pol.Accepts(e.Type)
-	params := map[string]any{"accept": accept}
-	r := eventlog.DialogRecord{Type: e.Type, Message: e.Message, URL: e.URL, DefaultPrompt: e.DefaultPrompt, Action: "dismissed", Time: time.Now()}
-	if accept {
-		r.Action = "accepted"
-		if e.Type == "prompt" {
-			text := pol.PromptText
-			if text == "" {
-				text = e.DefaultPrompt
-			}
-			params["promptText"] = text
-			r.PromptText = text
-		}
-	}
-	if e.FrameID != "" {
-		t.mu.Lock()
-		r.SurfaceID = t.surfaceOf(e.FrameID)
-		t.mu.Unlock()
-	}
-	if flood.Add(r.Time) {
+	a := t.b.events.AnswerDialog(ev, eventSource{t, s}, flood)
+	if a.Hold {
 		t.holdDialogs(s)
-		r.Action = fmt.Sprintf("held open: the page opened %d dialogs within %s; navigate, reload or close the tab", eventlog.FloodDialogs, eventlog.FloodWindow)
-		t.b.events.AddDialog(r)
-		return
+	} else if err := s.Call(ctx, "Page.handleJavaScriptDialog", a.Params, nil); err != nil {
+		a.Record.Action = "failed: " + err.Error()
 	}
-	if err := s.Call(ctx, "Page.handleJavaScriptDialog", params, nil); err != nil {
-		r.Action = "failed: " + err.Error()
-	}
-	t.b.events.AddDialog(r)
+	t.b.events.AddDialog(a.Record)
 }

@@ -22,11 +22,3 @@ var SafeURL = safeURL
 
 // TryLockForTest reports whether the tab's lock was free (and takes it).
 func (t *Tab) TryLockForTest() bool { return t.op.TryLock() }
-
-// PersonReports counts the trusted-input reports of a page taken for a
-// person's input and for loupe's own echo.
-func PersonReports(t *Tab) (persons, echoes int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.persons, t.echoes
-}

@@ -67,10 +67,7 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 		defer cancel()
 		t.sessionLoop(ctx, s, events)
 	}()
-	calls := []struct {
-		method string
-		params any
-	}{
+	calls := []SetupCall{
 		{"Page.enable", nil},
 		{"Page.setLifecycleEventsEnabled", map[string]bool{"enabled": true}},
 		// Runtime and Network feed the event log and give each frame's
@@ -95,9 +92,8 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 			AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: ptr(true), Filter: target.Filter{{Type: "iframe"}},
 		}},
 	}
-	if t.b.onPerson != nil {
-		calls = append(calls, personCalls()...)
-		s.Tap(func(ev cdp.Event) { t.onPersonEvent(s, ev) }, "Runtime.bindingCalled")
+	for _, h := range t.b.hooks {
+		calls = append(calls, h(t.tab, t.wrap(s))...)
 	}
 	// The calls are independent (the target is paused until the last
 	// step), so they go out together: one round trip instead of eight.
@@ -105,7 +101,7 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 	var tree page.GetFrameTreeResult
 	var wg sync.WaitGroup
 	for i, c := range calls {
-		wg.Go(func() { errs[i] = s.Call(ctx, c.method, c.params, nil) })
+		wg.Go(func() { errs[i] = s.Call(ctx, c.Method, c.Params, nil) })
 	}
 	wg.Go(func() { tree, errs[len(calls)] = cdpproto.Call(ctx, s, page.GetFrameTree, cdpproto.Empty{}) })
 	wg.Wait()

@@ -37,6 +37,14 @@ func (b *Browser) SetClassifier(ctx context.Context, c Classifier) error {
 	return nil
 }
 
+// Classified reports whether a classifier is set (SetClassifier), for the
+// capability matrix (package status).
+func (b *Browser) Classified() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.classifier != nil
+}
+
 // Reclassify asks the classifier again when a page root is not classified,
 // so that a listing names the kinds of pages that appeared since. A
 // failure keeps the last answer: the unknown pages stay other.

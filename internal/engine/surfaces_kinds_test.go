@@ -13,6 +13,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/engine/status"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
@@ -176,7 +177,7 @@ func TestSurfaceKindsElectron(t *testing.T) {
 	if k[host.ID].Kind != engine.KindWindow || k[view.ID].Kind != engine.KindWebContentsView || k[guest.ID].Kind != engine.KindWebview || k[guest.ID].ParentID != host.ID {
 		t.Fatalf("classified kinds: %+v", k)
 	}
-	if !b.Features()["electronClassification"] {
+	if !status.Features(b)["electronClassification"] {
 		t.Error("doctor must report electronClassification once a classifier is set")
 	}
 	// A page the classifier does not know: other, and one more question.

@@ -9,10 +9,6 @@ import (
 	"sync"
 	"time"
 
-	cdpproto "github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/target"
-
-	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
@@ -74,15 +70,12 @@ type pageState struct {
 	incs     map[*cdp.Session]*incarnation
 	isClosed bool
 	// inputBusy counts loupe's input calls in flight; inputLast is when
-	// the last one ended (see person.go).
+	// the last one ended (see hook.go).
 	inputBusy int
 	inputLast time.Time
 	// held are the sessions whose renderer loupe left stopped in a dialog
 	// of a flood (see flood.go).
 	held map[*cdp.Session]*hold
-	// persons and echoes count the trusted-input reports taken for a
-	// person's and for loupe's own echo (for tests and diagnostics).
-	persons, echoes int
 }
 
 func newTab(b *Browser, id string, info targetInfo, sess *cdp.Session) *Tab {
@@ -158,7 +151,10 @@ func (t *Tab) setInfo(title, url string) {
 	t.mu.Unlock()
 }
 
-func (t *Tab) setTitle(title string) {
+// SetTitle records the page's title as the browser reports it when asked
+// (packages surface and nav ask: targetInfoChanged events can trail a
+// page's title by a while).
+func (t *Tab) SetTitle(title string) {
 	t.mu.Lock()
 	t.title = title
 	t.mu.Unlock()
@@ -179,17 +175,12 @@ func (t *Tab) info() (title, url string) {
 	return t.title, url
 }
 
-func (t *Tab) openerSurface() string {
+// OpenerTarget is the target id of the page that opened this one
+// (window.open), "" when none did; package surface names its surface.
+func (t *Tab) OpenerTarget() string {
 	t.mu.Lock()
-	opener := t.openerID
-	t.mu.Unlock()
-	if opener == "" {
-		return ""
-	}
-	if o := t.b.byTarget[opener]; o != nil { // caller holds b.mu
-		return o.ID
-	}
-	return ""
+	defer t.mu.Unlock()
+	return t.openerID
 }
 
 // URL is the tab's current top-level address.
@@ -205,21 +196,6 @@ func (t *Tab) Title() string {
 }
 
 func (t *Tab) String() string { return fmt.Sprintf("%s (%s)", t.ID, t.URL()) }
-
-// Refresh asks the browser for the page's title, because targetInfoChanged
-// events may trail a load event, and returns it with the surface's
-// committed URL.
-func (t *Tab) Refresh(ctx context.Context) (title, url string) {
-	title, url = t.info()
-	if f, ok := t.frameState(t.root); ok && f.url != "" {
-		url = f.url
-	}
-	if ti, err := cdpproto.Call(ctx, t.b.conn.Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: target.ID(t.TargetID)}); err == nil && ti.TargetInfo != nil {
-		title = ti.TargetInfo.Title
-		t.setInfo(title, url)
-	}
-	return title, url
-}
 
 // Usable reports whether loupe can work in the surface now: its page is
 // set up, its renderer alive, and its frame has a live session.
@@ -237,17 +213,6 @@ func (t *Tab) Usable() bool {
 	}
 	_, ok := t.frameState(t.root)
 	return ok
-}
-
-// PageOnly refuses operations that only a page root can do: loupe does not
-// navigate a frame's session history on its own (a frame navigates by
-// what is clicked in it, or with the page).
-func (t *Tab) PageOnly(what string) error {
-	if !t.IsFrame() {
-		return nil
-	}
-	return apitype.Errorf(apitype.SurfaceUnsupported, "surface %s is a frame; a frame cannot %s on its own", t.ID, what).
-		Fix("switch to its page ({1}) or click a link inside the frame", apitype.Step{Op: "switch", Args: map[string]string{"surface_id": t.tab.ID}})
 }
 
 // Closed is closed when the tab's target has gone (a tab and its frame
@@ -324,16 +289,4 @@ func (t *Tab) ForgetRefs() int {
 		n += s.refs.Retain(func(snapshot.Doc) bool { return false })
 	}
 	return n
-}
-
-// DocumentToken names the document the surface shows now: its frame's
-// loader id, which a navigation to a new document changes. A write that
-// carries the token of the snapshot it was planned on is refused when the
-// surface has moved on to another document since ("" when unknown).
-func (t *Tab) DocumentToken() string {
-	f, ok := t.frameState(t.root)
-	if !ok || f.loader == "" {
-		return ""
-	}
-	return "d-" + f.loader
 }

@@ -151,7 +151,7 @@ func (c control) TakeOver(page string) int64 {
 }
 
 // personInput hands a tab to the person whose own input loupe saw in it
-// (headed and attached browsers; see engine.WithPersonInput), as `loupe
+// (headed and attached browsers; see package engine/person), as `loupe
 // takeover` would: at once, ending the agents' waiting and queued writes.
 func (x *Executor) personInput(s *sessions.Session, t *engine.Tab) {
 	page := t.PageID()

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
-	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/engine/status"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/sessions"
 	"github.com/loupe-dev/loupe/internal/textdiff"
@@ -28,7 +28,7 @@ const (
 // no protocol call.
 type state struct {
 	surface, url string
-	st           engine.Status
+	st           status.Status
 	downloads    int64 // begun so far
 	// none: there was no browser before the write (the pages it brings up
 	// are not "opened" by it).
@@ -47,7 +47,7 @@ func (x *Executor) state(ctx context.Context, c *call) *state {
 	if err != nil {
 		return nil
 	}
-	s := &state{surface: c.client.Current(), st: b.Status()}
+	s := &state{surface: c.client.Current(), st: status.Of(b)}
 	if dl, err := c.sess.Downloads(); err == nil {
 		s.downloads = dl.Count()
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/capture"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/sessions"
 )
@@ -134,7 +136,7 @@ func (x *Executor) where(ctx context.Context, c *call) {
 		return
 	}
 	if t, err := c.env.Tab(ctx); err == nil {
-		w.Page, w.Opener = t.PageID(), t.Opener()
+		w.Page, w.Opener = t.PageID(), surface.Opener(t)
 		_, w.Epoch = c.sess.Mode(w.Page)
 		c.epoch = w.Epoch
 		if w.Origin == "" {
@@ -146,7 +148,7 @@ func (x *Executor) where(ctx context.Context, c *call) {
 			w.Target, w.TargetOpener = w.Page, w.Opener // the caller's own
 		} else if b, err := c.env.Browser(ctx); err == nil {
 			if t, err := b.Tab(ctx, in.Target()); err == nil {
-				w.Target, w.TargetOpener = t.PageID(), t.Opener()
+				w.Target, w.TargetOpener = t.PageID(), surface.Opener(t)
 			}
 		}
 	}
@@ -162,7 +164,7 @@ func (x *Executor) documentGate(ctx context.Context, c *call, token string) erro
 	if err != nil {
 		return err
 	}
-	if now := t.DocumentToken(); now != token {
+	if now := capture.DocumentToken(t); now != token {
 		return apitype.Errorf(apitype.StaleRef, "surface %s shows another document than the snapshot of token %s; nothing was sent", t.ID, token).
 			Fix("take a new snapshot ({1}) and plan on it", apitype.Step{Op: "snapshot"})
 	}

@@ -253,7 +253,7 @@ func actOps() []*Op {
 				}
 				// The token is read first: had the document changed during the
 				// capture, a write carrying it is refused, never misdirected.
-				token := tab.DocumentToken()
+				token := capture.DocumentToken(tab)
 				s, err := capture.Take(ctx, tab, capture.SnapshotOptions{
 					NoCompact: in.NoCompact, BackendIDs: in.BackendIDs, Interactive: in.Interactive, Depth: in.Depth,
 					Viewport: in.Viewport, Locators: in.Locators, Scope: in.Scope, MaxChars: in.MaxChars,

@@ -7,6 +7,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/electron"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/status"
 )
 
 // AttachIn is the input of attach.
@@ -79,8 +80,8 @@ func doctorOp() *Op {
 			name, version, _ := strings.Cut(b.Product(), "/")
 			return &DoctorOut{
 				Session: env.Session(), Browser: name, Version: version,
-				Transport: b.Transport(), Endpoint: b.Endpoint(), PID: b.PID(), Electron: b.Electron(),
-				Features: b.Features(),
+				Transport: status.Transport(b), Endpoint: b.Endpoint(), PID: b.PID(), Electron: b.Electron(),
+				Features: status.Features(b),
 			}, nil
 		}).sessionWide().mcp(Tool{Name: "browser_doctor", Desc: "The browser, its version, the transport and which features this connection supports."})
 }

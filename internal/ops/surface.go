@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/status"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
 )
 
@@ -29,7 +30,7 @@ func surfaceOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				s := statusOut(b.Status())
+				s := statusOut(status.Of(b))
 				if dl, err := env.Downloads(); err == nil {
 					s.Downloads = dl.Count()
 				}

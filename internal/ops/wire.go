@@ -3,12 +3,12 @@ package ops
 import (
 	"encoding/json"
 
-	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/engine/eventlog"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/engine/status"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
@@ -106,7 +106,7 @@ func windowOf(w surface.Window) wire.Window {
 	return wire.Window{Surface: surfaceOf(w.Surface), WindowID: w.WindowID, OpenerID: w.OpenerID}
 }
 
-func statusOut(s engine.Status) *StatusOut {
+func statusOut(s status.Status) *StatusOut {
 	return &StatusOut{Pages: mapSlice(s.Pages, func(p string) string { return p }), Dialogs: s.Dialogs}
 }
 

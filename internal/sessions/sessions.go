@@ -22,6 +22,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/chromium"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/download"
+	"github.com/loupe-dev/loupe/internal/engine/person"
 	"github.com/loupe-dev/loupe/internal/events"
 )
 
@@ -47,7 +48,7 @@ type Config struct {
 	// nil leaves crashed tabs as they are.
 	Crashed func(ctx context.Context, s *Session, t *engine.Tab)
 	// Person hears of a person's own input in a tab (see
-	// engine.WithPersonInput) — in headed browsers and attached ones,
+	// person.WithInput) — in headed browsers and attached ones,
 	// where a person can give any; nil watches for none.
 	Person func(ctx context.Context, s *Session, t *engine.Tab)
 }
@@ -165,7 +166,7 @@ func (s *Session) options(watchPerson bool) []engine.Option {
 		opts = append(opts, engine.WithCrashHandler(func(ctx context.Context, t *engine.Tab) { h(ctx, s, t) }))
 	}
 	if h := s.cfg.Person; h != nil && watchPerson {
-		opts = append(opts, engine.WithPersonInput(func(ctx context.Context, t *engine.Tab) { h(ctx, s, t) }))
+		opts = append(opts, person.WithInput(func(ctx context.Context, t *engine.Tab) { h(ctx, s, t) }))
 	}
 	return opts
 }

@@ -96,3 +96,15 @@ func StaleIfGone(ref string, err error) error {
 	}
 	return err
 }
+
+// DocumentToken names the document the surface shows now: its frame's
+// loader id, which a navigation to a new document changes. A write that
+// carries the token of the snapshot it was planned on is refused when the
+// surface has moved on to another document since ("" when unknown).
+func DocumentToken(t *engine.Tab) string {
+	f, ok := t.Frame(t.Root())
+	if !ok || f.Document == "" {
+		return ""
+	}
+	return "d-" + f.Document
+}

@@ -14,10 +14,12 @@ import (
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
 )
 
 // Result is the outcome of a navigation.
@@ -122,7 +124,7 @@ func (n *navWatch) load(ctx context.Context, loader string) (bool, error) {
 // ctx). A URL the browser cannot load is NAVIGATION_FAILED with the
 // network error.
 func Navigate(ctx context.Context, t *engine.Tab, url string) (*Result, error) {
-	if err := t.PageOnly("navigate"); err != nil {
+	if err := surface.PageOnly(t, "navigate"); err != nil {
 		return nil, err
 	}
 	if t.Blocked() && url != "about:blank" {
@@ -162,15 +164,21 @@ func Navigate(ctx context.Context, t *engine.Tab, url string) (*Result, error) {
 	return navResult(ctx, t, loaded), nil
 }
 
-// navResult reports where the tab is now.
+// navResult reports where the tab is now: its committed URL, and its
+// title asked for afresh (targetInfoChanged events may trail a load
+// event).
 func navResult(ctx context.Context, t *engine.Tab, loaded bool) *Result {
-	title, url := t.Refresh(ctx)
+	title, url := t.Title(), t.URL()
+	if ti, err := cdpproto.Call(ctx, t.Browser().BrowserSession(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: target.ID(t.TargetID)}); err == nil && ti.TargetInfo != nil {
+		title = ti.TargetInfo.Title
+		t.SetTitle(title)
+	}
 	return &Result{Surface: t.ID, URL: url, Title: title, Loaded: loaded}
 }
 
 // History moves back (delta -1) or forward (+1) in the tab's history.
 func History(ctx context.Context, t *engine.Tab, delta int) (*Result, error) {
-	if err := t.PageOnly("go back or forward"); err != nil {
+	if err := surface.PageOnly(t, "go back or forward"); err != nil {
 		return nil, err
 	}
 	t.Lock()
@@ -197,7 +205,7 @@ func History(ctx context.Context, t *engine.Tab, delta int) (*Result, error) {
 
 // Reload reloads the tab's document.
 func Reload(ctx context.Context, t *engine.Tab) (*Result, error) {
-	if err := t.PageOnly("reload"); err != nil {
+	if err := surface.PageOnly(t, "reload"); err != nil {
 		return nil, err
 	}
 	if t.Blocked() {

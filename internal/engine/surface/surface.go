@@ -46,7 +46,7 @@ type Capabilities struct {
 // Titles are asked for afresh, as Tabs does, and pages that appeared since
 // the last classification are classified.
 func List(ctx context.Context, b *engine.Browser) []Surface {
-	b.RefreshTitles(ctx)
+	refreshTitles(ctx, b)
 	b.Reclassify(ctx)
 	list := []Surface{}
 	for _, t := range b.Pages() {
@@ -155,12 +155,12 @@ type Window struct {
 // view of the same registry as List. Window ids are asked for
 // concurrently.
 func Windows(ctx context.Context, b *engine.Browser) []Window {
-	b.RefreshTitles(ctx)
+	refreshTitles(ctx, b)
 	b.Reclassify(ctx)
 	pages := b.Pages()
 	out := make([]Window, 0, len(pages))
 	for _, t := range pages {
-		out = append(out, Window{Surface: Describe(t), OpenerID: t.Opener()})
+		out = append(out, Window{Surface: Describe(t), OpenerID: Opener(t)})
 	}
 	var wg sync.WaitGroup
 	for i, t := range pages {
@@ -200,18 +200,18 @@ type TabInfo struct {
 // for afresh (one call for all tabs): targetInfoChanged events can trail a
 // page's title by a while.
 func Tabs(ctx context.Context, b *engine.Browser) []TabInfo {
-	b.RefreshTitles(ctx)
+	refreshTitles(ctx, b)
 	pages := b.Pages()
 	out := make([]TabInfo, 0, len(pages))
 	for _, t := range pages {
-		out = append(out, TabInfo{ID: t.ID, Title: t.Title(), URL: t.URL(), Opener: t.Opener(), Crashed: t.IsCrashed()})
+		out = append(out, TabInfo{ID: t.ID, Title: t.Title(), URL: t.URL(), Opener: Opener(t), Crashed: t.IsCrashed()})
 	}
 	return out
 }
 
 // Activate brings a tab to the front.
 func Activate(ctx context.Context, b *engine.Browser, id string) (*engine.Tab, error) {
-	return bringToFront(ctx, b, id, func(t *engine.Tab) error { return t.PageOnly("activate as a tab") })
+	return bringToFront(ctx, b, id, func(t *engine.Tab) error { return PageOnly(t, "activate as a tab") })
 }
 
 // NewTab opens a tab at about:blank and returns it.
@@ -231,7 +231,7 @@ func CloseTab(ctx context.Context, b *engine.Browser, id string) error {
 	if err != nil {
 		return err
 	}
-	if err := t.PageOnly("close"); err != nil {
+	if err := PageOnly(t, "close"); err != nil {
 		return err
 	}
 	if _, err := cdpproto.Call(ctx, b.BrowserSession(), target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(t.TargetID)}); err != nil {

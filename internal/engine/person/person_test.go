@@ -1,4 +1,4 @@
-package engine_test
+package person_test
 
 import (
 	"context"
@@ -8,8 +8,16 @@ import (
 	"github.com/loupe-dev/loupe/internal/chromium"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/action"
+	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/engine/person"
 	"github.com/loupe-dev/loupe/internal/testpages"
+)
+
+var (
+	ctxT = enginetest.Ctx
+	snap = enginetest.Snap
+	ref  = enginetest.Ref
 )
 
 // barrier returns once the page has handled everything sent to it before:
@@ -32,8 +40,8 @@ func TestPersonInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	heard := make(chan string, 8)
-	b, err := engine.Launch(ctxT(t), engine.LaunchOptions{Binary: bin, ProfileDir: filepath.Join(t.TempDir(), "profile")},
-		engine.WithPersonInput(func(_ context.Context, tab *engine.Tab) { heard <- tab.ID }))
+	watch, reports := person.WithInputCounted(func(_ context.Context, tab *engine.Tab) { heard <- tab.ID })
+	b, err := engine.Launch(ctxT(t), engine.LaunchOptions{Binary: bin, ProfileDir: filepath.Join(t.TempDir(), "profile")}, watch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +60,7 @@ func TestPersonInput(t *testing.T) {
 		}
 	}
 	barrier(t, tab)
-	if persons, echoes := engine.PersonReports(tab); persons != 1 || echoes != 0 {
+	if persons, echoes := reports(); persons != 1 || echoes != 0 {
 		t.Fatalf("after a person's click: %d person reports, %d echoes", persons, echoes)
 	}
 	select {
@@ -70,7 +78,7 @@ func TestPersonInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	barrier(t, tab)
-	if persons, echoes := engine.PersonReports(tab); persons != 1 || echoes != 1 {
+	if persons, echoes := reports(); persons != 1 || echoes != 1 {
 		t.Fatalf("after loupe's click: %d person reports, %d echoes", persons, echoes)
 	}
 	// The page's own synthetic events are not trusted: never reported.
@@ -80,7 +88,7 @@ func TestPersonInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	barrier(t, tab)
-	if persons, echoes := engine.PersonReports(tab); persons != 1 || echoes != 1 {
+	if persons, echoes := reports(); persons != 1 || echoes != 1 {
 		t.Fatalf("after synthetic events: %d person reports, %d echoes", persons, echoes)
 	}
 }

@@ -1,26 +1,25 @@
-package engine
+// Package status summarises a browser session for its callers: how loupe
+// is connected to the browser, what it can do through that connection
+// (doctor), and a cheap status of the session to compare before and after
+// an operation (status, write reports). It reads what the engine core
+// keeps and makes no protocol call.
+package status
 
-import "slices"
+import "github.com/loupe-dev/loupe/internal/engine"
 
 // Transport is how loupe talks to the browser: "pipe" when it launched it,
 // "websocket" when attached.
-func (b *Browser) Transport() string {
-	if b.proc != nil {
+func Transport(b *engine.Browser) string {
+	if b.Launched() {
 		return "pipe"
 	}
 	return "websocket"
 }
 
-// Endpoint is the websocket URL of an attached browser ("" when launched).
-func (b *Browser) Endpoint() string { return b.endpoint }
-
 // Features is the capability matrix of this connection: what loupe can do
 // through it, each feature true only when it is implemented and works over
 // this transport.
-func (b *Browser) Features() map[string]bool {
-	b.mu.Lock()
-	classified := b.classifier != nil
-	b.mu.Unlock()
+func Features(b *engine.Browser) map[string]bool {
 	return map[string]bool{
 		"surfaceTargeting":       true,
 		"frameSurfaces":          true,
@@ -32,7 +31,7 @@ func (b *Browser) Features() map[string]bool {
 		"consoleCapture":         true,
 		"networkCapture":         true,
 		"dialogHandling":         true,
-		"electronClassification": classified,
+		"electronClassification": b.Classified(),
 	}
 }
 
@@ -44,11 +43,13 @@ type Status struct {
 	Dialogs int64    `json:"dialogs"` // dialogs seen so far
 }
 
-// Status reports the session's status now.
-func (b *Browser) Status() Status {
-	b.mu.Lock()
-	s := Status{Pages: slices.Clone(b.order)}
-	b.mu.Unlock()
-	s.Dialogs = b.events.DialogCount()
+// Of reports the session's status now.
+func Of(b *engine.Browser) Status {
+	pages := b.Pages()
+	s := Status{Pages: make([]string, 0, len(pages))}
+	for _, t := range pages {
+		s.Pages = append(s.Pages, t.ID)
+	}
+	s.Dialogs = b.Events().DialogCount()
 	return s
 }
