@@ -98,3 +98,25 @@ func TestRendererCrashMidAction(t *testing.T) {
 		t.Errorf("%d keys reached the page after the crash", n-sent)
 	}
 }
+
+// TestCrashPageFromTheCLI: a person at the CLI may open chrome://crash;
+// its renderer dies, and the tab goes through the crash path: handed to a
+// person, reloaded at its last web address, refused to agents until
+// resumed.
+func TestCrashPageFromTheCLI(t *testing.T) {
+	e := newEnv(t)
+	srv, _ := countingPage(t, `<h1>Before</h1>`)
+	e.ok("open", srv.URL+"/")
+	s := startEvents(t, e, "--kind", "tab.crashed")
+	e.run("open", "chrome://crash") // the navigation is aborted as the renderer dies
+	if ev := s.next("tab.crashed", func(ev event) bool { return ev.State != "" }); ev.State != "reloaded" || ev.URL != srv.URL+"/" {
+		t.Fatalf("the crash page's crash: %+v", ev)
+	}
+	if code, _, _ := errorJSON(t, e.run("--json", "snapshot")); code != "TAB_CRASHED" {
+		t.Errorf("a read after the crash: %s", code)
+	}
+	e.ok("resume")
+	if got := e.ok("snapshot"); !strings.Contains(got, "Before") {
+		t.Errorf("the reloaded page: %s", got)
+	}
+}
