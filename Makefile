@@ -8,11 +8,12 @@ export PATH := $(PATH):/usr/local/go/bin
 demo: go chromium build
 	$(GO) run ./cmd/demo -loupe bin/loupe
 
-## test: install Chromium (and gcc, npm) if missing, the corpus, then vet and run every test (race detector on)
+## test: install Chromium (and gcc, npm) if missing, the corpus, then vet and run every test (race detector on), then each fuzz target for a few seconds
 test: go chromium corpus
 	@scripts/ensure-deb.sh gcc gcc libc6-dev
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
+	GO=$(GO) scripts/fuzz.sh
 
 build: go
 	$(GO) build -o bin/loupe ./cmd/loupe

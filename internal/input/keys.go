@@ -8,6 +8,7 @@ package input
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -123,11 +124,11 @@ func CharKey(r rune) (Key, bool) {
 
 // ParseChord parses one key chord: modifiers and a key joined by "+", such
 // as "Enter", "Tab", "Control+A", "Shift+Tab" or "Control+Shift+ArrowLeft".
-// Named keys and modifiers are case-insensitive; a single character is taken
-// as written ("a" and "A" differ, and "A" alone does not hold Shift). With
-// Shift held, a character becomes what its key gives with Shift on a US
-// keyboard: "Shift+a" types "A", "Shift+1" types "!". "+" itself is written
-// "Plus" or as the last character ("Control++").
+// Named keys and modifiers are case-insensitive; a single character (not a
+// control character) is taken as written ("a" and "A" differ, and "A" alone
+// does not hold Shift). With Shift held, a character becomes what its key
+// gives with Shift on a US keyboard: "Shift+a" types "A", "Shift+1" types
+// "!". "+" itself is written "Plus" or as the last character ("Control++").
 func ParseChord(s string) (Chord, error) {
 	if s == "" {
 		return Chord{}, fmt.Errorf("empty key")
@@ -179,7 +180,11 @@ func lookupKey(p string) (Key, error) {
 		if k, ok := byChar[r]; ok {
 			return k, nil
 		}
-		return Key{Key: p, Text: p}, nil
+		// Typed as text, so not a byte of broken UTF-8 (the page would get
+		// U+FFFD) nor a control character.
+		if utf8.ValidString(p) && !unicode.IsControl(r) {
+			return Key{Key: p, Text: p}, nil
+		}
 	}
 	if k, ok := named[strings.ToLower(p)]; ok {
 		return k, nil

@@ -59,7 +59,7 @@ func Render(h Header, nodes []*Node, o RenderOptions) Rendered {
 	r.b.WriteString(quote(bounded(h.Title, maxName)))
 	if h.URL != "" {
 		r.b.WriteByte(' ')
-		r.b.WriteString(bounded(h.URL, maxURL))
+		r.b.WriteString(bounded(inlineURL(h.URL), maxURL))
 	}
 	r.b.WriteByte('\n')
 	for _, n := range nodes {
@@ -171,7 +171,7 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 	}
 	if n.URL != "" {
 		b.WriteString(" [url=")
-		b.WriteString(bounded(shortURL(n.URL, r.base), maxURL))
+		b.WriteString(bounded(shortURL(inlineURL(n.URL), r.base), maxURL))
 		b.WriteByte(']')
 	}
 	if n.Ref != "" {
@@ -179,7 +179,9 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 		b.WriteString(n.Ref)
 		b.WriteByte(']')
 		if r.o.Locator != nil {
-			if l := r.o.Locator(n.Ref); l != "" {
+			// A locator with a line break in it (a testid may hold one)
+			// would split the node's line: the ref alone finds it.
+			if l := r.o.Locator(n.Ref); l != "" && !strings.ContainsAny(l, "\n\r") {
 				b.WriteString(" [locator=")
 				b.WriteString(l)
 				b.WriteByte(']')
@@ -274,6 +276,18 @@ func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\r", "\n")
 	return strings.ReplaceAll(s, "\n", `\n`)
 }
+
+// inlineURL drops ASCII tabs and line breaks from an address, as the URL
+// parser does: an SVG link's href is its attribute as written, and a line
+// break in it would split the node's line.
+func inlineURL(u string) string {
+	if !strings.ContainsAny(u, "\t\n\r") {
+		return u
+	}
+	return urlBreaks.Replace(u)
+}
+
+var urlBreaks = strings.NewReplacer("\t", "", "\n", "", "\r", "")
 
 // shortURL prints a link's address as briefly as it stays unambiguous on
 // this page: "#id" for a place on the same document, the path for the same
