@@ -278,16 +278,20 @@ func oneLine(s string) string {
 }
 
 // inlineURL drops ASCII tabs and line breaks from an address, as the URL
-// parser does: an SVG link's href is its attribute as written, and a line
-// break in it would split the node's line.
+// parser does, and encodes spaces, brackets and quotes: an SVG link's href
+// is its attribute as written, and a line break in it would split the
+// node's line.
 func inlineURL(u string) string {
-	if !strings.ContainsAny(u, "\t\n\r") {
+	if !strings.ContainsAny(u, "\t\n\r []\"") {
 		return u
 	}
 	return urlBreaks.Replace(u)
 }
 
-var urlBreaks = strings.NewReplacer("\t", "", "\n", "", "\r", "")
+var urlBreaks = strings.NewReplacer("\t", "", "\n", "", "\r", "",
+	// Nor can it close the [url=…] it is printed in and add a state or a
+	// ref of its own: what a URL would percent-encode anyway is encoded.
+	" ", "%20", "[", "%5B", "]", "%5D", "\"", "%22")
 
 // shortURL prints a link's address as briefly as it stays unambiguous on
 // this page: "#id" for a place on the same document, the path for the same

@@ -42,11 +42,13 @@ function statesOf(el, role, active) {
   const pressed = el.getAttribute('aria-pressed');
   if (pressed === 'true') s.push('pressed');
   else if (pressed === 'mixed') s.push('pressed=mixed');
+  // aria-level is a positive integer (ARIA); anything else the page
+  // wrote there is ignored, as browsers do, and never printed as is.
+  const given = /^\s*[1-9][0-9]{0,2}\s*$/.test(el.getAttribute('aria-level') || '') ? String(parseInt(el.getAttribute('aria-level'), 10)) : '';
   if (role === 'heading') {
-    const lv = el.getAttribute('aria-level') || (/^h[1-6]$/.test(el.localName) ? el.localName[1] : '2');
-    s.push('level=' + lv);
-  } else if ((role === 'listitem' || role === 'treeitem' || role === 'row') && el.hasAttribute('aria-level')) {
-    s.push('level=' + el.getAttribute('aria-level'));
+    s.push('level=' + (given || (/^h[1-6]$/.test(el.localName) ? el.localName[1] : '2')));
+  } else if ((role === 'listitem' || role === 'treeitem' || role === 'row') && given) {
+    s.push('level=' + given);
   }
   if (el.required || el.getAttribute('aria-required') === 'true') s.push('required');
   // A combobox's readonly input is how select-like widgets are built:
