@@ -1,10 +1,16 @@
 package e2e
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,7 +22,55 @@ import (
 // browser is started for any of it.
 func TestMCPBadInputEveryField(t *testing.T) {
 	e := newEnv(t)
-	m := startMCP(t, e, "--allow-eval")
+	badInputEveryField(t, e, startMCP(t, e, "--allow-eval"))
+}
+
+// TestMCPHTTPBadInputEveryField is the same over streamable HTTP.
+func TestMCPHTTPBadInputEveryField(t *testing.T) {
+	e := newEnv(t)
+	badInputEveryField(t, e, startHTTPMCP(t, e, "--allow-eval"))
+}
+
+// startHTTPMCP starts `loupe mcp --http 127.0.0.1:0` with these arguments
+// and connects a client to the address it announces.
+func startHTTPMCP(t *testing.T, e *env, args ...string) mcpCaller {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	cmd := exec.Command(loupeBin, append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+	endpoint := ""
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() { // the server prints its address once it listens
+		if _, after, ok := strings.Cut(sc.Text(), "serving MCP at "); ok {
+			endpoint = strings.TrimSpace(after)
+			break
+		}
+	}
+	if endpoint == "" {
+		t.Fatal("no address announced")
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "loupe-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return mcpCaller{t, ctx, cs}
+}
+
+func badInputEveryField(t *testing.T, e *env, m mcpCaller) {
 	tools, err := m.cs.ListTools(m.ctx, nil)
 	if err != nil {
 		t.Fatal(err)
