@@ -28,12 +28,13 @@ func TestMCPBadInputEveryField(t *testing.T) {
 // TestMCPHTTPBadInputEveryField is the same over streamable HTTP.
 func TestMCPHTTPBadInputEveryField(t *testing.T) {
 	e := newEnv(t)
-	badInputEveryField(t, e, startHTTPMCP(t, e, "--allow-eval"))
+	m, _ := startHTTPMCP(t, e, "--allow-eval")
+	badInputEveryField(t, e, m)
 }
 
 // startHTTPMCP starts `loupe mcp --http 127.0.0.1:0` with these arguments
-// and connects a client to the address it announces.
-func startHTTPMCP(t *testing.T, e *env, args ...string) mcpCaller {
+// and connects a client to the address it announces, which it returns too.
+func startHTTPMCP(t *testing.T, e *env, args ...string) (mcpCaller, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
@@ -67,7 +68,7 @@ func startHTTPMCP(t *testing.T, e *env, args ...string) mcpCaller {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return mcpCaller{t, ctx, cs}
+	return mcpCaller{t, ctx, cs}, endpoint
 }
 
 func badInputEveryField(t *testing.T, e *env, m mcpCaller) {

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -224,43 +223,8 @@ func TestMCPCoreTools(t *testing.T) {
 func TestMCPHTTP(t *testing.T) {
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.Command(loupeBin, "mcp", "--http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	}()
-	// The server prints its address once it listens.
-	var endpoint string
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		if _, after, ok := strings.Cut(sc.Text(), "serving MCP at "); ok {
-			endpoint = strings.TrimSpace(after)
-			break
-		}
-	}
-	if endpoint == "" {
-		t.Fatal("no address announced")
-	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "loupe-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	m := mcpCaller{t, ctx, cs}
+	m, endpoint := startHTTPMCP(t, e)
+	ctx := m.ctx
 	if nav := m.ok("browser_navigate", map[string]any{"url": srv.Page("dupes.html")}); !strings.Contains(nav, "dupes fixture") {
 		t.Fatalf("navigate over HTTP:\n%s", nav)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -100,15 +101,61 @@ func bound(v reflect.Value, n int) {
 			}
 		}
 	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			bound(v.Field(i), caps[f.Tag.Get("cap")])
+		for _, f := range planOf(v.Type()) {
+			bound(v.Field(f.index), f.cap)
 		}
 	}
+}
+
+// fieldPlan is a struct field Bound must visit and its bound.
+type fieldPlan struct {
+	index, cap int
+}
+
+// plans caches, per struct type, the fields that may hold a string to
+// bound (directly or below): reading tags for every element of a large
+// snapshot's ref table cost 4 ms a call.
+var plans sync.Map // reflect.Type → []fieldPlan
+
+func planOf(t reflect.Type) []fieldPlan {
+	if p, ok := plans.Load(t); ok {
+		return p.([]fieldPlan)
+	}
+	var p []fieldPlan
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() || !mayHoldStrings(f.Type, map[reflect.Type]bool{}) {
+			continue
+		}
+		c := caps[f.Tag.Get("cap")]
+		if c == 0 && f.Type.Kind() == reflect.String {
+			continue // loupe's own
+		}
+		p = append(p, fieldPlan{index: i, cap: c})
+	}
+	plans.Store(t, p)
+	return p
+}
+
+// mayHoldStrings reports whether a value of type t can hold a string.
+func mayHoldStrings(t reflect.Type, seen map[reflect.Type]bool) bool {
+	switch t.Kind() {
+	case reflect.String, reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return mayHoldStrings(t.Elem(), seen)
+	case reflect.Struct:
+		if seen[t] {
+			return false
+		}
+		seen[t] = true
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && mayHoldStrings(f.Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // untagged lists the string fields reachable from t that carry no cap

@@ -63,3 +63,18 @@ func TestBoundCutsPageStrings(t *testing.T) {
 		t.Errorf("echoed values: %d, %q", len(v[0]), v[1])
 	}
 }
+
+// BenchmarkBoundLargeSnapshot: bounding the output of the large page's
+// snapshot (15,000 refs, 534k characters of text), which every snapshot
+// reply pays.
+func BenchmarkBoundLargeSnapshot(b *testing.B) {
+	refs := make([]RefInfo, 15000)
+	for i := range refs {
+		refs[i] = RefInfo{Ref: "e1234", Role: "button", Name: "Button number 1234", Control: true}
+	}
+	out := &SnapshotOut{Snapshot{SurfaceID: "s1", URL: "https://example.com/", Title: "Large", Text: strings.Repeat("x", 534000), Refs: refs}}
+	b.ResetTimer()
+	for range b.N {
+		Bound(out)
+	}
+}
