@@ -38,6 +38,7 @@ func handler(vars func() map[string]string) http.Handler {
 	files := http.FileServer(http.FS(sub))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/large.html", serveLarge)
+	mux.HandleFunc("/huge.html", serveLarge)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
 		if !strings.HasSuffix(name, ".html") {

@@ -151,6 +151,91 @@ func BenchmarkDOMSnapshotLarge(b *testing.B) {
 	}
 }
 
+// BenchmarkDOMGetDocumentLarge is the other protocol floor: the whole DOM
+// tree (depth -1), decoded.
+func BenchmarkDOMGetDocumentLarge(b *testing.B) {
+	tab := largeTab(b)
+	ctx := context.Background()
+	for b.Loop() {
+		var res struct {
+			Root struct {
+				NodeID int64 `json:"nodeId"`
+			} `json:"root"`
+		}
+		if err := tab.Session().Call(ctx, "DOM.getDocument", map[string]any{"depth": -1}, &res); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAgentRoundTrip is the least any snapshot costs: an empty
+// evaluation in the agent's world of the page (the round trip of the call
+// that returns a snapshot).
+func BenchmarkAgentRoundTrip(b *testing.B) {
+	tab := largeTab(b)
+	ctx := context.Background()
+	w, err := tab.World(ctx, tab.Root())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := w.Eval(ctx, "0", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSnapshotHuge snapshots a page of about 108,000 elements (20,000
+// rows): layout-ms is the page's first layout, first-ms the first snapshot
+// after it (the agent's first walk, every style resolved), the loop the
+// warm ones; beside them the floors on the same tab.
+func BenchmarkSnapshotHuge(b *testing.B) {
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	tab, err := surface.NewTab(ctx, enginetest.Browser())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer surface.CloseTab(context.Background(), enginetest.Browser(), tab.ID)
+	if _, err := nav.Navigate(ctx, tab, enginetest.Page("huge.html")); err != nil {
+		b.Fatal(err)
+	}
+	// The page's first layout is part of the first snapshot's cost (a
+	// headless page lays out when first asked): timed on its own first.
+	t0 := time.Now()
+	if err := tab.Session().Call(ctx, "Runtime.evaluate", map[string]any{"expression": "document.body.getBoundingClientRect().height"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	layout := time.Since(t0)
+	t0 = time.Now()
+	s, err := capture.Take(ctx, tab, capture.SnapshotOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	first := time.Since(t0)
+	floor := func(method string, params any) time.Duration {
+		t0 := time.Now()
+		var res struct{}
+		if err := tab.Session().Call(ctx, method, params, &res); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	dom := floor("DOMSnapshot.captureSnapshot", map[string]any{"computedStyles": []string{}})
+	doc := floor("DOM.getDocument", map[string]any{"depth": -1})
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := capture.Take(ctx, tab, capture.SnapshotOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(layout.Milliseconds()), "layout-ms")
+	b.ReportMetric(float64(first.Milliseconds()), "first-ms")
+	b.ReportMetric(float64(dom.Milliseconds()), "domsnapshot-ms")
+	b.ReportMetric(float64(doc.Milliseconds()), "getdocument-ms")
+	b.ReportMetric(float64(len(s.Text)), "chars")
+}
+
 // BenchmarkAXTreeLarge is Chromium's full accessibility tree, for scale.
 func BenchmarkAXTreeLarge(b *testing.B) {
 	tab := largeTab(b)
