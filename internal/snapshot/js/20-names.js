@@ -147,11 +147,38 @@ function pseudoText(el, which) {
 // labelsText joins the text of the element's <label>s. A hidden label
 // names nothing; the labelled control's own value is left out.
 function labelsText(el, ctx) {
-  const labels = el.labels || customLabels(el);
+  const labels = labelsOf(el);
   if (!labels || !labels.length) return '';
   const parts = [];
   for (const l of labels) parts.push(textAlt(l, { inLabelledBy: ctx.inLabelledBy, includeHidden: ctx.includeHidden, skip: el }));
   return collapse(parts.join(' '));
+}
+
+// labelsOf is the element's <label>s. During a walk they come from one map
+// per tree scope, made from that scope's labels: the DOM's own el.labels
+// searches the whole scope on its first read after any change, for every
+// element, which on a page of 100,000 elements with 4,000 buttons took
+// 4.5 s of a 6.5 s walk (and would again after each mutation).
+let labelMaps = null; // tree scope → Map(control → [label]), during a walk
+
+function labelsOf(el) {
+  if (!labelMaps) return el.labels || customLabels(el);
+  const root = el.getRootNode();
+  let map = labelMaps.get(root);
+  if (!map) {
+    map = new Map();
+    if (root.querySelectorAll) {
+      for (const l of root.querySelectorAll('label')) {
+        const c = l.control;
+        if (!c) continue;
+        const list = map.get(c);
+        if (list) list.push(l);
+        else map.set(c, [l]);
+      }
+    }
+    labelMaps.set(root, map);
+  }
+  return map.get(el) || null;
 }
 
 // customLabels are the <label>s of a form-associated custom element (a

@@ -469,6 +469,7 @@ function withWalkState(fn) {
   pseudoRoots = new Map();
   pseudoAny = rootHasPseudo(document);
   svgMemo = new Map();
+  labelMaps = new Map();
   try {
     collectOwns();
     const modals = document.querySelectorAll('dialog:modal');
@@ -484,6 +485,7 @@ function withWalkState(fn) {
     pseudoRoots = null;
     pseudoAny = true;
     svgMemo = null;
+    labelMaps = null;
     ownsMap = null;
     ownedSet = null;
     walkModal = null;
