@@ -198,10 +198,15 @@ func TestBrowserKilledBetweenCommands(t *testing.T) {
 		t.Fatal("no refs")
 	}
 	oldRef, oldSurface := snap.Refs[len(snap.Refs)-1].Ref, snap.SurfaceID
+	s := startEvents(t, e, "--kind", "browser.gone")
 	for _, pid := range e.browserProcesses() {
 		_ = kill(pid)
 	}
 	waitNoBrowser(e, 15*time.Second)
+	// "Between commands": once the daemon has seen the browser go (a call
+	// racing the kill may instead meet the dead connection, and its outcome
+	// is then honestly unknown).
+	s.next("browser.gone", nil)
 
 	r := e.run("--json", "type", oldRef, "hello")
 	if code, _, notExec := errorJSON(t, r); code != "BROWSER_GONE" || !notExec {

@@ -45,6 +45,9 @@ type SnapshotOptions struct {
 	Scope string
 	// MaxChars truncates the text at a line boundary (0: no limit).
 	MaxChars int
+	// NoCache walks every document afresh, even one whose agent saw no
+	// change since its last walk (see the page agent's last walk).
+	NoCache bool
 }
 
 // DefaultFrameDepth is the frame nesting a snapshot expands by default. It
@@ -170,6 +173,9 @@ func captureFor(ctx context.Context, t *engine.Tab, o SnapshotOptions) ([]*frame
 	if o.Viewport {
 		plan.agent["viewport"] = true
 		plan.partial = true
+	}
+	if o.NoCache {
+		plan.agent["noCache"] = true
 	}
 	var scopeRef string
 	if o.Scope != "" {

@@ -57,6 +57,7 @@ function childNodes(node) {
     if (el.shadowRoot) {
       list = el.shadowRoot.childNodes;
       if (!pseudoAny && rootHasPseudo(el.shadowRoot)) pseudoAny = true;
+      watchRoot(el.shadowRoot);
     }
     else if (el.localName === 'slot') {
       const assigned = el.assignedNodes({ flatten: false });

@@ -494,11 +494,110 @@ function withWalkState(fn) {
   }
 }
 
+// ---- the last walk ---------------------------------------------------------
+// A snapshot of a page where nothing has changed since the last one is
+// that last one: the walk is kept, with what it depended on, and reused
+// while none of these says otherwise:
+//   - a MutationObserver on the document and on every open shadow root the
+//     walks have entered (nodes, attributes — class and style included —,
+//     text), its pending records taken before each reuse;
+//   - events that change what a snapshot shows without a mutation, seen
+//     in the capture phase on the window: input and change (values),
+//     focus moving, scrolling and resizing (what is in view), pointers
+//     entering and leaving elements (:hover), CSS animations and
+//     transitions, resources and frames loading or failing, <details>
+//     toggling, full screen, visibility, selection, history moves, and
+//     fonts loading;
+//   - checks at reuse of what no event reports: the address, the focused
+//     element, and the value, checked and selected state of every form
+//     control the document and those shadow roots hold (a script may set
+//     them as properties).
+// What it does not see — a style sheet changed through the CSSOM
+// (insertRule), a closed shadow root — is rare enough to be accepted; a
+// caller who suspects it asks for a fresh walk (noCache).
+let lastWalk = null;
+let walkDirty = true;
+const walkObserver = new MutationObserver(() => { walkDirty = true; });
+const watchedRoots = new WeakSet();
+const shadowRootsSeen = [];
+let watching = false;
+
+function watchRoot(root) {
+  if (watchedRoots.has(root)) return;
+  watchedRoots.add(root);
+  if (root !== document) shadowRootsSeen.push(root);
+  walkObserver.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+}
+
+function startWatching() {
+  if (watching) return;
+  watching = true;
+  watchRoot(document);
+  const dirty = () => { walkDirty = true; };
+  for (const type of ['input', 'change', 'focusin', 'focusout', 'scroll', 'resize', 'pointerover', 'pointerout',
+    'mouseover', 'mouseout', 'animationstart', 'animationiteration', 'animationend', 'animationcancel',
+    'transitionrun', 'transitionstart', 'transitionend', 'transitioncancel', 'load', 'error', 'toggle',
+    'fullscreenchange', 'visibilitychange', 'selectionchange', 'hashchange', 'popstate', 'pageshow']) {
+    addEventListener(type, dirty, { capture: true, passive: true });
+  }
+  if (document.fonts) document.fonts.addEventListener('loadingdone', dirty);
+}
+
+// controlStates is what no event reports of the form controls: their
+// values and states as properties.
+function controlStates() {
+  const out = [];
+  for (const root of [document, ...shadowRootsSeen]) {
+    for (const el of root.querySelectorAll('input,textarea,select,option')) {
+      out.push(el, el.value, el.checked, el.indeterminate, el.selected, el.selectedIndex);
+    }
+  }
+  return out;
+}
+
+// viewKey is the window's scroll position and size, which scroll and
+// resize events report only at the next frame.
+function viewKey() {
+  return scrollX + ',' + scrollY + ',' + innerWidth + ',' + innerHeight;
+}
+
+function sameStates(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 // snapshot walks the document (or the element with the given id) and
 // returns the tree as a JSON string: one string crosses the protocol much
-// faster than a structured value.
+// faster than a structured value. Unless opts.noCache, a page unchanged
+// since the last walk with the same options gets that walk again (above).
 function snapshot(opts) {
   opts = opts || {};
+  startWatching();
+  const key = JSON.stringify({ all: !!opts.all, root: opts.root || 0 });
+  if (walkObserver.takeRecords().length) walkDirty = true;
+  // (What is in view moves with every scroll, and scroll events trail the
+  // scroll: a walk of the viewport is never reused.)
+  if (!opts.noCache && !opts.viewport && !walkDirty && lastWalk && lastWalk.key === key && lastWalk.url === location.href &&
+      lastWalk.view === viewKey() && lastWalk.active === deepActiveElement() && sameStates(lastWalk.controls, controlStates())) {
+    return '{"url":' + JSON.stringify(location.href) + ',"title":' + JSON.stringify(document.title) +
+      ',"count":' + lastWalk.count + ',"gone":' + JSON.stringify(sweep()) + ',"nodes":' + lastWalk.nodes + '}';
+  }
+  const w = walkFresh(opts);
+  if (w.error) {
+    lastWalk = null;
+    return JSON.stringify({ error: w.error });
+  }
+  lastWalk = opts.viewport ? null : { key, url: location.href, count: w.count, nodes: w.nodes, view: viewKey(),
+    active: deepActiveElement(), controls: controlStates() };
+  // What came before the walk is in it; the walk itself changes nothing.
+  walkObserver.takeRecords();
+  walkDirty = false;
+  return '{"url":' + JSON.stringify(location.href) + ',"title":' + JSON.stringify(document.title) +
+    ',"count":' + w.count + ',"gone":' + JSON.stringify(sweep()) + ',"nodes":' + w.nodes + '}';
+}
+
+function walkFresh(opts) {
   walkActive = deepActiveElement();
   walkAll = !!opts.all;
   walkViewport = !!opts.viewport;
@@ -508,7 +607,7 @@ function snapshot(opts) {
       let root = document.body || document.documentElement;
       if (opts.root) {
         root = byId(opts.root);
-        if (!root || !root.isConnected) return JSON.stringify({ error: 'stale' });
+        if (!root || !root.isConnected) return { error: 'stale' };
       }
       const nodes = [];
       if (root) {
@@ -521,7 +620,7 @@ function snapshot(opts) {
         }
       }
       settleCells();
-      return JSON.stringify({ url: location.href, title: document.title, nodes, count: walkCount, gone: sweep() });
+      return { nodes: JSON.stringify(nodes), count: walkCount };
     });
   } finally {
     walkActive = null;
