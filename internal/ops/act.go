@@ -21,6 +21,10 @@ type SnapshotIn struct {
 	Scope       string `json:"scope,omitempty" flag:"scope" meta:"TARGET" help:"only the subtree of this element (a ref or locator), also inside frames"`
 	MaxChars    int    `json:"max_chars,omitempty" flag:"max-chars" meta:"N" help:"truncate at a line boundary after N characters"`
 	NoCompact   bool   `json:"no_compact,omitempty" flag:"no-compact" help:"show the raw tree, without the compact transform"`
+	// NoCache walks the page afresh even when nothing the page agent
+	// watches has changed since its last walk (a CLI switch, for when a
+	// page is suspected of changing unseen: see the agent's last walk).
+	NoCache bool `json:"no_cache,omitempty" flag:"no-cache" mcp:"-" help:"walk the page afresh, without reusing the last walk of an unchanged page"`
 	// BackendIDs adds each ref's DOM backendNodeId (the CLI asks for it
 	// with --json).
 	BackendIDs bool `json:"backend_ids,omitempty" mcp:"-" cli:"set by --json"`
@@ -256,7 +260,7 @@ func actOps() []*Op {
 				token := capture.DocumentToken(tab)
 				s, err := capture.Take(ctx, tab, capture.SnapshotOptions{
 					NoCompact: in.NoCompact, BackendIDs: in.BackendIDs, Interactive: in.Interactive, Depth: in.Depth,
-					Viewport: in.Viewport, Locators: in.Locators, Scope: in.Scope, MaxChars: in.MaxChars,
+					Viewport: in.Viewport, Locators: in.Locators, Scope: in.Scope, MaxChars: in.MaxChars, NoCache: in.NoCache,
 				})
 				if err != nil {
 					return nil, err
