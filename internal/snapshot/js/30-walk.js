@@ -547,6 +547,15 @@ function startWatching() {
 // values and states as properties.
 function controlStates() {
   const out = [];
+  // Shadow roots whose host has left the document are let go (their
+  // controls show in no walk), so a page that makes and drops components
+  // does not grow the list.
+  let keep = 0;
+  for (const r of shadowRootsSeen) {
+    if (r.host && r.host.isConnected) shadowRootsSeen[keep++] = r;
+    else watchedRoots.delete(r); // seen again if its host comes back
+  }
+  shadowRootsSeen.length = keep;
   for (const root of [document, ...shadowRootsSeen]) {
     for (const el of root.querySelectorAll('input,textarea,select,option')) {
       out.push(el, el.value, el.checked, el.indeterminate, el.selected, el.selectedIndex);
