@@ -69,10 +69,7 @@ func TestRendererCrashMidAction(t *testing.T) {
 	if ev := s.next("tab.crashed", func(ev event) bool { return ev.State != "" }); ev.State != "reloaded" || ev.URL != srv.URL+"/" {
 		t.Fatalf("reload event: %+v", ev)
 	}
-	states := map[string]string{}
-	for _, op := range ledgerOps(e) {
-		states[op.ID] = op.State + " " + op.Code
-	}
+	states := ledgerStates(e)
 	if states["notes-crash"] != "unknown TAB_CRASHED" {
 		t.Errorf("ledger: %q", states["notes-crash"])
 	}

@@ -49,6 +49,16 @@ func ledgerOps(e *env, args ...string) []ledgerEntry {
 	return out.Operations
 }
 
+// ledgerStates is each ledger entry's "state code", by operation id.
+func ledgerStates(e *env) map[string]string {
+	e.t.Helper()
+	states := map[string]string{}
+	for _, op := range ledgerOps(e) {
+		states[op.ID] = op.State + " " + op.Code
+	}
+	return states
+}
+
 // errorJSON is a failed command's --json error.
 func errorJSON(t *testing.T, r result) (code, opID string, notExecuted bool) {
 	t.Helper()
@@ -362,10 +372,7 @@ func TestApprovalPolicy(t *testing.T) {
 	if n := clicks.Load(); n != 1 {
 		t.Errorf("the page saw %d clicks, want the one approved", n)
 	}
-	states := map[string]string{}
-	for _, o := range ledgerOps(e) {
-		states[o.ID] = o.State + " " + o.Code
-	}
+	states := ledgerStates(e)
 	for id, want := range map[string]string{"ask-1": "executed ", "ask-2": "", "ask-3": "", "ask-4": ""} {
 		if got, ok := states[id]; want != "" && got != want || want == "" && ok {
 			t.Errorf("ledger for %s: %q (a write refused before its reservation leaves no row)", id, got)

@@ -83,10 +83,7 @@ func TestTakeOverEndsQueuedAndRunningWrites(t *testing.T) {
 	if n := clicks.Load(); n != 0 {
 		t.Errorf("the page saw %d clicks", n)
 	}
-	states := map[string]string{}
-	for _, op := range ledgerOps(e) {
-		states[op.ID] = op.State + " " + op.Code
-	}
+	states := ledgerStates(e)
 	if n := keys.Load(); n != sent {
 		t.Errorf("%d more keys reached the page after the type had ended", n-sent)
 	}
