@@ -145,9 +145,16 @@ type control struct {
 
 func (c control) TakeOver(page string) int64 {
 	e := c.Control.TakeOver(page)
-	c.q.takenOver(page)
-	c.q.events.Publish(events.Event{Kind: events.TabTakenOver, Session: c.session, SurfaceID: page, Epoch: e})
+	c.q.handedOver(c.session, page, e, "")
 	return e
+}
+
+// handedOver ends the writes of a tab waiting for approval and tells the
+// events that a person has it now (state says why, "" for a take-over
+// they asked for).
+func (q *approvals) handedOver(session, page string, epoch int64, state string) {
+	q.takenOver(page)
+	q.events.Publish(events.Event{Kind: events.TabTakenOver, Session: session, SurfaceID: page, Epoch: epoch, State: state})
 }
 
 // personInput hands a tab to the person whose own input loupe saw in it
@@ -158,9 +165,7 @@ func (x *Executor) personInput(s *sessions.Session, t *engine.Tab) {
 	if mode, _ := s.Mode(page); mode == sessions.ModeHuman {
 		return
 	}
-	e := s.TakeOver(page)
-	x.waiting.takenOver(page)
-	x.events.Publish(events.Event{Kind: events.TabTakenOver, Session: s.Name(), SurfaceID: page, Epoch: e, State: "person_input"})
+	x.waiting.handedOver(s.Name(), page, s.TakeOver(page), "person_input")
 }
 
 func (c control) Resume(page string) (int64, bool) {

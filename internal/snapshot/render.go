@@ -250,7 +250,9 @@ const (
 	maxText  = 4000
 )
 
-// bounded bounds s to n characters (runes), marking the cut.
+// bounded bounds s to n characters (runes), marking the cut. It is
+// wire.Cut's twin: package wire takes only the standard library, and the
+// renderer sits below the contract it would otherwise import.
 func bounded(s string, n int) string {
 	if len(s) <= n {
 		return s

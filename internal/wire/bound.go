@@ -46,9 +46,6 @@ func Cut(s string, n int) string {
 	return s[:i] + "…[+" + strconv.Itoa(total-n) + " chars]"
 }
 
-// CapOf is the bound of a cap tag's class (0: none).
-func CapOf(class string) int { return caps[class] }
-
 // Bound cuts, in place, every page-controlled string reachable from v (a
 // pointer to an output) by its field's cap tag. Values of `any` fields
 // (ActOut.Value) are bounded as their tag says, strings or lists of them.
