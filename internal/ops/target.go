@@ -99,7 +99,14 @@ func NormalizeURL(raw string) (string, error) {
 			return "", usage("%q: port %s is not between 1 and 65535", raw, p)
 		}
 	}
-	return u.String(), nil
+	out := u.String()
+	// Go prints some hosts it parsed (a zone with a raw non-ASCII byte)
+	// as escapes its own parser refuses; such an address is not one a
+	// browser could be sent to either.
+	if back, err := url.Parse(out); err != nil || back.String() != out {
+		return "", usage("%q is not a URL: its host does not survive escaping", raw)
+	}
+	return out, nil
 }
 
 // isPort reports whether s starts with a port number (as in
