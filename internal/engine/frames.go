@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -390,6 +391,7 @@ func (t *Tab) ChildFrames(id string) []string {
 			out = append(out, fid)
 		}
 	}
+	slices.Sort(out) // the same frames in the same order, call after call
 	return out
 }
 

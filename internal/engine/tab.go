@@ -30,6 +30,9 @@ type Tab struct {
 	ID   string          // surface id, "s1"
 	root string          // the frame this surface starts at
 	refs *snapshot.Table // guarded by op
+	// kept is what a package above keeps of this surface between
+	// operations (the capture package's last snapshot); guarded by op.
+	kept any
 }
 
 // pageState is one page target and everything loupe tracks in it.
@@ -133,6 +136,12 @@ func (t *Tab) Session() Session { return t.wrap(t.sess) }
 
 // Refs is the surface's ref table. Read and change it under Lock.
 func (t *Tab) Refs() *snapshot.Table { return t.refs }
+
+// Kept returns what was last given to Keep. Caller holds Lock.
+func (t *Tab) Kept() any { return t.kept }
+
+// Keep holds v with the surface until the next Keep. Caller holds Lock.
+func (t *Tab) Keep(v any) { t.kept = v }
 
 func (t *Tab) wait(ctx context.Context) error {
 	select {

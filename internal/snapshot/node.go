@@ -43,6 +43,11 @@ type Page struct {
 	Nodes []*Node `json:"nodes"`
 	Count int     `json:"count"`
 	Error string  `json:"error,omitzero"`
+	// Seq numbers the agent's walks of a whole document (0 for a scoped,
+	// viewport-only or fresh walk, which it does not keep). Same says the
+	// document is as walk Seq showed it, which the caller has: no Nodes.
+	Seq  int64 `json:"seq,omitzero"`
+	Same bool  `json:"same,omitzero"`
 	// Gone are the element ids of nodes that have left the document since
 	// the last snapshot: their refs are dropped.
 	Gone []int64 `json:"gone,omitzero"`

@@ -4,36 +4,33 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
+	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
-// cachePage is the page the equivalence test changes at random.
-const cachePage = `<!doctype html><style>.hide{display:none}.faint{visibility:hidden}</style>
-<h1>Cache</h1><main id="m"><p id="p0">text 0</p><button id="b0">Button 0</button>
-<input id="i0" aria-label="Field 0" value="v0"><input type="checkbox" id="c0" aria-label="Check 0">
-<select id="s0" aria-label="Pick 0"><option>one</option><option>two</option></select>
-<details id="d0"><summary>More 0</summary><a href="#x0">Inside 0</a></details>
-<div id="host"></div></main><div style="height:3000px"></div>
-<script>document.getElementById('host').attachShadow({mode:'open'}).innerHTML = '<button id="sb">Shadow 0</button>';</script>`
-
 // mutations are what a page does between two snapshots; each is a script
-// run in the page's own world, given a random number n.
+// run in the page's own world, given a random number n (it may return a
+// promise, awaited). The page is testpages' cache/page.html (or its twin
+// with sibling and structural selectors).
 var mutations = []string{
 	`(n) => { const p = document.createElement('p'); p.textContent = 'new ' + n; document.getElementById('m').appendChild(p); }`,
 	`(n) => { const b = document.createElement('button'); b.textContent = 'Made ' + n; document.getElementById('m').prepend(b); }`,
 	`(n) => { const m = document.getElementById('m'); const k = m.children; if (k.length > 3) k[n % k.length].remove(); }`,
-	`(n) => { const els = document.querySelectorAll('#m p, #m button'); if (els.length) els[n % els.length].textContent = 'changed ' + n; }`,
-	`(n) => { const els = document.querySelectorAll('#m > *'); if (els.length) els[n % els.length].classList.toggle('hide'); }`,
-	`(n) => { const els = document.querySelectorAll('#m > *'); if (els.length) els[n % els.length].classList.toggle('faint'); }`,
+	`(n) => { const els = document.querySelectorAll('#m p, #m button, #sec p, #sec li, td'); if (els.length) els[n % els.length].textContent = 'changed ' + n; }`,
+	`(n) => { const els = document.querySelectorAll('#m > *, #sec *, #tb tr, td, label, #lbl'); if (els.length) els[n % els.length].classList.toggle('hide'); }`,
+	`(n) => { const els = document.querySelectorAll('#m > *, #sec *, #tb tr, #host'); if (els.length) els[n % els.length].classList.toggle('faint'); }`,
+	`(n) => { const els = document.querySelectorAll('#sec div, #sec p, #m p, #sec ul'); if (els.length) els[n % els.length].classList.toggle('inl'); }`,
+	`(n) => { const els = document.querySelectorAll('#sec div, #m > *, #sec li'); if (els.length) els[n % els.length].classList.toggle('x'); }`,
+	`(n) => { const els = document.querySelectorAll('#sec div, #sec span, td, #m p'); if (els.length) els[n % els.length].classList.toggle('pt'); }`,
 	`(n) => { const els = document.querySelectorAll('#m button'); if (els.length) els[n % els.length].style.display = n % 2 ? 'none' : ''; }`,
 	`(n) => { document.getElementById('i0').value = 'typed ' + n; }`,
 	`(n) => { document.getElementById('c0').checked = !!(n % 2); }`,
@@ -43,49 +40,65 @@ var mutations = []string{
 	`(n) => { window.scrollTo(0, (n % 5) * 300); }`,
 	`(n) => { document.title = 'Title ' + n; }`,
 	`(n) => { history.replaceState(null, '', '#step' + n); }`,
-	`(n) => { const r = document.getElementById('host').shadowRoot; const b = document.createElement('button'); b.textContent = 'Shadow ' + n; r.appendChild(b); }`,
-	`(n) => { const r = document.getElementById('host').shadowRoot; const k = r.children; if (k.length > 1) k[n % k.length].remove(); }`,
+	`(n) => { const r = document.getElementById('host').shadowRoot; const b = document.createElement('button'); b.textContent = 'Shadow ' + n; r.prepend(b); }`,
+	`(n) => { const r = document.getElementById('host').shadowRoot; const k = r.children; if (k.length > 2) k[n % k.length].remove(); }`,
+	`(n) => { const s = document.querySelector('#host span'); if (n % 2) s.textContent = 'slotted ' + n; else s.slot = s.slot === 's' ? 'none' : 's'; }`,
 	`(n) => { document.getElementById('b0').setAttribute('aria-label', 'Labelled ' + n); }`,
 	`(n) => { document.getElementById('b0').disabled = !!(n % 2); }`,
+	`(n) => { const tr = document.createElement('tr'); tr.innerHTML = n % 2 ? '<td>row ' + n + '</td><td>' + n + '</td>' : '<td>row ' + n + '</td><td><button>Buy ' + n + '</button></td>'; const tb = document.getElementById('tb'); tb.insertBefore(tr, tb.children[n % (tb.children.length + 1)] || null); }`,
+	`(n) => { const rows = document.querySelectorAll('#tb tr'); if (rows.length > 1) rows[n % rows.length].remove(); }`,
+	`(n) => { const cells = document.querySelectorAll('#tb td'); if (cells.length) cells[n % cells.length].innerHTML = n % 3 ? 'cell ' + n : '<a href="#c">cell ' + n + '</a>'; }`,
+	`(n) => { const l = document.querySelector('label[for=far]'); if (l) l.textContent = 'Far label ' + n; }`,
+	`(n) => { document.getElementById('lbl').textContent = 'Labelled by ' + n; }`,
+	`(n) => { const d = document.getElementById('deep'); const to = document.querySelectorAll('#sec li, #m, #sec div'); if (d && to.length) to[n % to.length].appendChild(d); }`,
+	`(n) => { const b = document.querySelector('#p0 b'); if (b) b.textContent = 'bold ' + n; }`,
+	`(n) => { const d = document.querySelector('#sec div div'); if (d) d.insertAdjacentHTML('beforeend', '<span>more ' + n + '</span>'); }`,
+	`(n) => new Promise((done) => { const f = document.getElementById(n % 2 ? 'xf' : 'sf'); const h = (e) => { if (e.source === f.contentWindow) { removeEventListener('message', h); done(); } }; addEventListener('message', h); f.contentWindow.postMessage({ op: ['text', 'add', 'remove', 'hide'][(n >> 1) % 4], n }, '*'); })`,
+	`(n) => new Promise((done) => { const f = document.getElementById(n % 2 ? 'xf' : 'sf'); f.addEventListener('load', () => done(), { once: true }); f.src = f.src.split('?')[0] + '?v=' + n; })`,
+	`(n) => { const els = document.querySelectorAll('#m, #sec, #sec > div, #sec ul, #tb, #host, body > div'); els[n % els.length].classList.toggle(['faint', 'pt', 'hide'][(n >> 3) % 3]); }`,
+	`(n) => { const from = document.querySelectorAll('#sec div, #sec li, #m p, #m button, #tb tr'); const to = document.querySelectorAll('#m, #sec, #sec ul, #tb, .faint, .pt, li'); if (from.length && to.length) { const a = from[n % from.length], b = to[(n >> 2) % to.length]; if (!a.contains(b)) b.appendChild(a); } }`,
 	`(n) => {}`,
 }
 
 // TestCachedSnapshotEqualsFresh drives random sequences of DOM, style,
-// value, focus, scroll, title, address and shadow-root changes on a page
-// and, after each, compares the snapshot the agent may serve from its last
-// walk with a fresh walk: the text and the ref table must be identical.
+// value, focus, scroll, title, address, shadow-root and frame changes (and
+// frame loads) on a page and, after each, compares the snapshot made from
+// the agents' kept walks with a fresh walk of every document: the text and
+// the ref table must be identical. A fresh walk leaves the kept one as it
+// was, so the kept walks go through the whole sequence.
 func TestCachedSnapshotEqualsFresh(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, cachePage)
-	}))
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	a, _ := testpages.StartPair(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
 	defer cancel()
 	tab, err := surface.NewTab(ctx, enginetest.Browser())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer surface.CloseTab(context.Background(), enginetest.Browser(), tab.ID)
-	for _, seed := range []uint64{1, 2, 3} {
-		if _, err := nav.Navigate(ctx, tab, srv.URL+"/"); err != nil {
+	eval := func(expr string) {
+		t.Helper()
+		if err := tab.Session().Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true}, nil); err != nil {
 			t.Fatal(err)
 		}
-		rng := rand.New(rand.NewPCG(seed, 7))
-		for step := range 40 {
+	}
+	for _, run := range []struct {
+		page string
+		seed uint64
+	}{{"cache/page.html", 1}, {"cache/page.html", 2}, {"cache/page.html", 3}, {"cache/sibling.html", 4}, {"cache/sibling.html", 5}} {
+		if _, err := nav.Navigate(ctx, tab, a.Page(run.page)); err != nil {
+			t.Fatal(err)
+		}
+		framesLoaded(ctx, t, tab)
+		rng := rand.New(rand.NewPCG(run.seed, 7))
+		for step := range 60 {
 			i, n := rng.IntN(len(mutations)), rng.IntN(1000)
-			expr := fmt.Sprintf("(%s)(%d)", mutations[i], n)
-			if err := tab.Session().Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr}, nil); err != nil {
-				t.Fatal(err)
-			}
+			eval(fmt.Sprintf("(%s)(%d)", mutations[i], n))
 			// Let the page finish what it does on its own after the change
 			// (the browser moves focus off a disabled element, fires scroll
 			// events, at its next frame): two snapshots taken across that
 			// would differ with or without a cache.
-			if err := tab.Session().Call(ctx, "Runtime.evaluate", map[string]any{
-				"expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", "awaitPromise": true}, nil); err != nil {
-				t.Fatal(err)
-			}
+			eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+			framesLoaded(ctx, t, tab)
 			cached, err := capture.Take(ctx, tab, capture.SnapshotOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -95,8 +108,28 @@ func TestCachedSnapshotEqualsFresh(t *testing.T) {
 				t.Fatal(err)
 			}
 			if cached.Text != fresh.Text || !reflect.DeepEqual(cached.Refs, fresh.Refs) {
-				t.Fatalf("seed %d step %d (mutation %d, n %d): the snapshot differs from a fresh walk\ncached:\n%s\nfresh:\n%s", seed, step, i, n, cached.Text, fresh.Text)
+				t.Fatalf("%s seed %d step %d (mutation %d, n %d): the snapshot differs from a fresh walk\ncached:\n%s\nfresh:\n%s\nrefs: %v\nfresh refs: %v",
+					run.page, run.seed, step, i, n, cached.Text, fresh.Text, cached.Refs, fresh.Refs)
 			}
 		}
+	}
+}
+
+// framesLoaded waits until a fresh snapshot shows both frames' content: a
+// frame that has just loaded a new document is read once loupe has seen
+// its new context (which a cross-site frame reports in its own session,
+// in no order with the page's load event). Bounded: a 10 s poll.
+func framesLoaded(ctx context.Context, t *testing.T, tab *engine.Tab) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s, err := capture.Take(ctx, tab, capture.SnapshotOptions{NoCache: true})
+		if err == nil && strings.Count(s.Text, `heading "Frame"`) == 2 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the frames did not both show their content within 10 s: %v\n%v", err, s)
+		}
+		time.Sleep(20 * time.Millisecond) // a bounded poll of the engine's view of the frames
 	}
 }

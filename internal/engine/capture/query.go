@@ -71,7 +71,7 @@ func Query(ctx context.Context, t *engine.Tab, o QueryOptions) (*QueryResult, er
 		}
 		frame = el.Frame
 	}
-	caps, _, _, err := captureFor(ctx, t, SnapshotOptions{Scope: o.Within})
+	caps, _, _, err := captureFor(ctx, t, SnapshotOptions{Scope: o.Within}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -113,9 +114,20 @@ type frameCapture struct {
 func Take(ctx context.Context, t *engine.Tab, o SnapshotOptions) (*Snapshot, error) {
 	t.Lock()
 	defer t.Unlock()
-	caps, plan, scopeRef, err := captureFor(ctx, t, o)
+	kept, _ := t.Kept().(*lastSnapshot)
+	if !kept.serves(o) {
+		kept = nil
+	}
+	caps, plan, scopeRef, err := captureFor(ctx, t, o, kept)
 	if err != nil {
 		return nil, err
+	}
+	if out, ok := kept.reuse(ctx, t, caps); ok {
+		return out, nil
+	}
+	walkAgain(ctx, t, caps)
+	if caps[0].err != nil {
+		return nil, caps[0].err
 	}
 	out := &Snapshot{Surface: t.ID, URL: caps[0].page.URL, Title: caps[0].page.Title, Frames: len(caps), Scope: scopeRef}
 	if plan.rootFrame != t.Root() {
@@ -130,6 +142,7 @@ func Take(ctx context.Context, t *engine.Tab, o SnapshotOptions) (*Snapshot, err
 		fillBackendIDs(ctx, t, out)
 	}
 	nodes := merge(caps, plan.maxDepth)
+	inTreeOrder(nodes, out.Refs)
 	if !o.NoCompact {
 		nodes = snapshot.Compact(nodes)
 	}
@@ -160,13 +173,14 @@ func Take(ctx context.Context, t *engine.Tab, o SnapshotOptions) (*Snapshot, err
 	r := snapshot.Render(snapshot.Header{Surface: t.ID, Title: title, URL: out.URL}, nodes, ro)
 	out.Chars, out.Tokens, out.Truncated = len(r.Text), (len(r.Text)+3)/4, r.Truncated
 	out.Text = r.Text + fmt.Sprintf("[%d chars, ~%d tokens]\n", out.Chars, out.Tokens)
+	t.Keep(keep(o, caps, out))
 	return out, nil
 }
 
 // captureFor captures the frames a snapshot with these options shows, and
 // says where it started (the scope's ref, if any). Caller holds t.Lock.
-func captureFor(ctx context.Context, t *engine.Tab, o SnapshotOptions) ([]*frameCapture, capturePlan, string, error) {
-	plan := capturePlan{maxDepth: o.MaxFrameDepth, rootFrame: t.Root(), agent: map[string]any{}}
+func captureFor(ctx context.Context, t *engine.Tab, o SnapshotOptions, kept *lastSnapshot) ([]*frameCapture, capturePlan, string, error) {
+	plan := capturePlan{maxDepth: o.MaxFrameDepth, rootFrame: t.Root(), agent: map[string]any{}, kept: kept}
 	if plan.maxDepth <= 0 {
 		plan.maxDepth = DefaultFrameDepth
 	}
@@ -216,6 +230,9 @@ type capturePlan struct {
 	// partial: the capture does not walk every document whole, so only the
 	// frames whose <iframe> is in the captured tree are captured.
 	partial bool
+	// kept is the surface's last snapshot, whose walks the agents are asked
+	// to confirm unchanged (nil: none to confirm).
+	kept *lastSnapshot
 }
 
 // captureAll captures the top frame and every frame below it to maxDepth,
@@ -249,7 +266,7 @@ func captureFrames(ctx context.Context, t *engine.Tab, plan capturePlan) ([]*fra
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			captureOne(ctx, t, c, plan.agent, i > 0)
+			captureOne(ctx, t, c, plan.agent, plan.kept, i > 0)
 		}()
 	}
 	wg.Wait()
@@ -262,7 +279,7 @@ func captureFrames(ctx context.Context, t *engine.Tab, plan capturePlan) ([]*fra
 // captureOne captures one frame and, beside it in the parent's session,
 // finds its <iframe> (so an unreadable frame still gets its note). A
 // subframe's capture has its own deadline.
-func captureOne(ctx context.Context, t *engine.Tab, c *frameCapture, agent map[string]any, bounded bool) {
+func captureOne(ctx context.Context, t *engine.Tab, c *frameCapture, agent map[string]any, kept *lastSnapshot, bounded bool) {
 	if bounded {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, frameTimeout)
@@ -275,7 +292,7 @@ func captureOne(ctx context.Context, t *engine.Tab, c *frameCapture, agent map[s
 			c.owner, c.oerr = t.FrameOwner(ctx, c.id, c.parent)
 		}
 	}()
-	c.page, c.w, c.err = capture(ctx, t, c.id, agent)
+	c.page, c.w, c.err = capture(ctx, t, c.id, agent, kept)
 	<-owner
 }
 
@@ -291,7 +308,7 @@ func captureLevels(ctx context.Context, t *engine.Tab, plan capturePlan) ([]*fra
 		rootOpts["root"] = plan.rootElem
 	}
 	root := &frameCapture{id: plan.rootFrame, depth: t.FrameDepth(plan.rootFrame), partial: true}
-	captureOne(ctx, t, root, rootOpts, false)
+	captureOne(ctx, t, root, rootOpts, nil, false)
 	if root.err != nil {
 		return nil, root.err
 	}
@@ -326,7 +343,7 @@ func captureLevels(ctx context.Context, t *engine.Tab, plan capturePlan) ([]*fra
 					if c.oerr != nil || !shown[c.owner] {
 						return
 					}
-					captureOne(ctx, t, c, plan.agent, true)
+					captureOne(ctx, t, c, plan.agent, nil, true)
 					mu.Lock()
 					next = append(next, c)
 					mu.Unlock()
@@ -340,13 +357,21 @@ func captureLevels(ctx context.Context, t *engine.Tab, plan capturePlan) ([]*fra
 	return list, nil
 }
 
-func capture(ctx context.Context, t *engine.Tab, frameID string, agent map[string]any) (*snapshot.Page, *engine.World, error) {
+func capture(ctx context.Context, t *engine.Tab, frameID string, agent map[string]any, kept *lastSnapshot) (*snapshot.Page, *engine.World, error) {
 	w, err := t.World(ctx, frameID)
 	if err != nil {
 		return nil, nil, err
 	}
 	if agent == nil {
 		agent = map[string]any{}
+	}
+	if seq := kept.seqOf(frameID, w.ContextID()); seq != 0 {
+		with := make(map[string]any, len(agent)+1)
+		for k, v := range agent {
+			with[k] = v
+		}
+		with["have"] = seq
+		agent = with
 	}
 	var raw string
 	if err := w.Call(ctx, "snapshot", &raw, agent); err != nil {
@@ -434,6 +459,27 @@ func merge(caps []*frameCapture, maxDepth int) []*snapshot.Node {
 		})
 	}
 	return caps[0].page.Nodes
+}
+
+// inTreeOrder sorts refs as their nodes come in the merged tree: a frame's
+// refs where its iframe is, as a reader meets them.
+func inTreeOrder(nodes []*snapshot.Node, refs []RefInfo) {
+	at := make(map[string]int, len(refs))
+	snapshot.Walk(nodes, func(n *snapshot.Node, _ int) bool {
+		if n.Ref != "" {
+			if _, ok := at[n.Ref]; !ok {
+				at[n.Ref] = len(at)
+			}
+		}
+		return true
+	})
+	pos := func(ref string) int {
+		if i, ok := at[ref]; ok {
+			return i
+		}
+		return len(at) // a ref the tree does not show (a frame without its iframe) goes last
+	}
+	slices.SortStableFunc(refs, func(a, b RefInfo) int { return pos(a.Ref) - pos(b.Ref) })
 }
 
 func shortReason(err error) string {

@@ -70,6 +70,7 @@ function labelledByText(el, ctx) {
       parts.push(v !== null ? v : contentText(el, { inLabelledBy: true, includeHidden: false, skip: null }));
       continue;
     }
+    borrow(ref, el);
     parts.push(textAlt(ref, { inLabelledBy: true, includeHidden: !shown(ref), skip: ctx.skip }));
   }
   const t = collapse(parts.join(' '));
@@ -150,6 +151,7 @@ function labelsText(el, ctx) {
   const labels = labelsOf(el);
   if (!labels || !labels.length) return '';
   const parts = [];
+  for (const l of labels) borrow(l, el);
   for (const l of labels) parts.push(textAlt(l, { inLabelledBy: ctx.inLabelledBy, includeHidden: ctx.includeHidden, skip: el }));
   return collapse(parts.join(' '));
 }

@@ -142,7 +142,9 @@ function clips(el) {
 // name, and not again as a text run beside it.
 function labelIsName(el) {
   const c = el.control;
-  if (!c || excluded(c) || invisible(c)) return false;
+  if (!c) return false;
+  borrow(c, el);
+  if (excluded(c) || invisible(c)) return false;
   const own = collapse(contentText(el, { inLabelledBy: false, includeHidden: false, skip: c }));
   return own !== '' && accName(c, roleOf(c))[0] === own;
 }
@@ -310,7 +312,12 @@ function offPage(el) {
   return (r.width > 0 || r.height > 0) && (r.right + scrollX <= 0 || r.bottom + scrollY <= 0);
 }
 
-function visit(el, st) {
+// visitEl walks one element into st. It returns where in st.out the
+// element's own output starts when that output stands apart from the text
+// around it (a block, flushed first), so the cache may keep it (see
+// visit); undefined when the element is folded into the running text or
+// printed in a way that depends on its parent.
+function visitEl(el, st) {
   if (hiddenButShown(el)) { visitAriaHidden(el, st); return; }
   // In an aria-hidden subtree only what a sighted person sees is printed.
   if (inAriaHidden && offPage(el)) return;
@@ -359,39 +366,41 @@ function visit(el, st) {
         return;
       }
       flush(st);
+      const at = st.out.length;
       if (tag === 'tbody' || tag === 'thead' || tag === 'tfoot') {
         // A row group with nothing of its own groups nothing a reader
         // needs: its rows belong to the table.
         const s2 = { out: st.out, buf: '', carrier: null };
         walkInline(el, s2, true);
         flush(s2);
-        return;
+        return at;
       }
       // A plain block: a line of its own when it holds text of its own,
       // with the ref of the element that carries that text.
       const kids = [];
       const s2 = walkInto(el, kids);
-      if (!kids.length) return;
+      if (!kids.length) return at;
       if (role === 'presentation' && !s2.texts) {
         // role=none/presentation takes the element out, not its content.
         st.out.push(...kids);
-        return;
+        return at;
       }
       walkCount++;
       const node = { r: 'generic', c: kids };
       if (s2.texts) node.i = idOf(s2.texts === 1 && s2.lastCarrier && kids.length === 1 ? s2.lastCarrier : el);
       st.out.push(node);
-      return;
+      return at;
     }
   }
   flush(st);
+  const at = st.out.length;
   if (role === 'rowgroup' && !control && !ariaLabel(el)) {
     // A row group (a table's head, body or foot) groups nothing a reader
     // needs: its rows belong to the table.
     const s2 = { out: st.out, buf: '', carrier: null };
     walkInline(el, s2, true);
     flush(s2);
-    return;
+    return at;
   }
   walkCount++;
   const node = { r: role };
@@ -401,7 +410,9 @@ function visit(el, st) {
   let [name, fromContent] = inAriaHidden ? ['', false] : accName(el, role, false);
   // A cell's id waits for its row: a row of plain cells prints them on its
   // own line, and they take no ref.
-  if (role === 'cell' && !control) pendingCells.push([node, el]);
+  // (Its row may also mark it: such a cell's output is its row's to keep.)
+  const pending = role === 'cell' && !control;
+  if (pending) pendingCells.push([node, el]);
   else node.i = idOf(el);
   if (control) node.k = 1;
   const states = statesOf(el, role, walkActive);
@@ -444,7 +455,7 @@ function visit(el, st) {
     // An empty element with nothing to see (a focus trap, a zero-size
     // handle) is no line: a person cannot see or point at it.
     const r = el.getBoundingClientRect();
-    if (r.width < 1 || r.height < 1) return;
+    if (r.width < 1 || r.height < 1) return pending ? undefined : at;
   }
   if (name) node.n = name;
   if (fromContent && node.c && onlyText(node.c)) {
@@ -458,6 +469,7 @@ function visit(el, st) {
     if (node.c && node.c.every((k) => typeof k === 'string') && collapse(node.c.join(' ')) === name) delete node.c;
   }
   st.out.push(node);
+  return pending ? undefined : at;
 }
 
 // withWalkState runs fn with what a walk needs set up (style and name
@@ -491,150 +503,5 @@ function withWalkState(fn) {
     walkModal = null;
     modalPath = null;
     walkInModal = false;
-  }
-}
-
-// ---- the last walk ---------------------------------------------------------
-// A snapshot of a page where nothing has changed since the last one is
-// that last one: the walk is kept, with what it depended on, and reused
-// while none of these says otherwise:
-//   - a MutationObserver on the document and on every open shadow root the
-//     walks have entered (nodes, attributes — class and style included —,
-//     text), its pending records taken before each reuse;
-//   - events that change what a snapshot shows without a mutation, seen
-//     in the capture phase on the window: input and change (values),
-//     focus moving, scrolling and resizing (what is in view), pointers
-//     entering and leaving elements (:hover), CSS animations and
-//     transitions, resources and frames loading or failing, <details>
-//     toggling, full screen, visibility, selection, history moves, and
-//     fonts loading;
-//   - checks at reuse of what no event reports: the address, the focused
-//     element, and the value, checked and selected state of every form
-//     control the document and those shadow roots hold (a script may set
-//     them as properties).
-// What it does not see — a style sheet changed through the CSSOM
-// (insertRule), a closed shadow root — is rare enough to be accepted; a
-// caller who suspects it asks for a fresh walk (noCache).
-let lastWalk = null;
-let walkDirty = true;
-const walkObserver = new MutationObserver(() => { walkDirty = true; });
-const watchedRoots = new WeakSet();
-const shadowRootsSeen = [];
-let watching = false;
-
-function watchRoot(root) {
-  if (watchedRoots.has(root)) return;
-  watchedRoots.add(root);
-  if (root !== document) shadowRootsSeen.push(root);
-  walkObserver.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
-}
-
-function startWatching() {
-  if (watching) return;
-  watching = true;
-  watchRoot(document);
-  const dirty = () => { walkDirty = true; };
-  for (const type of ['input', 'change', 'focusin', 'focusout', 'scroll', 'resize', 'pointerover', 'pointerout',
-    'mouseover', 'mouseout', 'animationstart', 'animationiteration', 'animationend', 'animationcancel',
-    'transitionrun', 'transitionstart', 'transitionend', 'transitioncancel', 'load', 'error', 'toggle',
-    'fullscreenchange', 'visibilitychange', 'selectionchange', 'hashchange', 'popstate', 'pageshow']) {
-    addEventListener(type, dirty, { capture: true, passive: true });
-  }
-  if (document.fonts) document.fonts.addEventListener('loadingdone', dirty);
-}
-
-// controlStates is what no event reports of the form controls: their
-// values and states as properties.
-function controlStates() {
-  const out = [];
-  // Shadow roots whose host has left the document are let go (their
-  // controls show in no walk), so a page that makes and drops components
-  // does not grow the list.
-  let keep = 0;
-  for (const r of shadowRootsSeen) {
-    if (r.host && r.host.isConnected) shadowRootsSeen[keep++] = r;
-    else watchedRoots.delete(r); // seen again if its host comes back
-  }
-  shadowRootsSeen.length = keep;
-  for (const root of [document, ...shadowRootsSeen]) {
-    for (const el of root.querySelectorAll('input,textarea,select,option')) {
-      out.push(el, el.value, el.checked, el.indeterminate, el.selected, el.selectedIndex);
-    }
-  }
-  return out;
-}
-
-// viewKey is the window's scroll position and size, which scroll and
-// resize events report only at the next frame.
-function viewKey() {
-  return scrollX + ',' + scrollY + ',' + innerWidth + ',' + innerHeight;
-}
-
-function sameStates(a, b) {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-// snapshot walks the document (or the element with the given id) and
-// returns the tree as a JSON string: one string crosses the protocol much
-// faster than a structured value. Unless opts.noCache, a page unchanged
-// since the last walk with the same options gets that walk again (above).
-function snapshot(opts) {
-  opts = opts || {};
-  startWatching();
-  const key = JSON.stringify({ all: !!opts.all, root: opts.root || 0 });
-  if (walkObserver.takeRecords().length) walkDirty = true;
-  // (What is in view moves with every scroll, and scroll events trail the
-  // scroll: a walk of the viewport is never reused.)
-  if (!opts.noCache && !opts.viewport && !walkDirty && lastWalk && lastWalk.key === key && lastWalk.url === location.href &&
-      lastWalk.view === viewKey() && lastWalk.active === deepActiveElement() && sameStates(lastWalk.controls, controlStates())) {
-    return '{"url":' + JSON.stringify(location.href) + ',"title":' + JSON.stringify(document.title) +
-      ',"count":' + lastWalk.count + ',"gone":' + JSON.stringify(sweep()) + ',"nodes":' + lastWalk.nodes + '}';
-  }
-  const w = walkFresh(opts);
-  if (w.error) {
-    lastWalk = null;
-    return JSON.stringify({ error: w.error });
-  }
-  lastWalk = opts.viewport ? null : { key, url: location.href, count: w.count, nodes: w.nodes, view: viewKey(),
-    active: deepActiveElement(), controls: controlStates() };
-  // What came before the walk is in it; the walk itself changes nothing.
-  walkObserver.takeRecords();
-  walkDirty = false;
-  return '{"url":' + JSON.stringify(location.href) + ',"title":' + JSON.stringify(document.title) +
-    ',"count":' + w.count + ',"gone":' + JSON.stringify(sweep()) + ',"nodes":' + w.nodes + '}';
-}
-
-function walkFresh(opts) {
-  walkActive = deepActiveElement();
-  walkAll = !!opts.all;
-  walkViewport = !!opts.viewport;
-  walkCount = 0;
-  try {
-    return withWalkState(() => {
-      let root = document.body || document.documentElement;
-      if (opts.root) {
-        root = byId(opts.root);
-        if (!root || !root.isConnected) return { error: 'stale' };
-      }
-      const nodes = [];
-      if (root) {
-        if (opts.root) {
-          const st = { out: nodes, buf: '', carrier: null };
-          visit(root, st);
-          flush(st);
-        } else {
-          walkInto(root, nodes);
-        }
-      }
-      settleCells();
-      return { nodes: JSON.stringify(nodes), count: walkCount };
-    });
-  } finally {
-    walkActive = null;
-    walkAll = false;
-    walkViewport = false;
-    pendingCells = [];
   }
 }

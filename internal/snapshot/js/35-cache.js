@@ -1,0 +1,353 @@
+// ---- the last walk ---------------------------------------------------------
+// A snapshot costs what changed since the last one. The agent keeps its
+// last walk of the document and, for every block element it walked, that
+// element's own output (memo); the next walk re-walks only the elements a
+// change touched and their ancestors, and takes every other block's output
+// from the memo: same nodes, same ids, so the same text and refs.
+//
+// What it trusts, and why:
+//   - a MutationObserver on the document and on every open shadow root the
+//     walks have entered. A change of nodes or text dirties its element and
+//     the element's ancestors in the flat tree (their output holds it); a
+//     changed attribute (class and style included) dirties the element's
+//     whole subtree, since it restyles its descendants; an added element is
+//     walked whole (moved elements keep their identity but not their
+//     context); a light-DOM change under a shadow host re-walks the host
+//     (slots reassign);
+//   - what the walk borrowed: a name taken from a <label> or an
+//     aria-labelledby target elsewhere is re-read when that source changes;
+//   - the page's style sheets, read at each full walk: when a selector can
+//     restyle an element for a change elsewhere — sibling combinators (+,
+//     ~), structural pseudo-classes (:nth-child, :first-child, :empty…) —
+//     the change's parent is walked whole, and a :has() selector (which
+//     restyles ancestors) or a sheet that cannot be read makes every
+//     change a full walk;
+//   - events that change what a snapshot shows without a mutation, seen in
+//     the capture phase on the window (input and change, focus moving,
+//     scrolling and resizing, pointers entering and leaving elements,
+//     animations and transitions, loads and load errors, <details> and
+//     popovers toggling, full screen, visibility, selection, history moves,
+//     fonts loading): each makes the next walk a full one;
+//   - checks at reuse of what no event reports: the address, the window's
+//     scroll and size, the focused element, and the value, checked and
+//     selected state of every form control (a script may set them as
+//     properties); any difference makes a full walk.
+// A full walk is also made when the walk options change, a modal dialog is
+// open (everything outside it is inert), the document uses aria-owns, an
+// id, for, aria-owns or aria-labelledby attribute changes (what refers to
+// what), a style sheet comes or goes, or more than maxChanges records
+// arrived since the last walk (a page rebuilt wholesale is walked
+// wholesale).
+// What it does not see — a style sheet changed through the CSSOM
+// (insertRule), a closed shadow root, a shadow root attached to an element
+// already walked with nothing else changing, an empty box elsewhere that
+// gains or loses its size from a change's reflow — is rare enough to be
+// accepted; a caller who suspects it asks for a fresh walk (noCache).
+let lastWalk = null; // { key, seq, url, count, nodes (the tree), view, active, controls }
+let walkSeq = 0;
+let memo = new WeakMap(); // element → { out: its nodes, count: the nodes it counted }
+let memoOn = false; // the walk takes outputs from the memo
+let memoRecord = false; // the walk records outputs in the memo
+let freshBelow = 0; // > 0 inside a subtree that must be walked whole
+let dirtyAll = true;
+let dirtyEls = new Set(); // elements whose own output changed (and their ancestors)
+let deepDirty = new Set(); // elements whose whole subtree is walked afresh
+let changes = 0; // mutation records since the last walk
+let borrowers = new Map(); // element → Set of elements whose names read it
+let sheetRisk = { sibling: true, structural: true, has: true };
+const maxChanges = 1000;
+// Attributes that say what refers to what: a change re-reads everything.
+const WIDE_ATTRS = new Set(['id', 'for', 'aria-owns', 'aria-labelledby']);
+
+const walkObserver = new MutationObserver((records) => noteRecords(records));
+const watchedRoots = new WeakSet();
+const shadowRootsSeen = [];
+let watching = false;
+
+function watchRoot(root) {
+  if (watchedRoots.has(root)) return;
+  watchedRoots.add(root);
+  if (root !== document) shadowRootsSeen.push(root);
+  walkObserver.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+}
+
+function startWatching() {
+  if (watching) return;
+  watching = true;
+  watchRoot(document);
+  const dirty = () => { dirtyAll = true; };
+  for (const type of ['input', 'change', 'focusin', 'focusout', 'scroll', 'resize', 'pointerover', 'pointerout',
+    'mouseover', 'mouseout', 'animationstart', 'animationiteration', 'animationend', 'animationcancel',
+    'transitionrun', 'transitionstart', 'transitionend', 'transitioncancel', 'load', 'error', 'toggle',
+    'fullscreenchange', 'visibilitychange', 'selectionchange', 'hashchange', 'popstate', 'pageshow']) {
+    addEventListener(type, dirty, { capture: true, passive: true });
+  }
+  if (document.fonts) document.fonts.addEventListener('loadingdone', dirty);
+}
+
+// borrow notes that the output of el reads from (a label, a labelling
+// element, the control a label names): a change in from re-walks el.
+function borrow(from, el) {
+  if (!memoRecord || from === el) return;
+  let set = borrowers.get(from);
+  if (!set) borrowers.set(from, set = new Set());
+  set.add(el);
+}
+
+// markUp dirties node's element and its flat-tree ancestors, and what
+// borrowed from any of them. An element already dirty has its ancestors
+// dirty too, so the climb stops there.
+function markUp(node) {
+  for (let x = node; x; x = flatParent(x)) {
+    if (x.nodeType !== 1) continue;
+    if (dirtyEls.has(x)) return;
+    dirtyEls.add(x);
+    const b = borrowers.get(x);
+    if (b) for (const e of b) markUp(e);
+  }
+}
+
+function markDeep(el) {
+  if (!el || el.nodeType !== 1) return;
+  deepDirty.add(el);
+  markUp(el);
+}
+
+// markSources dirties the borrowers of every source inside el (a change
+// of el's attributes may hide or show them).
+function markSources(el) {
+  for (const [from, set] of borrowers) {
+    if (from !== el && !flatContains(el, from)) continue;
+    for (const e of set) markUp(e);
+  }
+}
+
+function isSheet(n) {
+  return n.nodeType === 1 && (n.localName === 'style' || (n.localName === 'link' && /stylesheet/i.test(n.rel || '')));
+}
+
+// noteRecords turns mutation records into what the next walk re-walks.
+function noteRecords(records) {
+  if (dirtyAll || !records.length) return;
+  changes += records.length;
+  if (changes > maxChanges || sheetRisk.has) { dirtyAll = true; return; }
+  for (const r of records) {
+    const t = r.target;
+    if (r.type === 'characterData') {
+      if (t.parentNode && isSheet(t.parentNode)) { dirtyAll = true; return; }
+      markUp(flatParent(t));
+      continue;
+    }
+    if (r.type === 'attributes') {
+      if (WIDE_ATTRS.has(r.attributeName) || isSheet(t)) { dirtyAll = true; return; }
+      markDeep(t);
+      if (r.attributeName === 'slot' || sheetRisk.sibling) markDeep(t.parentNode && t.parentNode.nodeType === 11 ? t.parentNode.host : t.parentElement);
+      if (borrowers.size) markSources(t);
+      continue;
+    }
+    // childList
+    const el = t.nodeType === 11 ? t.host : t;
+    if (!el || el.nodeType !== 1) { dirtyAll = true; return; }
+    for (const list of [r.addedNodes, r.removedNodes]) {
+      for (const n of list) {
+        if (isSheet(n) || (n.nodeType === 1 && n.querySelector('style,link[rel~="stylesheet" i]'))) { dirtyAll = true; return; }
+      }
+    }
+    if ((el.shadowRoot && t === el) || sheetRisk.sibling || sheetRisk.structural) markDeep(el);
+    else markUp(el);
+    for (const n of r.addedNodes) markDeep(n);
+    if (borrowers.size) for (const n of r.removedNodes) if (n.nodeType === 1) markSources(n);
+  }
+}
+
+// readSheetRisk finds which kinds of selector in the page's style sheets
+// can restyle an element for a change elsewhere (see above).
+function readSheetRisk() {
+  const risk = { sibling: false, structural: false, has: false };
+  const seen = new Set();
+  const rules = (list) => {
+    for (const rule of list) {
+      if (risk.has) return;
+      const sel = rule.selectorText;
+      if (sel) {
+        if (sel.includes(':has(')) risk.has = true;
+        if (/[+~]/.test(sel.replace(/\[[^\]]*\]/g, ''))) risk.sibling = true;
+        if (/:(nth-|first-|last-|only-|empty)/.test(sel)) risk.structural = true;
+      }
+      if (rule.styleSheet) sheet(rule.styleSheet);
+      if (rule.cssRules) rules(rule.cssRules);
+    }
+  };
+  const sheet = (s) => {
+    if (!s || seen.has(s)) return;
+    seen.add(s);
+    let list;
+    try { list = s.cssRules; } catch (e) { risk.has = true; return; } // another origin's: unknown
+    rules(list);
+  };
+  for (const root of [document, ...shadowRootsSeen]) {
+    for (const s of root.styleSheets) sheet(s);
+    for (const s of root.adoptedStyleSheets || []) sheet(s);
+  }
+  return risk;
+}
+
+// visit walks el into st, taking its output from the memo when nothing
+// touched it since it was recorded.
+function visit(el, st) {
+  if (memoOn && !freshBelow && !inAriaHidden && !st.mute && !dirtyEls.has(el)) {
+    const m = memo.get(el);
+    if (m) {
+      flush(st);
+      for (const n of m.out) st.out.push(n);
+      walkCount += m.count;
+      return;
+    }
+  }
+  const deep = deepDirty.has(el);
+  if (deep) freshBelow++;
+  const count = walkCount;
+  try {
+    const at = visitEl(el, st);
+    if (memoRecord) {
+      // An element walked without a record of its own (folded into its
+      // parent's text, hidden) must not keep an older one.
+      if (at !== undefined && !inAriaHidden && !st.mute) memo.set(el, { out: st.out.slice(at), count: walkCount - count });
+      else memo.delete(el);
+    }
+  } finally {
+    if (deep) freshBelow--;
+  }
+}
+
+// controlStates is what no event reports of the form controls: their
+// values and states as properties.
+function controlStates() {
+  const out = [];
+  // Shadow roots whose host has left the document are let go (their
+  // controls show in no walk), so a page that makes and drops components
+  // does not grow the list.
+  let keep = 0;
+  for (const r of shadowRootsSeen) {
+    if (r.host && r.host.isConnected) shadowRootsSeen[keep++] = r;
+    else watchedRoots.delete(r); // seen again if its host comes back
+  }
+  shadowRootsSeen.length = keep;
+  for (const root of [document, ...shadowRootsSeen]) {
+    for (const el of root.querySelectorAll('input,textarea,select,option')) {
+      out.push(el, el.value, el.checked, el.indeterminate, el.selected, el.selectedIndex);
+    }
+  }
+  return out;
+}
+
+// viewKey is the window's scroll position and size, which scroll and
+// resize events report only at the next frame.
+function viewKey() {
+  return scrollX + ',' + scrollY + ',' + innerWidth + ',' + innerHeight;
+}
+
+function sameStates(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function pageJSON(count, seq, nodes) {
+  return '{"url":' + JSON.stringify(location.href) + ',"title":' + JSON.stringify(document.title) +
+    ',"count":' + count + ',"seq":' + seq + ',"gone":' + JSON.stringify(sweep()) +
+    (nodes === null ? ',"same":true' : ',"nodes":' + nodes) + '}';
+}
+
+// snapshot walks the document (or the element with the given id) and
+// returns the tree as a JSON string: one string crosses the protocol much
+// faster than a structured value. A whole-document walk is numbered (seq);
+// when nothing changed since walk opts.have, the reply says only "same".
+// A scoped, viewport-only or noCache walk is made afresh and leaves the
+// kept walk as it was.
+function snapshot(opts) {
+  opts = opts || {};
+  startWatching();
+  noteRecords(walkObserver.takeRecords());
+  if (opts.noCache || opts.viewport || opts.root) {
+    const w = walkFresh(opts, false, false);
+    return w.error ? JSON.stringify({ error: w.error }) : pageJSON(w.count, 0, w.nodes);
+  }
+  const key = opts.all ? 'all' : 'default';
+  const last = lastWalk;
+  const controls = controlStates();
+  if (!last || last.key !== key || last.url !== location.href || last.view !== viewKey() ||
+      last.active !== deepActiveElement() || !sameStates(last.controls, controls)) dirtyAll = true;
+  if (last && !dirtyAll && !dirtyEls.size) {
+    return pageJSON(last.count, last.seq, opts.have === last.seq ? null : JSON.stringify(last.tree));
+  }
+  const full = dirtyAll;
+  if (full) {
+    memo = new WeakMap();
+    borrowers = new Map();
+    sheetRisk = readSheetRisk();
+  } else {
+    // A dirty element not walked this time must not be taken from the
+    // memo later: its recorded output is out of date.
+    for (const el of dirtyEls) memo.delete(el);
+  }
+  const w = walkFresh(opts, !full, true);
+  lastWalk = null;
+  dirtyAll = true;
+  dirtyEls = new Set();
+  deepDirty = new Set();
+  changes = 0;
+  if (w.error) return JSON.stringify({ error: w.error });
+  // Not recorded (a modal was open): nothing is taken from the memo until
+  // a walk records it again.
+  if (!w.memo) memo = new WeakMap();
+  lastWalk = { key, seq: ++walkSeq, url: location.href, count: w.count, tree: w.tree, view: viewKey(),
+    active: deepActiveElement(), controls };
+  dirtyAll = false;
+  // What came before the walk is in it; the walk itself changes nothing.
+  walkObserver.takeRecords();
+  return pageJSON(w.count, lastWalk.seq, w.nodes);
+}
+
+// walkFresh walks the document (or opts.root) with a new walk state. With
+// cache, the walk records its blocks' outputs in the memo and, with reuse
+// too, takes the untouched ones from it; neither while a modal dialog is
+// open or aria-owns moves elements around.
+function walkFresh(opts, reuse, cache) {
+  walkActive = deepActiveElement();
+  walkAll = !!opts.all;
+  walkViewport = !!opts.viewport;
+  walkCount = 0;
+  try {
+    return withWalkState(() => {
+      const memoOK = cache && !walkModal && !ownsMap;
+      memoOn = reuse && memoOK;
+      memoRecord = memoOK;
+      let root = document.body || document.documentElement;
+      if (opts.root) {
+        root = byId(opts.root);
+        if (!root || !root.isConnected) return { error: 'stale' };
+      }
+      const nodes = [];
+      if (root) {
+        if (opts.root) {
+          const st = { out: nodes, buf: '', carrier: null };
+          visit(root, st);
+          flush(st);
+        } else {
+          walkInto(root, nodes);
+        }
+      }
+      settleCells();
+      return { nodes: JSON.stringify(nodes), tree: nodes, count: walkCount, memo: memoOK };
+    });
+  } finally {
+    walkActive = null;
+    walkAll = false;
+    walkViewport = false;
+    pendingCells = [];
+    memoOn = false;
+    memoRecord = false;
+    freshBelow = 0;
+  }
+}
