@@ -31,6 +31,12 @@ type Node struct {
 	Ref string `json:"ref,omitzero"`
 	// FrameNote says why a frame node has no content (e.g. "unreachable").
 	FrameNote string `json:"frameNote,omitzero"`
+
+	// Key is the page agent's key of a node its memo kept; a node decoded
+	// as Reuses stands for the node with that key in the caller's copy of
+	// the agent's previous walk (see Page.Resolve).
+	Key    int64 `json:"-"`
+	Reuses int64 `json:"-"`
 }
 
 // IsText reports whether the node is a run of text.
@@ -66,6 +72,8 @@ type agentNode struct {
 	K  int      `json:"k,omitzero"`
 	CS []string `json:"cs,omitzero"`
 	C  []*Node  `json:"c,omitzero"`
+	M  int64    `json:"m,omitzero"`
+	At int64    `json:"@,omitzero"`
 }
 
 // UnmarshalJSONFrom decodes the agent's compact form: a JSON string is a
@@ -85,7 +93,10 @@ func (n *Node) UnmarshalJSONFrom(dec *jsonv2.Decoder) error {
 	}
 	*n = Node{
 		Role: a.R, Name: a.N, NameFromContent: a.NF != 0, Elem: a.I, States: a.S,
-		Value: a.V, URL: a.U, Frame: a.FR != 0, Control: a.K != 0, Cells: a.CS, Children: a.C,
+		Value: a.V, URL: a.U, Frame: a.FR != 0, Control: a.K != 0, Cells: a.CS, Children: a.C, Key: a.M, Reuses: a.At,
+	}
+	if a.At != 0 && (a.R != "" || len(a.C) != 0) {
+		return fmt.Errorf("snapshot: a reused node (@%d) with content of its own", a.At)
 	}
 	return nil
 }
@@ -122,4 +133,80 @@ func (n *Node) HasState(s string) bool {
 		}
 	}
 	return false
+}
+
+// Resolve replaces each reused node of the page (one the agent sent by
+// key) by the node with that key in prev, the keyed nodes of the agent's
+// previous walk as the caller kept them, and returns the keyed nodes of
+// this walk for the next one. The nodes of prev are shared, not copied:
+// kept trees are never changed (see Clone). It fails, changing nothing
+// the caller keeps, when a key is not in prev.
+func (p *Page) Resolve(prev map[int64]*Node) (map[int64]*Node, error) {
+	var missing int64
+	var fix func([]*Node)
+	fix = func(ns []*Node) {
+		for i, n := range ns {
+			if n.Reuses != 0 {
+				k, ok := prev[n.Reuses]
+				if !ok {
+					missing = n.Reuses
+					return
+				}
+				ns[i] = k
+				continue
+			}
+			fix(n.Children)
+			if missing != 0 {
+				return
+			}
+		}
+	}
+	fix(p.Nodes)
+	if missing != 0 {
+		return nil, fmt.Errorf("snapshot: the agent reused node %d, which the previous walk did not have", missing)
+	}
+	keys := make(map[int64]*Node, len(prev)+16)
+	Walk(p.Nodes, func(n *Node, _ int) bool {
+		if n.Key != 0 {
+			keys[n.Key] = n
+		}
+		return true
+	})
+	return keys, nil
+}
+
+// Clone copies a tree deeply, for the stages that change the nodes they
+// are given (refs, frames, the compact transform) while the original is
+// kept for the next walk.
+func Clone(ns []*Node) []*Node {
+	if ns == nil {
+		return nil
+	}
+	all := make([]Node, count(ns))
+	out, _ := cloneInto(ns, all)
+	return out
+}
+
+func count(ns []*Node) int {
+	c := len(ns)
+	for _, n := range ns {
+		c += count(n.Children)
+	}
+	return c
+}
+
+// cloneInto copies ns into the front of pool and returns the copies and
+// what is left of pool: one allocation for the whole tree.
+func cloneInto(ns []*Node, pool []Node) ([]*Node, []Node) {
+	out := make([]*Node, len(ns))
+	for i, n := range ns {
+		pool[0] = *n
+		c := &pool[0]
+		pool = pool[1:]
+		if n.Children != nil {
+			c.Children, pool = cloneInto(n.Children, pool)
+		}
+		out[i] = c
+	}
+	return out, pool
 }

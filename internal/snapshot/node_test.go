@@ -144,3 +144,61 @@ func TestHasState(t *testing.T) {
 		t.Error("a node without states has one")
 	}
 }
+
+func TestResolveReusedNodes(t *testing.T) {
+	first, err := DecodePage(`{"url":"u","seq":1,"nodes":[{"r":"table","m":3,"c":[{"r":"row","m":1,"cs":["a","b"]},{"r":"row","m":2,"cs":["c"]}]},"tail"]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := first.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 3 || keys[2].Cells[0] != "c" {
+		t.Fatalf("keys of the first walk: %v", keys)
+	}
+	// The next walk changed the table (a new node, key 4) and kept row 1
+	// and row 2, sent by key.
+	next, err := DecodePage(`{"url":"u","seq":2,"nodes":[{"r":"table","m":4,"c":[{"@":2},{"r":"row","i":9,"cs":["new"]},{"@":1}]},"tail"]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys2, err := next.Resolve(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := next.Nodes[0]
+	if len(tab.Children) != 3 || tab.Children[0] != keys[2] || tab.Children[2] != keys[1] || tab.Children[1].Cells[0] != "new" {
+		t.Fatalf("resolved table: %+v", tab.Children)
+	}
+	if len(keys2) != 3 || keys2[4] != tab || keys2[1] != keys[1] || keys2[3] != nil {
+		t.Fatalf("keys of the second walk: %v", keys2)
+	}
+	// A key the previous walk does not have fails, naming it.
+	bad, err := DecodePage(`{"url":"u","seq":3,"nodes":[{"@":77}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bad.Resolve(keys2); err == nil || !strings.Contains(err.Error(), "77") {
+		t.Fatalf("missing key: %v", err)
+	}
+	// A reused node carries nothing of its own.
+	if _, err := DecodePage(`{"url":"u","nodes":[{"@":1,"r":"button"}]}`); err == nil {
+		t.Fatal("a reused node with a role of its own was accepted")
+	}
+}
+
+func TestCloneIsDeep(t *testing.T) {
+	orig := []*Node{{Role: "list", Children: []*Node{{Role: "listitem", Name: "a", Children: []*Node{{Role: "text", Text: "x"}}}}}, {Role: "text", Text: "y"}}
+	c := Clone(orig)
+	c[0].Children[0].Name = "changed"
+	c[0].Children[0].Children = nil
+	c[0].Children = append(c[0].Children, &Node{Role: "listitem"})
+	c[1].Text = "z"
+	if orig[0].Children[0].Name != "a" || len(orig[0].Children) != 1 || len(orig[0].Children[0].Children) != 1 || orig[1].Text != "y" {
+		t.Fatalf("changing the clone changed the original: %+v", orig[0].Children[0])
+	}
+	if Clone(nil) != nil || len(Clone([]*Node{})) != 0 {
+		t.Fatal("Clone of nothing")
+	}
+}

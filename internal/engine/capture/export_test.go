@@ -1,6 +1,8 @@
 package capture
 
 import (
+	"context"
+
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
@@ -13,12 +15,13 @@ var (
 	CaptureAll      = captureAll
 	SurfaceComplete = surfaceComplete
 	BindRefs        = bindRefs
-	AssignLocators  = assignLocators
-	Locate          = locate
-	LocateOne       = locateOne
-	SimilarRefs     = similarRefs
-	WithSimilar     = withSimilar
-	Merge           = merge
+	// AssignLocators computes every locator afresh (no kept answers).
+	AssignLocators = func(ctx context.Context, t *engine.Tab, caps []*frameCapture) { assignLocators(ctx, t, caps, nil) }
+	Locate         = locate
+	LocateOne      = locateOne
+	SimilarRefs    = similarRefs
+	WithSimilar    = withSimilar
+	Merge          = merge
 )
 
 type (

@@ -40,7 +40,9 @@ import (
 //
 // Cost: one agent call per frame (locatorInfo with all of that frame's
 // refs). The top frame is asked first, then all subframes at once, since
-// they check the top frame's candidates.
+// they check the top frame's candidates. A frame whose document is as the
+// walk its last answer was for (the same walk number) is not asked again
+// the same question: the answer is kept (kept.locatorInfo).
 //
 // Partial or incomplete captures: the counts need the whole surface. When
 // any frame was captured partially (scope, viewport), could not be
@@ -130,7 +132,7 @@ func surfaceComplete(t *engine.Tab, caps []*frameCapture) bool {
 // the snapshot's captures after bindRefs and before merge and the
 // transforms that prune trees. See the top of this file for the rules.
 // Caller holds t.Lock.
-func assignLocators(ctx context.Context, t *engine.Tab, caps []*frameCapture) {
+func assignLocators(ctx context.Context, t *engine.Tab, caps []*frameCapture, k *kept) {
 	if !surfaceComplete(t, caps) {
 		return
 	}
@@ -183,7 +185,7 @@ func assignLocators(ctx context.Context, t *engine.Tab, caps []*frameCapture) {
 
 	// The top frame first: its candidates are checked in every other frame.
 	top := fls[0]
-	top.info, _ = locatorInfoCall(ctx, top, nil)
+	top.info, _ = k.locatorInfo(ctx, top, nil)
 	if len(fls) > 1 {
 		var probes []string
 		if top.info != nil {
@@ -198,7 +200,7 @@ func assignLocators(ctx context.Context, t *engine.Tab, caps []*frameCapture) {
 				defer wg.Done()
 				fctx, cancel := context.WithTimeout(ctx, frameTimeout)
 				defer cancel()
-				fl.info = locatorInfoProbed(fctx, fl, probes)
+				fl.info = locatorInfoProbed(fctx, k, fl, probes)
 			}()
 		}
 		wg.Wait()
@@ -246,8 +248,8 @@ func assignLocators(ctx context.Context, t *engine.Tab, caps []*frameCapture) {
 // locatorInfoProbed is locatorInfo for a subframe, which also checks the
 // top frame's candidate selectors; a probe that cannot be checked counts
 // as matching.
-func locatorInfoProbed(ctx context.Context, fl *frameLocs, probes []string) map[int64]*locInfo {
-	info, probed := locatorInfoCall(ctx, fl, probes)
+func locatorInfoProbed(ctx context.Context, k *kept, fl *frameLocs, probes []string) map[int64]*locInfo {
+	info, probed := k.locatorInfo(ctx, fl, probes)
 	fl.probed = map[string]bool{}
 	for i, p := range probes {
 		if probed == nil || i >= len(probed) || probed[i] != 0 {

@@ -103,6 +103,8 @@ type frameCapture struct {
 	// partial is set when the capture did not walk the whole document
 	// (a scoped or viewport-only snapshot).
 	partial bool
+	// keys are the keyed nodes of a walk the agent keeps (nil otherwise).
+	keys map[int64]*snapshot.Node
 }
 
 // Take captures a snapshot of the surface: its document with every frame
@@ -114,21 +116,15 @@ type frameCapture struct {
 func Take(ctx context.Context, t *engine.Tab, o SnapshotOptions) (*Snapshot, error) {
 	t.Lock()
 	defer t.Unlock()
-	kept, _ := t.Kept().(*lastSnapshot)
-	if !kept.serves(o) {
-		kept = nil
-	}
-	caps, plan, scopeRef, err := captureFor(ctx, t, o, kept)
+	k := keptOf(t)
+	caps, plan, scopeRef, err := captureFor(ctx, t, o, k)
 	if err != nil {
 		return nil, err
 	}
-	if out, ok := kept.reuse(ctx, t, caps); ok {
+	if out, ok := k.reuse(ctx, t, o, caps); ok {
 		return out, nil
 	}
-	walkAgain(ctx, t, caps)
-	if caps[0].err != nil {
-		return nil, caps[0].err
-	}
+	k.remember(caps, !plan.partial)
 	out := &Snapshot{Surface: t.ID, URL: caps[0].page.URL, Title: caps[0].page.Title, Frames: len(caps), Scope: scopeRef}
 	if plan.rootFrame != t.Root() {
 		// A scope inside a frame: the surface is still the tab's.
@@ -137,7 +133,7 @@ func Take(ctx context.Context, t *engine.Tab, o SnapshotOptions) (*Snapshot, err
 	bindRefs(t, caps, out)
 	// Locators are counted on the captured trees as captured, before
 	// merging and the transforms rewrite them.
-	assignLocators(ctx, t, caps)
+	assignLocators(ctx, t, caps, k)
 	if o.BackendIDs {
 		fillBackendIDs(ctx, t, out)
 	}
@@ -173,13 +169,13 @@ func Take(ctx context.Context, t *engine.Tab, o SnapshotOptions) (*Snapshot, err
 	r := snapshot.Render(snapshot.Header{Surface: t.ID, Title: title, URL: out.URL}, nodes, ro)
 	out.Chars, out.Tokens, out.Truncated = len(r.Text), (len(r.Text)+3)/4, r.Truncated
 	out.Text = r.Text + fmt.Sprintf("[%d chars, ~%d tokens]\n", out.Chars, out.Tokens)
-	t.Keep(keep(o, caps, out))
+	k.keepSnapshot(o, caps, out)
 	return out, nil
 }
 
 // captureFor captures the frames a snapshot with these options shows, and
 // says where it started (the scope's ref, if any). Caller holds t.Lock.
-func captureFor(ctx context.Context, t *engine.Tab, o SnapshotOptions, kept *lastSnapshot) ([]*frameCapture, capturePlan, string, error) {
+func captureFor(ctx context.Context, t *engine.Tab, o SnapshotOptions, kept *kept) ([]*frameCapture, capturePlan, string, error) {
 	plan := capturePlan{maxDepth: o.MaxFrameDepth, rootFrame: t.Root(), agent: map[string]any{}, kept: kept}
 	if plan.maxDepth <= 0 {
 		plan.maxDepth = DefaultFrameDepth
@@ -230,9 +226,9 @@ type capturePlan struct {
 	// partial: the capture does not walk every document whole, so only the
 	// frames whose <iframe> is in the captured tree are captured.
 	partial bool
-	// kept is the surface's last snapshot, whose walks the agents are asked
-	// to confirm unchanged (nil: none to confirm).
-	kept *lastSnapshot
+	// kept holds the frames' last walks, which the agents are told the
+	// caller has (nil: none).
+	kept *kept
 }
 
 // captureAll captures the top frame and every frame below it to maxDepth,
@@ -279,7 +275,7 @@ func captureFrames(ctx context.Context, t *engine.Tab, plan capturePlan) ([]*fra
 // captureOne captures one frame and, beside it in the parent's session,
 // finds its <iframe> (so an unreadable frame still gets its note). A
 // subframe's capture has its own deadline.
-func captureOne(ctx context.Context, t *engine.Tab, c *frameCapture, agent map[string]any, kept *lastSnapshot, bounded bool) {
+func captureOne(ctx context.Context, t *engine.Tab, c *frameCapture, agent map[string]any, kept *kept, bounded bool) {
 	if bounded {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, frameTimeout)
@@ -292,7 +288,7 @@ func captureOne(ctx context.Context, t *engine.Tab, c *frameCapture, agent map[s
 			c.owner, c.oerr = t.FrameOwner(ctx, c.id, c.parent)
 		}
 	}()
-	c.page, c.w, c.err = capture(ctx, t, c.id, agent, kept)
+	c.page, c.keys, c.w, c.err = capture(ctx, t, c.id, agent, kept)
 	<-owner
 }
 
@@ -357,34 +353,62 @@ func captureLevels(ctx context.Context, t *engine.Tab, plan capturePlan) ([]*fra
 	return list, nil
 }
 
-func capture(ctx context.Context, t *engine.Tab, frameID string, agent map[string]any, kept *lastSnapshot) (*snapshot.Page, *engine.World, error) {
+// capture has the frame's agent walk its document. When the frame's last
+// walk is kept, the agent is told so and sends only what changed since
+// (resolve fills in the rest); should the kept walk lack what the agent
+// refers to, the agent is asked again for its whole tree.
+func capture(ctx context.Context, t *engine.Tab, frameID string, agent map[string]any, kept *kept) (*snapshot.Page, map[int64]*snapshot.Node, *engine.World, error) {
 	w, err := t.World(ctx, frameID)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if agent == nil {
 		agent = map[string]any{}
 	}
-	if seq := kept.seqOf(frameID, w.ContextID()); seq != 0 {
+	kw := kept.walkOf(frameID, w.ContextID())
+	if kw != nil {
 		with := make(map[string]any, len(agent)+1)
 		for k, v := range agent {
 			with[k] = v
 		}
-		with["have"] = seq
+		with["have"] = kw.seq
 		agent = with
 	}
+	p, err := walk(ctx, w, agent)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	keys, err := resolve(p, kw)
+	if err != nil {
+		again := make(map[string]any, len(agent))
+		for k, v := range agent {
+			if k != "have" {
+				again[k] = v
+			}
+		}
+		if p, err = walk(ctx, w, again); err != nil {
+			return nil, nil, nil, err
+		}
+		if keys, err = resolve(p, nil); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return p, keys, w, nil
+}
+
+func walk(ctx context.Context, w *engine.World, agent map[string]any) (*snapshot.Page, error) {
 	var raw string
 	if err := w.Call(ctx, "snapshot", &raw, agent); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	p, err := snapshot.DecodePage(raw)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if p.Error == "stale" {
-		return nil, nil, engine.ErrDocumentGone
+		return nil, engine.ErrDocumentGone
 	}
-	return p, w, nil
+	return p, nil
 }
 
 // bindRefs gives every node with an element id its ref, and forgets refs

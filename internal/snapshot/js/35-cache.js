@@ -29,9 +29,11 @@
 //     popovers toggling, full screen, visibility, selection, history moves,
 //     fonts loading): each makes the next walk a full one;
 //   - checks at reuse of what no event reports: the address, the window's
-//     scroll and size, the focused element, and the value, checked and
-//     selected state of every form control (a script may set them as
-//     properties); any difference makes a full walk.
+//     size, the focused element, and the value, checked and selected state
+//     of every form control (a script may set them as properties); any
+//     difference makes a full walk. (The scroll position is not one: a
+//     whole-page walk does not depend on it, and reading it would force
+//     the page to lay out every change again before the walk even starts.)
 // A full walk is also made when the walk options change, a modal dialog is
 // open (everything outside it is inert), the document uses aria-owns, an
 // id, for, aria-owns or aria-labelledby attribute changes (what refers to
@@ -45,7 +47,7 @@
 // accepted; a caller who suspects it asks for a fresh walk (noCache).
 let lastWalk = null; // { key, seq, url, count, nodes (the tree), view, active, controls }
 let walkSeq = 0;
-let memo = new WeakMap(); // element → { out: its nodes, count: the nodes it counted }
+let memo = new WeakMap(); // element → { out: its node or nodes, count: the nodes it counted }
 let memoOn = false; // the walk takes outputs from the memo
 let memoRecord = false; // the walk records outputs in the memo
 let freshBelow = 0; // > 0 inside a subtree that must be walked whole
@@ -199,7 +201,8 @@ function visit(el, st) {
     const m = memo.get(el);
     if (m) {
       flush(st);
-      for (const n of m.out) st.out.push(n);
+      if (Array.isArray(m.out)) for (const n of m.out) st.out.push(n);
+      else st.out.push(m.out);
       walkCount += m.count;
       return;
     }
@@ -212,8 +215,15 @@ function visit(el, st) {
     if (memoRecord) {
       // An element walked without a record of its own (folded into its
       // parent's text, hidden) must not keep an older one.
-      if (at !== undefined && !inAriaHidden && !st.mute) memo.set(el, { out: st.out.slice(at), count: walkCount - count });
-      else memo.delete(el);
+      if (at !== undefined && !inAriaHidden && !st.mute) {
+        // One node, the usual output, is kept as it is (no array each),
+        // and keyed for the caller (see deltaJSON).
+        const one = st.out.length === at + 1 && typeof st.out[at] === 'object' ? st.out[at] : null;
+        if (one && !one.m) one.m = ++memoKey;
+        memo.set(el, { out: one || st.out.slice(at), count: walkCount - count });
+      } else {
+        memo.delete(el);
+      }
     }
   } finally {
     if (deep) freshBelow--;
@@ -241,10 +251,10 @@ function controlStates() {
   return out;
 }
 
-// viewKey is the window's scroll position and size, which scroll and
-// resize events report only at the next frame.
+// viewKey is the window's size, which resize events report only at the
+// next frame. (Reading it does not lay the page out; scrollX would.)
 function viewKey() {
-  return scrollX + ',' + scrollY + ',' + innerWidth + ',' + innerHeight;
+  return innerWidth + ',' + innerHeight;
 }
 
 function sameStates(a, b) {
@@ -259,6 +269,32 @@ function pageJSON(count, seq, nodes) {
     (nodes === null ? ',"same":true' : ',"nodes":' + nodes) + '}';
 }
 
+// A kept walk's nodes never change once the walk is done (a changed
+// element makes new ones). A block's node gets a key (m) when the memo
+// records it; the caller that has walk opts.have keeps the keyed nodes of
+// that walk's tree, so a later walk sends a reused node as {"@": key}
+// instead of its content. A key the caller lacks (a node kept in the memo
+// but missing from that tree) is its cue to ask again without have.
+let memoKey = 0;
+
+function deltaJSON(list, floor) {
+  let out = '[';
+  for (let i = 0; i < list.length; i++) {
+    if (i) out += ',';
+    const n = list[i];
+    if (typeof n === 'string') out += JSON.stringify(n);
+    else if (n.m && n.m <= floor) out += '{"@":' + n.m + '}';
+    else if (n.c) {
+      const c = n.c;
+      n.c = undefined;
+      const j = JSON.stringify(n);
+      n.c = c;
+      out += (j === '{}' ? '{' : j.slice(0, -1) + ',') + '"c":' + deltaJSON(c, floor) + '}';
+    } else out += JSON.stringify(n);
+  }
+  return out + ']';
+}
+
 // snapshot walks the document (or the element with the given id) and
 // returns the tree as a JSON string: one string crosses the protocol much
 // faster than a structured value. A whole-document walk is numbered (seq);
@@ -271,7 +307,7 @@ function snapshot(opts) {
   noteRecords(walkObserver.takeRecords());
   if (opts.noCache || opts.viewport || opts.root) {
     const w = walkFresh(opts, false, false);
-    return w.error ? JSON.stringify({ error: w.error }) : pageJSON(w.count, 0, w.nodes);
+    return w.error ? JSON.stringify({ error: w.error }) : pageJSON(w.count, 0, JSON.stringify(w.tree));
   }
   const key = opts.all ? 'all' : 'default';
   const last = lastWalk;
@@ -282,6 +318,9 @@ function snapshot(opts) {
     return pageJSON(last.count, last.seq, opts.have === last.seq ? null : JSON.stringify(last.tree));
   }
   const full = dirtyAll;
+  // The caller has the last walk's keyed nodes: a walk that reused some
+  // sends them by key.
+  const floor = last && opts.have === last.seq ? last.keyEnd : 0;
   if (full) {
     memo = new WeakMap();
     borrowers = new Map();
@@ -302,11 +341,11 @@ function snapshot(opts) {
   // a walk records it again.
   if (!w.memo) memo = new WeakMap();
   lastWalk = { key, seq: ++walkSeq, url: location.href, count: w.count, tree: w.tree, view: viewKey(),
-    active: deepActiveElement(), controls };
+    active: deepActiveElement(), controls, keyEnd: memoKey };
   dirtyAll = false;
   // What came before the walk is in it; the walk itself changes nothing.
   walkObserver.takeRecords();
-  return pageJSON(w.count, lastWalk.seq, w.nodes);
+  return pageJSON(w.count, lastWalk.seq, full || !floor ? JSON.stringify(w.tree) : deltaJSON(w.tree, floor));
 }
 
 // walkFresh walks the document (or opts.root) with a new walk state. With
@@ -339,7 +378,7 @@ function walkFresh(opts, reuse, cache) {
         }
       }
       settleCells();
-      return { nodes: JSON.stringify(nodes), tree: nodes, count: walkCount, memo: memoOK };
+      return { tree: nodes, count: walkCount, memo: memoOK };
     });
   } finally {
     walkActive = null;
