@@ -54,6 +54,9 @@ type Page struct {
 	// document is as walk Seq showed it, which the caller has: no Nodes.
 	Seq  int64 `json:"seq,omitzero"`
 	Same bool  `json:"same,omitzero"`
+	// Cut says the walk stopped at its budget: Nodes are the beginning of
+	// the document's tree.
+	Cut bool `json:"cut,omitzero"`
 	// Gone are the element ids of nodes that have left the document since
 	// the last snapshot: their refs are dropped.
 	Gone []int64 `json:"gone,omitzero"`

@@ -23,6 +23,10 @@ type RenderOptions struct {
 	// MaxChars truncates the output at a line boundary once it would pass
 	// this many characters, and says so in a last line (0: no limit).
 	MaxChars int
+	// Partial says the tree is only the beginning of the page's (its walk
+	// stopped at a budget): the output says it is truncated even when it
+	// fits, and counts the lines as "more than" the tree's.
+	Partial bool
 }
 
 // Rendered is the text of a snapshot and what it holds.
@@ -66,8 +70,8 @@ func Render(h Header, nodes []*Node, o RenderOptions) Rendered {
 		r.node(n, 0, "")
 	}
 	out := Rendered{Text: r.b.String(), Lines: r.lines, Total: r.lines}
-	if o.MaxChars > 0 && len(out.Text) > o.MaxChars {
-		out = truncate(out, o.MaxChars)
+	if (o.MaxChars > 0 && len(out.Text) > o.MaxChars) || o.Partial {
+		out = truncate(out, o.MaxChars, o.Partial)
 	}
 	return out
 }
@@ -75,9 +79,15 @@ func Render(h Header, nodes []*Node, o RenderOptions) Rendered {
 // truncate cuts the text at the last line that fits in limit characters,
 // keeping room for the note that says what was left out. How to get the
 // rest is each front end's to say, in its own terms.
-func truncate(r Rendered, limit int) Rendered {
+func truncate(r Rendered, limit int, partial bool) Rendered {
 	note := func(shown int) string {
+		if partial {
+			return fmt.Sprintf("[truncated: %d of more than %d lines shown]\n", shown, r.Total)
+		}
 		return fmt.Sprintf("[truncated: %d of %d lines shown]\n", shown, r.Total)
+	}
+	if limit <= 0 {
+		limit = len(r.Text) + len(note(r.Total))
 	}
 	budget := limit - len(note(r.Total))
 	cut := strings.LastIndexByte(r.Text[:max(0, min(budget, len(r.Text)))], '\n') + 1

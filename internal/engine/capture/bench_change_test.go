@@ -180,3 +180,49 @@ func BenchmarkSnapshotCacheMemory(b *testing.B) {
 		cancel()
 	}
 }
+
+// BenchmarkSnapshotLargeCold is the first snapshot of the large page in a
+// new tab (the agent installed, every style resolved, after the page's
+// first layout, which is timed apart), beside DOMSnapshot.captureSnapshot
+// on another new tab of the same page, also its first call.
+func BenchmarkSnapshotLargeCold(b *testing.B) {
+	var snap, dom []time.Duration
+	fresh := func(ctx context.Context) *engine.Tab {
+		tab, err := surface.NewTab(ctx, enginetest.Browser())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := nav.Navigate(ctx, tab, enginetest.Page("large.html")); err != nil {
+			b.Fatal(err)
+		}
+		if err := tab.Session().Call(ctx, "Runtime.evaluate", map[string]any{"expression": "document.body.getBoundingClientRect().height"}, nil); err != nil {
+			b.Fatal(err)
+		}
+		return tab
+	}
+	for b.Loop() {
+		b.StopTimer()
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		a := fresh(ctx)
+		b.StartTimer()
+		t0 := time.Now()
+		if _, err := capture.Take(ctx, a, capture.SnapshotOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		snap = append(snap, time.Since(t0))
+		b.StopTimer()
+		surface.CloseTab(context.Background(), enginetest.Browser(), a.ID)
+		d := fresh(ctx)
+		t0 = time.Now()
+		if err := d.Session().Call(ctx, "DOMSnapshot.captureSnapshot", map[string]any{"computedStyles": []string{}}, nil); err != nil {
+			b.Fatal(err)
+		}
+		dom = append(dom, time.Since(t0))
+		surface.CloseTab(context.Background(), enginetest.Browser(), d.ID)
+		cancel()
+		b.StartTimer()
+	}
+	b.ReportMetric(medianMS(snap), "cold-ms")
+	b.ReportMetric(medianMS(dom), "domsnapshot-cold-ms")
+	b.ReportMetric(medianMS(snap)/medianMS(dom), "ratio")
+}

@@ -175,8 +175,8 @@ func (k *kept) reuse(ctx context.Context, t *engine.Tab, o SnapshotOptions, caps
 		}
 	}
 	out := last.snap
-	out.Refs = slices.Clone(last.snap.Refs)
 	if o.BackendIDs {
+		out.Refs = slices.Clone(last.snap.Refs) // filled in place
 		fillBackendIDs(ctx, t, &out)
 	}
 	return &out, true
@@ -203,8 +203,11 @@ func (k *kept) keepSnapshot(o SnapshotOptions, caps []*frameCapture, out *Snapsh
 	if !cacheable(o) {
 		return
 	}
+	// The ref table is shared with the snapshot returned: no one changes
+	// a snapshot's refs after Take (its three-index slice keeps an append
+	// from reaching the kept one).
 	last := &lastSnapshot{opts: o, snap: *out}
-	last.snap.Refs = slices.Clone(out.Refs)
+	last.snap.Refs = out.Refs[:len(out.Refs):len(out.Refs)]
 	for _, c := range caps {
 		if c.err != nil || c.oerr != nil || c.page == nil || c.page.Seq == 0 {
 			return

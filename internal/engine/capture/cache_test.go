@@ -57,6 +57,8 @@ var mutations = []string{
 	`(n) => new Promise((done) => { const f = document.getElementById(n % 2 ? 'xf' : 'sf'); f.addEventListener('load', () => done(), { once: true }); f.src = f.src.split('?')[0] + '?v=' + n; })`,
 	`(n) => { const els = document.querySelectorAll('#m, #sec, #sec > div, #sec ul, #tb, #host, body > div'); els[n % els.length].classList.toggle(['faint', 'pt', 'hide'][(n >> 3) % 3]); }`,
 	`(n) => { const from = document.querySelectorAll('#sec div, #sec li, #m p, #m button, #tb tr'); const to = document.querySelectorAll('#m, #sec, #sec ul, #tb, .faint, .pt, li'); if (from.length && to.length) { const a = from[n % from.length], b = to[(n >> 2) % to.length]; if (!a.contains(b)) b.appendChild(a); } }`,
+	`(n) => { const l = document.createElement('label'); l.htmlFor = 'late-in'; l.textContent = 'Late label ' + n; document.querySelectorAll('#m, #sec, body')[n % 3].appendChild(l); }`,
+	`(n) => { const old = document.getElementById('late'); if (old && n % 2) { old.remove(); return; } const s = document.createElement('span'); s.id = 'late'; s.textContent = 'Late name ' + n; document.querySelectorAll('#m, #sec')[n % 2].appendChild(s); }`,
 	`(n) => {}`,
 }
 

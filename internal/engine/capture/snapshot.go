@@ -51,6 +51,11 @@ type SnapshotOptions struct {
 	NoCache bool
 }
 
+// walkBudget is the agent's budget for a snapshot cut at maxChars: four
+// times the text, since what the agent counts may be said up to four
+// times over in the text (a name from content, its text, a row's cells).
+func walkBudget(maxChars int) int { return 4*maxChars + 4096 }
+
 // DefaultFrameDepth is the frame nesting a snapshot expands by default. It
 // is only a safety bound against runaway nesting; the snapshot says so
 // where it is hit.
@@ -154,6 +159,11 @@ func Take(ctx context.Context, t *engine.Tab, o SnapshotOptions) (*Snapshot, err
 		}
 	}
 	ro := snapshot.RenderOptions{MaxChars: o.MaxChars}
+	for _, c := range caps {
+		if c.page != nil && c.page.Cut {
+			ro.Partial = true
+		}
+	}
 	if o.Locators {
 		ro.Locator = func(ref string) string {
 			if b, ok := t.Refs().Lookup(ref); ok {
@@ -186,6 +196,13 @@ func captureFor(ctx context.Context, t *engine.Tab, o SnapshotOptions, kept *kep
 	}
 	if o.NoCache {
 		plan.agent["noCache"] = true
+	}
+	if o.MaxChars > 0 {
+		// A walk that would start afresh stops once it has made well more
+		// than the text will keep (its count is of names and text, which
+		// a snapshot may say twice: a row's cells, a link's name): the
+		// work of a big page's rest is spared, the kept text unchanged.
+		plan.agent["budget"] = walkBudget(o.MaxChars)
 	}
 	var scopeRef string
 	if o.Scope != "" {

@@ -63,7 +63,7 @@ function labelledByText(el, ctx) {
   const parts = [];
   for (const id of ids.trim().split(/\s+/)) {
     const ref = root.getElementById ? root.getElementById(id) : document.getElementById(id);
-    if (!ref) continue;
+    if (!ref) { want(id, el); continue; }
     if (ref === el) {
       // A control labelled by itself contributes its value.
       const v = textValue(el);

@@ -178,6 +178,7 @@ function flush(st) {
   if (st.buf) {
     const t = collapse(st.buf);
     if (t) {
+      walkSpent += t.length + 4;
       st.out.push(t);
       if (st.texts === undefined) st.texts = 0;
       st.texts++;
@@ -458,6 +459,7 @@ function visitEl(el, st) {
     if (r.width < 1 || r.height < 1) return pending ? undefined : at;
   }
   if (name) node.n = name;
+  walkSpent += role.length + name.length + (v ? v.length : 0) + 8;
   if (fromContent && node.c && onlyText(node.c)) {
     // Wrappers that only hold the text its name already says (a column
     // header's label inside presentational divs) add nothing.
@@ -476,32 +478,40 @@ function visitEl(el, st) {
 // caches, aria-owns, the open modal), and clears it all afterwards so
 // nothing of the page is held between calls.
 function withWalkState(fn) {
+  beginWalkState();
+  try {
+    return fn();
+  } finally {
+    endWalkState();
+  }
+}
+
+function beginWalkState() {
   styleCache = new Map();
   textMemo = new Map();
   pseudoRoots = new Map();
   pseudoAny = rootHasPseudo(document);
   svgMemo = new Map();
   labelMaps = new Map();
-  try {
-    collectOwns();
-    const modals = document.querySelectorAll('dialog:modal');
-    if (modals.length) {
-      walkModal = modals[modals.length - 1];
-      modalPath = new Set();
-      for (let p = flatParent(walkModal); p; p = flatParent(p)) modalPath.add(p);
-    }
-    return fn();
-  } finally {
-    styleCache = null;
-    textMemo = null;
-    pseudoRoots = null;
-    pseudoAny = true;
-    svgMemo = null;
-    labelMaps = null;
-    ownsMap = null;
-    ownedSet = null;
-    walkModal = null;
-    modalPath = null;
-    walkInModal = false;
+  collectOwns();
+  const modals = document.querySelectorAll('dialog:modal');
+  if (modals.length) {
+    walkModal = modals[modals.length - 1];
+    modalPath = new Set();
+    for (let p = flatParent(walkModal); p; p = flatParent(p)) modalPath.add(p);
   }
+}
+
+function endWalkState() {
+  styleCache = null;
+  textMemo = null;
+  pseudoRoots = null;
+  pseudoAny = true;
+  svgMemo = null;
+  labelMaps = null;
+  ownsMap = null;
+  ownedSet = null;
+  walkModal = null;
+  modalPath = null;
+  walkInModal = false;
 }

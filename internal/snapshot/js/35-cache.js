@@ -15,7 +15,9 @@
 //     context); a light-DOM change under a shadow host re-walks the host
 //     (slots reassign);
 //   - what the walk borrowed: a name taken from a <label> or an
-//     aria-labelledby target elsewhere is re-read when that source changes;
+//     aria-labelledby target elsewhere is re-read when that source
+//     changes, and when a label for the control or an element with an id
+//     the name asked for arrives;
 //   - the page's style sheets, read at each full walk: when a selector can
 //     restyle an element for a change elsewhere — sibling combinators (+,
 //     ~), structural pseudo-classes (:nth-child, :first-child, :empty…) —
@@ -96,6 +98,29 @@ function borrow(from, el) {
   set.add(el);
 }
 
+// want notes that el's name asks for an element with this id that the
+// document does not have: one that comes re-walks el.
+let wanted = new Map(); // id → Set of elements
+
+function want(id, el) {
+  if (!memoRecord) return;
+  let set = wanted.get(id);
+  if (!set) wanted.set(id, set = new Set());
+  set.add(el);
+}
+
+// markNewSources dirties what an added element may now name: the control
+// of each label it holds, and whoever asked for an id it holds.
+function markNewSources(n) {
+  const labels = n.localName === 'label' ? [n] : n.firstElementChild ? n.querySelectorAll('label') : [];
+  for (const l of labels) if (l.control) markUp(l.control);
+  for (const [id, set] of wanted) {
+    if (n.id === id || (n.firstElementChild && n.querySelector('[id="' + CSS.escape(id) + '"]'))) {
+      for (const e of set) markUp(e);
+    }
+  }
+}
+
 // markUp dirties node's element and its flat-tree ancestors, and what
 // borrowed from any of them. An element already dirty has its ancestors
 // dirty too, so the climb stops there.
@@ -157,7 +182,10 @@ function noteRecords(records) {
     }
     if ((el.shadowRoot && t === el) || sheetRisk.sibling || sheetRisk.structural) markDeep(el);
     else markUp(el);
-    for (const n of r.addedNodes) markDeep(n);
+    for (const n of r.addedNodes) {
+      markDeep(n);
+      if (n.nodeType === 1) markNewSources(n);
+    }
     if (borrowers.size) for (const n of r.removedNodes) if (n.nodeType === 1) markSources(n);
   }
 }
@@ -197,6 +225,7 @@ function readSheetRisk() {
 // visit walks el into st, taking its output from the memo when nothing
 // touched it since it was recorded.
 function visit(el, st) {
+  if (walkBudget && walkSpent > walkBudget) { walkCut = true; return; }
   if (memoOn && !freshBelow && !inAriaHidden && !st.mute && !dirtyEls.has(el)) {
     const m = memo.get(el);
     if (m) {
@@ -263,9 +292,9 @@ function sameStates(a, b) {
   return true;
 }
 
-function pageJSON(count, seq, nodes) {
+function pageJSON(count, seq, nodes, cut) {
   return '{"url":' + JSON.stringify(location.href) + ',"title":' + JSON.stringify(document.title) +
-    ',"count":' + count + ',"seq":' + seq + ',"gone":' + JSON.stringify(sweep()) +
+    ',"count":' + count + ',"seq":' + seq + ',"gone":' + JSON.stringify(sweep()) + (cut ? ',"cut":true' : '') +
     (nodes === null ? ',"same":true' : ',"nodes":' + nodes) + '}';
 }
 
@@ -300,15 +329,18 @@ function deltaJSON(list, floor) {
 // faster than a structured value. A whole-document walk is numbered (seq);
 // when nothing changed since walk opts.have, the reply says only "same".
 // A scoped, viewport-only or noCache walk is made afresh and leaves the
-// kept walk as it was.
+// kept walk as it was; so is a walk with a budget (opts.budget, about the
+// characters the caller will keep) that would have to walk the whole page
+// again: it stops once it has made that much (see 36-slices.js). A whole
+// walk of a big page is made in slices that let the page run between
+// them: the reply is then a promise.
 function snapshot(opts) {
   opts = opts || {};
+  // A walk in slices is under way: this one follows it.
+  if (sliced) return sliced.then(() => snapshot(opts));
   startWatching();
   noteRecords(walkObserver.takeRecords());
-  if (opts.noCache || opts.viewport || opts.root) {
-    const w = walkFresh(opts, false, false);
-    return w.error ? JSON.stringify({ error: w.error }) : pageJSON(w.count, 0, JSON.stringify(w.tree));
-  }
+  if (opts.noCache || opts.viewport || opts.root) return pureWalk(opts);
   const key = opts.all ? 'all' : 'default';
   const last = lastWalk;
   const controls = controlStates();
@@ -317,13 +349,31 @@ function snapshot(opts) {
   if (last && !dirtyAll && !dirtyEls.size) {
     return pageJSON(last.count, last.seq, opts.have === last.seq ? null : JSON.stringify(last.tree));
   }
-  const full = dirtyAll;
+  if (dirtyAll && opts.budget) return pureWalk(opts);
+  if (dirtyAll && bigDocument()) {
+    sliced = walkInSlices(opts, key, last).finally(() => { sliced = null; });
+    return sliced;
+  }
+  return keptWalk(opts, key, controls, last, dirtyAll, false);
+}
+
+// pureWalk walks afresh and keeps nothing of it.
+function pureWalk(opts) {
+  const w = walkFresh(opts, false, false);
+  return w.error ? JSON.stringify({ error: w.error }) : pageJSON(w.count, 0, JSON.stringify(w.tree), w.cut);
+}
+
+// keptWalk walks the document, whole (full) or taking what did not change
+// from the memo, and keeps the walk. Fresh says no node of it predates
+// this walk (it was made in slices), so none is sent by key.
+function keptWalk(opts, key, controls, last, full, fresh) {
   // The caller has the last walk's keyed nodes: a walk that reused some
   // sends them by key.
-  const floor = last && opts.have === last.seq ? last.keyEnd : 0;
+  const floor = !fresh && last && opts.have === last.seq ? last.keyEnd : 0;
   if (full) {
     memo = new WeakMap();
     borrowers = new Map();
+    wanted = new Map();
     sheetRisk = readSheetRisk();
   } else {
     // A dirty element not walked this time must not be taken from the
@@ -357,6 +407,9 @@ function walkFresh(opts, reuse, cache) {
   walkAll = !!opts.all;
   walkViewport = !!opts.viewport;
   walkCount = 0;
+  walkBudget = !cache && opts.budget > 0 ? opts.budget : 0;
+  walkSpent = 0;
+  walkCut = false;
   try {
     return withWalkState(() => {
       const memoOK = cache && !walkModal && !ownsMap;
@@ -378,7 +431,7 @@ function walkFresh(opts, reuse, cache) {
         }
       }
       settleCells();
-      return { tree: nodes, count: walkCount, memo: memoOK };
+      return { tree: nodes, count: walkCount, memo: memoOK, cut: walkCut };
     });
   } finally {
     walkActive = null;
@@ -388,5 +441,6 @@ function walkFresh(opts, reuse, cache) {
     memoOn = false;
     memoRecord = false;
     freshBelow = 0;
+    walkBudget = 0;
   }
 }

@@ -1,0 +1,161 @@
+package capture_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/capture"
+	"github.com/loupe-dev/loupe/internal/engine/enginetest"
+	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
+)
+
+// bigTab opens the large page (5,000 rows, about 44,000 elements: a walk
+// in slices) in a new tab.
+func bigTab(t *testing.T, page string) *engine.Tab {
+	t.Helper()
+	ctx := enginetest.Ctx(t)
+	tab, err := surface.NewTab(ctx, enginetest.Browser())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { surface.CloseTab(context.Background(), enginetest.Browser(), tab.ID) })
+	if _, err := nav.Navigate(ctx, tab, enginetest.Page(page)); err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+func evalMain(t *testing.T, tab *engine.Tab, expr string, out any) {
+	t.Helper()
+	var res struct {
+		Result struct {
+			Value any `json:"value"`
+		} `json:"result"`
+	}
+	if err := tab.Session().Call(enginetest.Ctx(t), "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := out.(*float64); ok {
+		v, _ := res.Result.Value.(float64)
+		*p = v
+	}
+}
+
+// churn is a page script that changes rows (when mutate) as fast as it
+// gets a turn, until told to stop, and notes the longest wait between two
+// of its turns: how long the page could not run.
+func churn(mutate bool) string {
+	change := ""
+	if mutate {
+		change = `const rows = document.querySelectorAll('tbody tr');
+			rows[(window.__turns * 7919) % rows.length].children[2].textContent = 'churn ' + window.__turns;`
+	}
+	return `window.__turns = 0; window.__stop = false; window.__gap = 0; window.__at = performance.now();
+		(function churn() { if (window.__stop) return; const now = performance.now();
+			window.__gap = Math.max(window.__gap, now - window.__at); window.__at = now; ` + change + `
+			window.__turns++; const ch = new MessageChannel(); ch.port1.onmessage = churn; ch.port2.postMessage(0); })();`
+}
+
+// TestSlicedWalkEqualsFresh: the walk of a big page in slices, with the
+// page changing its rows while it runs, gives what a fresh walk gives once
+// the page is still.
+func TestSlicedWalkEqualsFresh(t *testing.T) {
+	tab := bigTab(t, "large.html")
+	ctx := enginetest.Ctx(t)
+	evalMain(t, tab, churn(true), nil)
+	first, err := capture.Take(ctx, tab, capture.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var turns float64
+	evalMain(t, tab, `window.__stop = true; window.__turns`, &turns)
+	if turns < 2 {
+		t.Fatalf("the page had %v turns during the walk: it was not walked in slices", turns)
+	}
+	if !strings.Contains(first.Text, "MK-LARGE-BOTTOM-7f3b") {
+		t.Fatal("the sliced walk lost the end of the page")
+	}
+	evalMain(t, tab, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))`, nil)
+	cached, err := capture.Take(ctx, tab, capture.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := capture.Take(ctx, tab, capture.SnapshotOptions{NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cached.Text != fresh.Text {
+		t.Fatalf("after a walk in slices over a changing page (%v turns), the kept walk differs from a fresh one (%d vs %d chars)", turns, len(cached.Text), len(fresh.Text))
+	}
+}
+
+// TestSlicedWalkLetsThePageRun: during the first walk of a big page the
+// page keeps getting turns, waiting for one far less than a walk in one
+// task holds it.
+func TestSlicedWalkLetsThePageRun(t *testing.T) {
+	tab := bigTab(t, "large.html")
+	ctx := enginetest.Ctx(t)
+	evalMain(t, tab, churn(false), nil)
+	if _, err := capture.Take(ctx, tab, capture.SnapshotOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var turns, sliced, whole float64
+	evalMain(t, tab, `window.__stop = true; window.__turns`, &turns)
+	evalMain(t, tab, `window.__gap`, &sliced)
+	// A walk not in slices (a fresh one) holds the page for all of it.
+	evalMain(t, tab, churn(false), nil)
+	if _, err := capture.Take(ctx, tab, capture.SnapshotOptions{NoCache: true}); err != nil {
+		t.Fatal(err)
+	}
+	evalMain(t, tab, `window.__stop = true; window.__gap`, &whole)
+	t.Logf("the page had %v turns during the walk in slices and waited at most %.0f ms for one; %.0f ms during a walk in one task", turns, sliced, whole)
+	if whole < 100 || sliced > whole/2 {
+		t.Fatalf("the page waited at most %.0f ms for a turn during the walk in slices, %.0f ms during one in one task", sliced, whole)
+	}
+}
+
+// TestBudgetWalkStopsEarly: a snapshot with max chars on a page not yet
+// walked stops its walk early, and shows exactly the lines a whole walk
+// cut at the same size shows.
+func TestBudgetWalkStopsEarly(t *testing.T) {
+	tab := bigTab(t, "large.html")
+	ctx := enginetest.Ctx(t)
+	const max = 4000
+	cut, err := capture.Take(ctx, tab, capture.SnapshotOptions{MaxChars: max})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := capture.Take(ctx, tab, capture.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cut.Truncated || len(cut.Text) > max+64 {
+		t.Fatalf("the snapshot is not cut at %d chars: %d, truncated %v", max, len(cut.Text), cut.Truncated)
+	}
+	if cut.Nodes*10 > whole.Nodes {
+		t.Fatalf("the walk did not stop early: %d of %d nodes walked", cut.Nodes, whole.Nodes)
+	}
+	lines := strings.Split(cut.Text, "\n")
+	note := len(lines) - 3 // the truncation note, then the size line, then ""
+	if !strings.Contains(lines[note], "of more than") {
+		t.Fatalf("the note does not say the page has more: %q", lines[note])
+	}
+	shown := strings.Join(lines[:note], "\n") + "\n"
+	if !strings.HasPrefix(whole.Text, shown) {
+		t.Fatalf("the cut snapshot's lines are not the whole snapshot's first lines")
+	}
+	// And as many as a whole walk cut at that size keeps.
+	again, err := capture.Take(ctx, tab, capture.SnapshotOptions{MaxChars: max})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (The budget walk's note, "of more than N lines", is longer: it may
+	// leave room for one line less.)
+	al := strings.Split(again.Text, "\n")
+	if n := len(al) - 3; n != note && n != note+1 {
+		t.Fatalf("a whole walk cut at %d chars keeps %d lines, the budget walk %d", max, n, note)
+	}
+}
