@@ -200,17 +200,24 @@ function walkInto(el, out) {
 }
 
 function walkInline(parent, st, visible) {
+  // The usual case, an element's own children, by sibling links: no
+  // NodeList to make and index.
+  if (!ownedSet && parent.nodeType === 1 && !parent.shadowRoot && parent.localName !== 'slot') {
+    for (let c = parent.firstChild; c; c = c.nextSibling) walkChild(parent, c, st, visible);
+    return;
+  }
   const list = childNodes(parent);
-  for (let i = 0, n = list.length; i < n; i++) {
-    const c = list[i];
-    if (c.nodeType === 3) {
-      if (visible && !st.mute && !(walkModal && !walkInModal)) {
-        const d = c.data;
-        if (st.buf || !/^[ \t\n\r\f]*$/.test(d)) addText(st, d, parent);
-      }
-    } else if (c.nodeType === 1) {
-      visit(c, st);
+  for (let i = 0, n = list.length; i < n; i++) walkChild(parent, list[i], st, visible);
+}
+
+function walkChild(parent, c, st, visible) {
+  if (c.nodeType === 3) {
+    if (visible && !st.mute && !(walkModal && !walkInModal)) {
+      const d = c.data;
+      if (st.buf || !/^[ \t\n\r\f]*$/.test(d)) addText(st, d, parent);
     }
+  } else if (c.nodeType === 1) {
+    visit(c, st);
   }
 }
 
