@@ -54,6 +54,10 @@ type Page struct {
 	// document is as walk Seq showed it, which the caller has: no Nodes.
 	Seq  int64 `json:"seq,omitzero"`
 	Same bool  `json:"same,omitzero"`
+	// Struct is the walk number after which the document's elements or
+	// attributes last changed (its text may have since): what depends on
+	// those alone is as it was at walk Struct.
+	Struct int64 `json:"struct,omitzero"`
 	// Cut says the walk stopped at its budget: Nodes are the beginning of
 	// the document's tree.
 	Cut bool `json:"cut,omitzero"`

@@ -32,28 +32,30 @@ type kept struct {
 }
 
 // keptLocs is a frame's last locatorInfo answer and the question it was
-// for, in a document as walk seq saw it.
+// for, given when the document's elements and attributes were as at walk
+// shape (Page.Struct): an answer depends on nothing else (ids, test ids,
+// tag paths).
 type keptLocs struct {
-	world, seq int64
-	ids, paths []int64
-	probes     []string
-	info       map[int64]*locInfo
-	probed     []int
+	world, shape int64
+	ids, paths   []int64
+	probes       []string
+	info         map[int64]*locInfo
+	probed       []int
 }
 
 // locatorInfo is locatorInfoCall, answered from the kept answer when the
-// frame's document has not changed since (same world, same walk) and the
-// question is the same.
+// frame's elements and attributes have not changed since (same world, same
+// shape) and the question is the same.
 func (k *kept) locatorInfo(ctx context.Context, fl *frameLocs, probes []string) (map[int64]*locInfo, []int) {
 	c := fl.c
-	if k == nil || c.page == nil || c.page.Seq == 0 {
+	if k == nil || c.page == nil || c.page.Struct == 0 {
 		return locatorInfoCall(ctx, fl, probes)
 	}
 	world := c.w.ContextID()
 	k.mu.Lock()
 	l := k.locs[c.id]
 	k.mu.Unlock()
-	if l != nil && l.world == world && l.seq == c.page.Seq && slices.Equal(l.ids, fl.ids) && slices.Equal(l.paths, fl.paths) &&
+	if l != nil && l.world == world && l.shape == c.page.Struct && slices.Equal(l.ids, fl.ids) && slices.Equal(l.paths, fl.paths) &&
 		slices.Equal(l.probes, probes) {
 		return l.info, l.probed
 	}
@@ -63,7 +65,7 @@ func (k *kept) locatorInfo(ctx context.Context, fl *frameLocs, probes []string) 
 		if k.locs == nil {
 			k.locs = map[string]*keptLocs{}
 		}
-		k.locs[c.id] = &keptLocs{world: world, seq: c.page.Seq, ids: slices.Clone(fl.ids), paths: slices.Clone(fl.paths),
+		k.locs[c.id] = &keptLocs{world: world, shape: c.page.Struct, ids: slices.Clone(fl.ids), paths: slices.Clone(fl.paths),
 			probes: slices.Clone(probes), info: info, probed: probed}
 		k.mu.Unlock()
 	}

@@ -135,3 +135,50 @@ func framesLoaded(ctx context.Context, t *testing.T, tab *engine.Tab) {
 		time.Sleep(20 * time.Millisecond) // a bounded poll of the engine's view of the frames
 	}
 }
+
+// TestKeptLocatorsFollowStructure: a frame's locator facts are kept while
+// only its text changes, and asked for again when its elements or
+// attributes change.
+func TestKeptLocatorsFollowStructure(t *testing.T) {
+	tab := enginetest.OpenTab(t, "cache/locs.html")
+	ctx := enginetest.Ctx(t)
+	locOf := func() string {
+		t.Helper()
+		s, err := capture.Take(ctx, tab, capture.SnapshotOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := ""
+		for _, r := range s.Refs {
+			if r.Role == "button" && ref == "" {
+				ref = r.Ref // the first button's
+			}
+		}
+		b, ok := tab.Refs().Lookup(ref)
+		if !ok {
+			t.Fatalf("ref %s not bound", ref)
+		}
+		return b.Locator
+	}
+	eval := func(expr string) {
+		t.Helper()
+		if err := tab.Session().Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l := locOf(); l != "#b" {
+		t.Fatalf("first locator %q, want #b (the name is not unique)", l)
+	}
+	eval(`document.getElementById('t').textContent = 'text 1'`)
+	if l := locOf(); l != "#b" {
+		t.Fatalf("after a text change: %q", l)
+	}
+	eval(`document.getElementById('b').setAttribute('data-testid', 'go')`)
+	if l := locOf(); l != "testid=go" {
+		t.Fatalf("after the button got a test id: %q, want testid=go", l)
+	}
+	eval(`const b = document.getElementById('b'); b.removeAttribute('data-testid'); b.removeAttribute('id'); b.nextElementSibling.remove()`)
+	if l := locOf(); l != `role=button[name="Go"]` {
+		t.Fatalf("after the other button went: %q, want the role locator", l)
+	}
+}

@@ -42,7 +42,7 @@ import (
 // refs). The top frame is asked first, then all subframes at once, since
 // they check the top frame's candidates. A frame whose document is as the
 // walk its last answer was for (the same walk number) is not asked again
-// the same question: the answer is kept (kept.locatorInfo).
+// the same question: the answer is kept (kept.locatorInfo): a change of text alone asks nothing.
 //
 // Partial or incomplete captures: the counts need the whole surface. When
 // any frame was captured partially (scope, viewport), could not be

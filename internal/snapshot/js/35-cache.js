@@ -155,6 +155,7 @@ function isSheet(n) {
 
 // noteRecords turns mutation records into what the next walk re-walks.
 function noteRecords(records) {
+  for (const r of records) if (r.type !== 'characterData') { structChanged = true; break; }
   if (dirtyAll || !records.length) return;
   changes += records.length;
   if (changes > maxChanges || sheetRisk.has) { dirtyAll = true; return; }
@@ -293,8 +294,9 @@ function sameStates(a, b) {
 }
 
 function pageJSON(count, seq, nodes, cut) {
+  const struct = seq && lastWalk ? lastWalk.struct : 0;
   return '{"url":' + JSON.stringify(location.href) + ',"title":' + JSON.stringify(document.title) +
-    ',"count":' + count + ',"seq":' + seq + ',"gone":' + JSON.stringify(sweep()) + (cut ? ',"cut":true' : '') +
+    ',"count":' + count + ',"seq":' + seq + ',"struct":' + struct + ',"gone":' + JSON.stringify(sweep()) + (cut ? ',"cut":true' : '') +
     (nodes === null ? ',"same":true' : ',"nodes":' + nodes) + '}';
 }
 
@@ -305,6 +307,11 @@ function pageJSON(count, seq, nodes, cut) {
 // instead of its content. A key the caller lacks (a node kept in the memo
 // but missing from that tree) is its cue to ask again without have.
 let memoKey = 0;
+
+// The document's structure (its elements and their attributes) changes
+// less often than its text: struct numbers the walks after which it did,
+// for what depends on nothing else (the caller's locator facts).
+let structChanged = true;
 
 function deltaJSON(list, floor) {
   let out = '[';
@@ -390,8 +397,10 @@ function keptWalk(opts, key, controls, last, full, fresh) {
   // Not recorded (a modal was open): nothing is taken from the memo until
   // a walk records it again.
   if (!w.memo) memo = new WeakMap();
-  lastWalk = { key, seq: ++walkSeq, url: location.href, count: w.count, tree: w.tree, view: viewKey(),
-    active: deepActiveElement(), controls, keyEnd: memoKey };
+  const seq = ++walkSeq;
+  lastWalk = { key, seq, url: location.href, count: w.count, tree: w.tree, view: viewKey(),
+    active: deepActiveElement(), controls, keyEnd: memoKey, struct: structChanged || !last ? seq : last.struct };
+  structChanged = false;
   dirtyAll = false;
   // What came before the walk is in it; the walk itself changes nothing.
   walkObserver.takeRecords();
