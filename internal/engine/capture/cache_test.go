@@ -83,15 +83,19 @@ func TestCachedSnapshotEqualsFresh(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Two runs cut their snapshots at 50 chars: the walks stop at a
+	// budget, kept and fresh alike.
 	for _, run := range []struct {
 		page string
 		seed uint64
-	}{{"cache/page.html", 1}, {"cache/page.html", 2}, {"cache/page.html", 3}, {"cache/sibling.html", 4}, {"cache/sibling.html", 5}} {
+		max  int
+	}{{"cache/page.html", 1, 0}, {"cache/page.html", 2, 50}, {"cache/page.html", 3, 0}, {"cache/sibling.html", 4, 0}, {"cache/sibling.html", 5, 50}} {
 		if _, err := nav.Navigate(ctx, tab, a.Page(run.page)); err != nil {
 			t.Fatal(err)
 		}
 		framesLoaded(ctx, t, tab)
 		rng := rand.New(rand.NewPCG(run.seed, 7))
+		cuts := 0
 		for step := range 60 {
 			i, n := rng.IntN(len(mutations)), rng.IntN(1000)
 			eval(fmt.Sprintf("(%s)(%d)", mutations[i], n))
@@ -101,18 +105,24 @@ func TestCachedSnapshotEqualsFresh(t *testing.T) {
 			// would differ with or without a cache.
 			eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 			framesLoaded(ctx, t, tab)
-			cached, err := capture.Take(ctx, tab, capture.SnapshotOptions{})
+			cached, err := capture.Take(ctx, tab, capture.SnapshotOptions{MaxChars: run.max})
 			if err != nil {
 				t.Fatal(err)
 			}
-			fresh, err := capture.Take(ctx, tab, capture.SnapshotOptions{NoCache: true})
+			fresh, err := capture.Take(ctx, tab, capture.SnapshotOptions{NoCache: true, MaxChars: run.max})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if strings.Contains(fresh.Text, "of more than") {
+				cuts++
 			}
 			if cached.Text != fresh.Text || !reflect.DeepEqual(cached.Refs, fresh.Refs) {
 				t.Fatalf("%s seed %d step %d (mutation %d, n %d): the snapshot differs from a fresh walk\ncached:\n%s\nfresh:\n%s\nrefs: %v\nfresh refs: %v",
 					run.page, run.seed, step, i, n, cached.Text, fresh.Text, cached.Refs, fresh.Refs)
 			}
+		}
+		if run.max > 0 && cuts == 0 {
+			t.Fatalf("%s seed %d: no walk stopped at its budget", run.page, run.seed)
 		}
 	}
 }

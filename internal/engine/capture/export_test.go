@@ -15,6 +15,7 @@ var (
 	CaptureAll      = captureAll
 	SurfaceComplete = surfaceComplete
 	BindRefs        = bindRefs
+	WalkBudget      = walkBudget
 	// AssignLocators computes every locator afresh (no kept answers).
 	AssignLocators = func(ctx context.Context, t *engine.Tab, caps []*frameCapture) { assignLocators(ctx, t, caps, nil) }
 	Locate         = locate

@@ -10,6 +10,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
+	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
 // bigTab opens the large page (5,000 rows, about 44,000 elements: a walk
@@ -147,15 +148,42 @@ func TestBudgetWalkStopsEarly(t *testing.T) {
 	if !strings.HasPrefix(whole.Text, shown) {
 		t.Fatalf("the cut snapshot's lines are not the whole snapshot's first lines")
 	}
-	// And as many as a whole walk cut at that size keeps.
-	again, err := capture.Take(ctx, tab, capture.SnapshotOptions{MaxChars: max})
+	// And no fewer than a whole walk cut at that size keeps: every line
+	// of the whole text that fits with room for the longest note.
+	fit, size := 0, 0
+	for _, l := range strings.Split(whole.Text, "\n")[1:] {
+		size += len(l) + 1
+		if size > max-len("[truncated: 99999 of more than 99999 lines shown]\n")-len(lines[0])-1 {
+			break
+		}
+		fit++
+	}
+	if note-1 < fit {
+		t.Fatalf("the budget walk shows %d lines; %d of the whole walk's fit in %d chars", note-1, fit, max)
+	}
+	// A budget walk is kept like any other: asked again on an unchanged
+	// page, the agent walks nothing (the same walk number), and says the
+	// walk was cut.
+	w, err := tab.World(ctx, tab.Root())
 	if err != nil {
 		t.Fatal(err)
 	}
-	// (The budget walk's note, "of more than N lines", is longer: it may
-	// leave room for one line less.)
-	al := strings.Split(again.Text, "\n")
-	if n := len(al) - 3; n != note && n != note+1 {
-		t.Fatalf("a whole walk cut at %d chars keeps %d lines, the budget walk %d", max, n, note)
+	var seqs []int64
+	for range 2 {
+		var raw string
+		if err := w.Call(ctx, "snapshot", &raw, map[string]any{"budget": capture.WalkBudget(max)}); err != nil {
+			t.Fatal(err)
+		}
+		p, err := snapshot.DecodePage(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.Cut {
+			t.Fatal("the kept budget walk does not say it was cut")
+		}
+		seqs = append(seqs, p.Seq)
+	}
+	if seqs[0] == 0 || seqs[0] != seqs[1] {
+		t.Fatalf("walk numbers of two budget snapshots of an unchanged page: %v", seqs)
 	}
 }

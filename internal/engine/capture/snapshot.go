@@ -54,7 +54,7 @@ type SnapshotOptions struct {
 // walkBudget is the agent's budget for a snapshot cut at maxChars: four
 // times the text, since what the agent counts may be said up to four
 // times over in the text (a name from content, its text, a row's cells).
-func walkBudget(maxChars int) int { return 4*maxChars + 4096 }
+func walkBudget(maxChars int) int { return 4*maxChars + 512 }
 
 // DefaultFrameDepth is the frame nesting a snapshot expands by default. It
 // is only a safety bound against runaway nesting; the snapshot says so

@@ -375,6 +375,7 @@ function visitEl(el, st) {
       }
       flush(st);
       const at = st.out.length;
+      st.spentAt = walkSpent;
       if (tag === 'tbody' || tag === 'thead' || tag === 'tfoot') {
         // A row group with nothing of its own groups nothing a reader
         // needs: its rows belong to the table.
@@ -402,6 +403,7 @@ function visitEl(el, st) {
   }
   flush(st);
   const at = st.out.length;
+  st.spentAt = walkSpent; // what the block itself makes, for a budget (see visit)
   if (role === 'rowgroup' && !control && !ariaLabel(el)) {
     // A row group (a table's head, body or foot) groups nothing a reader
     // needs: its rows belong to the table.

@@ -229,11 +229,13 @@ function visit(el, st) {
   if (walkBudget && walkSpent > walkBudget) { walkCut = true; return; }
   if (memoOn && !freshBelow && !inAriaHidden && !st.mute && !dirtyEls.has(el)) {
     const m = memo.get(el);
-    if (m) {
+    // (A block the budget would cut inside is walked, to be cut there.)
+    if (m && !(walkBudget && walkSpent + m.spent > walkBudget)) {
       flush(st);
       if (Array.isArray(m.out)) for (const n of m.out) st.out.push(n);
       else st.out.push(m.out);
       walkCount += m.count;
+      walkSpent += m.spent;
       return;
     }
   }
@@ -245,12 +247,13 @@ function visit(el, st) {
     if (memoRecord) {
       // An element walked without a record of its own (folded into its
       // parent's text, hidden) must not keep an older one.
-      if (at !== undefined && !inAriaHidden && !st.mute) {
+      // (Nor one cut short by a budget.)
+      if (at !== undefined && !inAriaHidden && !st.mute && !walkCut) {
         // One node, the usual output, is kept as it is (no array each),
         // and keyed for the caller (see deltaJSON).
         const one = st.out.length === at + 1 && typeof st.out[at] === 'object' ? st.out[at] : null;
         if (one && !one.m) one.m = ++memoKey;
-        memo.set(el, { out: one || st.out.slice(at), count: walkCount - count });
+        memo.set(el, { out: one || st.out.slice(at), count: walkCount - count, spent: walkSpent - st.spentAt });
       } else {
         memo.delete(el);
       }
@@ -336,11 +339,12 @@ function deltaJSON(list, floor) {
 // faster than a structured value. A whole-document walk is numbered (seq);
 // when nothing changed since walk opts.have, the reply says only "same".
 // A scoped, viewport-only or noCache walk is made afresh and leaves the
-// kept walk as it was; so is a walk with a budget (opts.budget, about the
-// characters the caller will keep) that would have to walk the whole page
-// again: it stops once it has made that much (see 36-slices.js). A whole
-// walk of a big page is made in slices that let the page run between
-// them: the reply is then a promise.
+// kept walk as it was. A walk with a budget (opts.budget, about the
+// characters the caller will keep) stops once it has made that much (see
+// 36-slices.js), and is kept as the walk for that budget. A whole walk of
+// a big page is made in slices that let the page run between them (the
+// reply is then a promise), unless a budget will stop it well before its
+// end.
 function snapshot(opts) {
   opts = opts || {};
   // A walk in slices is under way: this one follows it.
@@ -348,16 +352,15 @@ function snapshot(opts) {
   startWatching();
   noteRecords(walkObserver.takeRecords());
   if (opts.noCache || opts.viewport || opts.root) return pureWalk(opts);
-  const key = opts.all ? 'all' : 'default';
+  const key = (opts.all ? 'all' : 'default') + ':' + (opts.budget || 0);
   const last = lastWalk;
   const controls = controlStates();
   if (!last || last.key !== key || last.url !== location.href || last.view !== viewKey() ||
       last.active !== deepActiveElement() || !sameStates(last.controls, controls)) dirtyAll = true;
   if (last && !dirtyAll && !dirtyEls.size) {
-    return pageJSON(last.count, last.seq, opts.have === last.seq ? null : JSON.stringify(last.tree));
+    return pageJSON(last.count, last.seq, opts.have === last.seq ? null : JSON.stringify(last.tree), last.cut);
   }
-  if (dirtyAll && opts.budget) return pureWalk(opts);
-  if (dirtyAll && bigDocument()) {
+  if (dirtyAll && bigDocument(opts.budget)) {
     sliced = walkInSlices(opts, key, last).finally(() => { sliced = null; });
     return sliced;
   }
@@ -398,13 +401,13 @@ function keptWalk(opts, key, controls, last, full, fresh) {
   // a walk records it again.
   if (!w.memo) memo = new WeakMap();
   const seq = ++walkSeq;
-  lastWalk = { key, seq, url: location.href, count: w.count, tree: w.tree, view: viewKey(),
+  lastWalk = { key, seq, url: location.href, count: w.count, tree: w.tree, view: viewKey(), cut: w.cut,
     active: deepActiveElement(), controls, keyEnd: memoKey, struct: structChanged || !last ? seq : last.struct };
   structChanged = false;
   dirtyAll = false;
   // What came before the walk is in it; the walk itself changes nothing.
   walkObserver.takeRecords();
-  return pageJSON(w.count, lastWalk.seq, full || !floor ? JSON.stringify(w.tree) : deltaJSON(w.tree, floor));
+  return pageJSON(w.count, lastWalk.seq, full || !floor ? JSON.stringify(w.tree) : deltaJSON(w.tree, floor), w.cut);
 }
 
 // walkFresh walks the document (or opts.root) with a new walk state. With
@@ -416,7 +419,7 @@ function walkFresh(opts, reuse, cache) {
   walkAll = !!opts.all;
   walkViewport = !!opts.viewport;
   walkCount = 0;
-  walkBudget = !cache && opts.budget > 0 ? opts.budget : 0;
+  walkBudget = opts.budget > 0 ? opts.budget : 0;
   walkSpent = 0;
   walkCut = false;
   try {

@@ -13,15 +13,20 @@ const sliceMs = 20;
 let sliced = null; // the walk in slices under way (a promise)
 
 // A budget walk stops once its output passes the budget: walkSpent counts
-// what the walk has made (text, roles, names and values), which is more
-// than the caller keeps of it, so what the caller keeps is what a whole
-// walk gives.
+// what the walk has made (text, roles, names and values; a reused block
+// counts what it made when recorded), which is more than the caller keeps
+// of it, so what the caller keeps is what a whole walk gives.
 let walkBudget = 0;
 let walkSpent = 0;
 let walkCut = false;
 
-function bigDocument() {
-  return document.getElementsByTagName('*').length > bigElements;
+// bigDocument reports a document to walk in slices: one of more than
+// bigElements elements, unless a budget will stop the walk early (a page
+// says about fifteen characters an element; a walk whose budget is short
+// of that is walked in one go, and stops).
+function bigDocument(budget) {
+  const n = document.getElementsByTagName('*').length;
+  return n > bigElements && !(budget > 0 && budget < 15 * n);
 }
 
 // yieldToPage lets the page's own tasks run: the walk goes on in a task
