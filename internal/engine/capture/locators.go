@@ -133,8 +133,24 @@ func surfaceComplete(t *engine.Tab, caps []*frameCapture) bool {
 // transforms that prune trees. See the top of this file for the rules.
 // Caller holds t.Lock.
 func assignLocators(ctx context.Context, t *engine.Tab, caps []*frameCapture, k *kept) {
+	if j := prepareLocators(t, caps); j != nil {
+		j.run(ctx, t, k)
+	}
+}
+
+// locatorJob is assignLocators cut in two: what it reads of the captured
+// trees (prepareLocators, before anything changes them), and the rest
+// (run), which reads only what it took and the frames' agents, so it may
+// run while the trees are merged and rendered.
+type locatorJob struct {
+	fls     []*frameLocs
+	byFrame map[string]*frameLocs
+	surface map[string]int
+}
+
+func prepareLocators(t *engine.Tab, caps []*frameCapture) *locatorJob {
 	if !surfaceComplete(t, caps) {
-		return
+		return nil
 	}
 	surface := map[string]int{}
 	fls := make([]*frameLocs, len(caps))
@@ -182,6 +198,13 @@ func assignLocators(ctx context.Context, t *engine.Tab, caps []*frameCapture, k 
 			}
 		}
 	}
+	return &locatorJob{fls: fls, byFrame: byFrame, surface: surface}
+}
+
+// run asks the agents and stores each ref's locator. It reads the nodes'
+// roles, names, refs and element ids, never their children.
+func (j *locatorJob) run(ctx context.Context, t *engine.Tab, k *kept) {
+	fls, byFrame, surface := j.fls, j.byFrame, j.surface
 
 	// The top frame first: its candidates are checked in every other frame.
 	top := fls[0]

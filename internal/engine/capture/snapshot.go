@@ -136,12 +136,25 @@ func Take(ctx context.Context, t *engine.Tab, o SnapshotOptions) (*Snapshot, err
 		out.URL, out.Title = t.URL(), t.Title()
 	}
 	bindRefs(t, caps, out)
-	// Locators are counted on the captured trees as captured, before
-	// merging and the transforms rewrite them.
-	assignLocators(ctx, t, caps, k)
 	if o.BackendIDs {
 		fillBackendIDs(ctx, t, out)
 	}
+	// Locators are counted on the captured trees as captured, before
+	// merging and the transforms rewrite them; their agent calls run
+	// beside the merge and render, unless the text prints them.
+	locs := make(chan struct{})
+	if j := prepareLocators(t, caps); j == nil {
+		close(locs)
+	} else if o.Locators {
+		j.run(ctx, t, k)
+		close(locs)
+	} else {
+		go func() {
+			defer close(locs)
+			j.run(ctx, t, k)
+		}()
+	}
+	defer func() { <-locs }()
 	nodes := merge(caps, plan.maxDepth)
 	inTreeOrder(nodes, out.Refs)
 	if !o.NoCompact {
