@@ -24,7 +24,7 @@ type SnapshotIn struct {
 	// NoCache walks the page afresh even when nothing the page agent
 	// watches has changed since its last walk (a CLI switch, for when a
 	// page is suspected of changing unseen: see the agent's last walk).
-	NoCache bool `json:"no_cache,omitempty" flag:"no-cache" mcp:"-" help:"walk the page afresh, without reusing the last walk of an unchanged page"`
+	NoCache bool `json:"no_cache,omitempty" flag:"no-cache" help:"walk the page afresh, without reusing what the last walk kept"`
 	// BackendIDs adds each ref's DOM backendNodeId (the CLI asks for it
 	// with --json).
 	BackendIDs bool `json:"backend_ids,omitempty" mcp:"-" cli:"set by --json"`

@@ -60,6 +60,12 @@ var mutations = []string{
 	`(n) => { const l = document.createElement('label'); l.htmlFor = 'late-in'; l.textContent = 'Late label ' + n; document.querySelectorAll('#m, #sec, body')[n % 3].appendChild(l); }`,
 	`(n) => { const old = document.getElementById('late'); if (old && n % 2) { old.remove(); return; } const s = document.createElement('span'); s.id = 'late'; s.textContent = 'Late name ' + n; document.querySelectorAll('#m, #sec')[n % 2].appendChild(s); }`,
 	`(n) => {}`,
+	// The pointer moves over an element (trusted input: :hover).
+	"move:#hov, #hov .tip, button, a, p, td, h1, input",
+	"move:#hov",
+	"move:body",
+	`(n) => { if (n % 2) document.getElementById('fin').focus(); else document.activeElement.blur(); }`,
+	`(n) => { document.getElementById('c0').checked = !document.getElementById('c0').checked; }`,
 }
 
 // TestCachedSnapshotEqualsFresh drives random sequences of DOM, style,
@@ -98,7 +104,11 @@ func TestCachedSnapshotEqualsFresh(t *testing.T) {
 		cuts := 0
 		for step := range 60 {
 			i, n := rng.IntN(len(mutations)), rng.IntN(1000)
-			eval(fmt.Sprintf("(%s)(%d)", mutations[i], n))
+			if sel, ok := strings.CutPrefix(mutations[i], "move:"); ok {
+				movePointer(ctx, t, tab, sel, n)
+			} else {
+				eval(fmt.Sprintf("(%s)(%d)", mutations[i], n))
+			}
 			// Let the page finish what it does on its own after the change
 			// (the browser moves focus off a disabled element, fires scroll
 			// events, at its next frame): two snapshots taken across that
@@ -190,5 +200,28 @@ func TestKeptLocatorsFollowStructure(t *testing.T) {
 	eval(`const b = document.getElementById('b'); b.removeAttribute('data-testid'); b.removeAttribute('id'); b.nextElementSibling.remove()`)
 	if l := locOf(); l != `role=button[name="Go"]` {
 		t.Fatalf("after the other button went: %q, want the role locator", l)
+	}
+}
+
+// movePointer moves the mouse, as trusted input, to the middle of the n-th
+// (modulo) element the selector finds that has a box in the viewport.
+func movePointer(ctx context.Context, t *testing.T, tab *engine.Tab, sel string, n int) {
+	t.Helper()
+	var res struct {
+		Result struct {
+			Value []float64 `json:"value"`
+		} `json:"result"`
+	}
+	expr := fmt.Sprintf(`(() => { const els = [...document.querySelectorAll(%q)].filter((e) => { const r = e.getBoundingClientRect();
+		return r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < innerHeight; });
+		if (!els.length) return [1, 1]; const r = els[%d %% els.length].getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`, sel, n)
+	if err := tab.Session().Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Result.Value) != 2 {
+		t.Fatalf("no point to move to: %v", res.Result.Value)
+	}
+	if err := tab.Session().Call(ctx, "Input.dispatchMouseEvent", map[string]any{"type": "mouseMoved", "x": res.Result.Value[0], "y": res.Result.Value[1]}, nil); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -24,18 +24,20 @@
 //     the change's parent is walked whole, and a :has() selector (which
 //     restyles ancestors) or a sheet that cannot be read makes every
 //     change a full walk;
-//   - events that change what a snapshot shows without a mutation, seen in
-//     the capture phase on the window (input and change, focus moving,
-//     scrolling and resizing, pointers entering and leaving elements,
-//     animations and transitions, loads and load errors, <details> and
-//     popovers toggling, full screen, visibility, selection, history moves,
-//     fonts loading): each makes the next walk a full one;
-//   - checks at reuse of what no event reports: the address, the window's
-//     size, the focused element, and the value, checked and selected state
-//     of every form control (a script may set them as properties); any
-//     difference makes a full walk. (The scroll position is not one: a
-//     whole-page walk does not depend on it, and reading it would force
-//     the page to lay out every change again before the walk even starts.)
+//   - events and states that change what a snapshot shows without a
+//     mutation (37-signals.js): an element's animation or transition, a
+//     <details> or popover toggling, an element's own scroll, an element's
+//     resource loading re-walk that element's subtree; the pointer moving
+//     re-walks the elements whose :hover state changed, and focus moving
+//     the old and new focused elements (their chains, when a style sheet
+//     has :focus rules); a form control's value or state, read at each
+//     snapshot (a script may set it as a property), re-walks that control
+//     (and its subtree and parent when sheets style :checked and the
+//     like); resizing, full screen, visibility, history moves, the page's
+//     load and fonts loading make the next walk a full one. The window's
+//     scroll is no signal: a whole-page walk does not depend on it, and
+//     reading it would force the page to lay out every change again before
+//     the walk even starts;
 // A full walk is also made when the walk options change, a modal dialog is
 // open (everything outside it is inert), the document uses aria-owns, an
 // id, for, aria-owns or aria-labelledby attribute changes (what refers to
@@ -58,7 +60,7 @@ let dirtyEls = new Set(); // elements whose own output changed (and their ancest
 let deepDirty = new Set(); // elements whose whole subtree is walked afresh
 let changes = 0; // mutation records since the last walk
 let borrowers = new Map(); // element → Set of elements whose names read it
-let sheetRisk = { sibling: true, structural: true, has: true };
+let sheetRisk = { sibling: true, structural: true, has: true, hover: true, focus: true, form: true };
 const maxChanges = 1000;
 // Attributes that say what refers to what: a change re-reads everything.
 const WIDE_ATTRS = new Set(['id', 'for', 'aria-owns', 'aria-labelledby']);
@@ -73,20 +75,6 @@ function watchRoot(root) {
   watchedRoots.add(root);
   if (root !== document) shadowRootsSeen.push(root);
   walkObserver.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
-}
-
-function startWatching() {
-  if (watching) return;
-  watching = true;
-  watchRoot(document);
-  const dirty = () => { dirtyAll = true; };
-  for (const type of ['input', 'change', 'focusin', 'focusout', 'scroll', 'resize', 'pointerover', 'pointerout',
-    'mouseover', 'mouseout', 'animationstart', 'animationiteration', 'animationend', 'animationcancel',
-    'transitionrun', 'transitionstart', 'transitionend', 'transitioncancel', 'load', 'error', 'toggle',
-    'fullscreenchange', 'visibilitychange', 'selectionchange', 'hashchange', 'popstate', 'pageshow']) {
-    addEventListener(type, dirty, { capture: true, passive: true });
-  }
-  if (document.fonts) document.fonts.addEventListener('loadingdone', dirty);
 }
 
 // borrow notes that the output of el reads from (a label, a labelling
@@ -194,7 +182,7 @@ function noteRecords(records) {
 // readSheetRisk finds which kinds of selector in the page's style sheets
 // can restyle an element for a change elsewhere (see above).
 function readSheetRisk() {
-  const risk = { sibling: false, structural: false, has: false };
+  const risk = { sibling: false, structural: false, has: false, hover: false, focus: false, form: false };
   const seen = new Set();
   const rules = (list) => {
     for (const rule of list) {
@@ -204,6 +192,9 @@ function readSheetRisk() {
         if (sel.includes(':has(')) risk.has = true;
         if (/[+~]/.test(sel.replace(/\[[^\]]*\]/g, ''))) risk.sibling = true;
         if (/:(nth-|first-|last-|only-|empty)/.test(sel)) risk.structural = true;
+        if (/:(hover|active)/.test(sel)) risk.hover = true;
+        if (/:focus/.test(sel)) risk.focus = true;
+        if (FORM_STATES.test(sel)) risk.form = true;
       }
       if (rule.styleSheet) sheet(rule.styleSheet);
       if (rule.cssRules) rules(rule.cssRules);
@@ -264,7 +255,9 @@ function visit(el, st) {
 }
 
 // controlStates is what no event reports of the form controls: their
-// values and states as properties.
+// values and states as properties, CONTROL_FIELDS entries a control.
+const CONTROL_FIELDS = 6;
+
 function controlStates() {
   const out = [];
   // Shadow roots whose host has left the document are let go (their
@@ -355,8 +348,12 @@ function snapshot(opts) {
   const key = (opts.all ? 'all' : 'default') + ':' + (opts.budget || 0);
   const last = lastWalk;
   const controls = controlStates();
-  if (!last || last.key !== key || last.url !== location.href || last.view !== viewKey() ||
-      last.active !== deepActiveElement() || !sameStates(last.controls, controls)) dirtyAll = true;
+  if (!last || last.key !== key || last.url !== location.href || last.view !== viewKey()) dirtyAll = true;
+  else {
+    const active = deepActiveElement();
+    if (last.active !== active) focusMoved(last.active, active);
+    if (!sameStates(last.controls, controls)) controlsChanged(last.controls, controls);
+  }
   if (last && !dirtyAll && !dirtyEls.size) {
     return pageJSON(last.count, last.seq, opts.have === last.seq ? null : JSON.stringify(last.tree), last.cut);
   }
