@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
@@ -225,4 +226,39 @@ func BenchmarkSnapshotLargeCold(b *testing.B) {
 	b.ReportMetric(medianMS(snap), "cold-ms")
 	b.ReportMetric(medianMS(dom), "domsnapshot-cold-ms")
 	b.ReportMetric(medianMS(snap)/medianMS(dom), "ratio")
+}
+
+// BenchmarkSnapshotLargeAfterClick is the agent's loop on the large page:
+// a trusted click on a row's button (its handler writes a status line;
+// the pointer and the focus move), untimed, then the snapshot.
+func BenchmarkSnapshotLargeAfterClick(b *testing.B) {
+	tab := largeTab(b)
+	ctx := context.Background()
+	s, err := capture.Take(ctx, tab, capture.SnapshotOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buttons []string
+	for _, r := range s.Refs {
+		if r.Role == "button" && strings.HasPrefix(r.Name, "Edit ") {
+			buttons = append(buttons, r.Ref)
+		}
+	}
+	step := 0
+	for b.Loop() {
+		b.StopTimer()
+		step++
+		ref := buttons[(step*97)%len(buttons)]
+		if _, err := action.Click(ctx, tab, ref, action.ClickOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		s, err := capture.Take(ctx, tab, capture.SnapshotOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !strings.Contains(s.Text, "clicked-row-") {
+			b.Fatal("the snapshot does not show the click's status line")
+		}
+	}
 }
