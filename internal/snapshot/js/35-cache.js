@@ -51,7 +51,13 @@
 // accepted; a caller who suspects it asks for a fresh walk (noCache).
 let lastWalk = null; // { key, seq, url, count, nodes (the tree), view, active, controls }
 let walkSeq = 0;
-let memo = new WeakMap(); // element → { out: its node or nodes, count: the nodes it counted }
+// memo maps an element to its output: its node or, for any other output,
+// an array of nodes, with what the walk counted of it under COUNT (nodes)
+// and SPENT (see walkBudget): symbols, which no JSON of the node shows,
+// and no object more for each of thousands of blocks.
+let memo = new WeakMap();
+const COUNT = Symbol('count');
+const SPENT = Symbol('spent');
 let memoOn = false; // the walk takes outputs from the memo
 let memoRecord = false; // the walk records outputs in the memo
 let freshBelow = 0; // > 0 inside a subtree that must be walked whole
@@ -221,12 +227,12 @@ function visit(el, st) {
   if (memoOn && !freshBelow && !inAriaHidden && !st.mute && !dirtyEls.has(el)) {
     const m = memo.get(el);
     // (A block the budget would cut inside is walked, to be cut there.)
-    if (m && !(walkBudget && walkSpent + m.spent > walkBudget)) {
+    if (m && !(walkBudget && walkSpent + m[SPENT] > walkBudget)) {
       flush(st);
-      if (Array.isArray(m.out)) for (const n of m.out) st.out.push(n);
-      else st.out.push(m.out);
-      walkCount += m.count;
-      walkSpent += m.spent;
+      if (Array.isArray(m)) for (const n of m) st.out.push(n);
+      else st.out.push(m);
+      walkCount += m[COUNT];
+      walkSpent += m[SPENT];
       return;
     }
   }
@@ -244,7 +250,12 @@ function visit(el, st) {
         // and keyed for the caller (see deltaJSON).
         const one = st.out.length === at + 1 && typeof st.out[at] === 'object' ? st.out[at] : null;
         if (one && !one.m) one.m = ++memoKey;
-        memo.set(el, { out: one || st.out.slice(at), count: walkCount - count, spent: walkSpent - st.spentAt });
+        const c = walkCount - count, sp = walkSpent - st.spentAt;
+        let m = one;
+        if (!one || (one[COUNT] !== undefined && (one[COUNT] !== c || one[SPENT] !== sp))) m = one ? [one] : st.out.slice(at);
+        m[COUNT] = c;
+        m[SPENT] = sp;
+        memo.set(el, m);
       } else {
         memo.delete(el);
       }
