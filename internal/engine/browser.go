@@ -73,6 +73,7 @@ type Browser struct {
 	onCrash    CrashHandler           // set by WithCrashHandler; read-only after start
 	onTab      func(TabEvent)         // set by WithTabEvents; read-only after start
 	hooks      []SessionHook          // set by WithSessionHook; read-only after start
+	kept       map[string]any         // see Kept
 }
 
 // Launch starts Chromium and returns the browser once its first tab is
@@ -251,6 +252,9 @@ type targetInfo struct {
 	URL           string `json:"url"`
 	OpenerID      string `json:"openerId"`
 	ParentFrameID string `json:"parentFrameId"`
+	// BrowserContextID is the browser context (cookie jar and storage)
+	// the page lives in.
+	BrowserContextID string `json:"browserContextId"`
 }
 
 // onTargetEvent keeps the page table. It is a tap on the browser session
@@ -472,6 +476,23 @@ func (b *Browser) Pages() []*Tab {
 }
 
 // TabCount is the number of live tabs.
+// Kept returns what the packages above keep with this browser under key,
+// made by mk the first time (a partition table, say): state that lives and
+// dies with the browser, not in globals.
+func (b *Browser) Kept(key string, mk func() any) any {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	v, ok := b.kept[key]
+	if !ok {
+		if b.kept == nil {
+			b.kept = map[string]any{}
+		}
+		v = mk()
+		b.kept[key] = v
+	}
+	return v
+}
+
 func (b *Browser) TabCount() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -52,9 +52,12 @@ type pageState struct {
 	title    string
 	url      string
 	openerID string
-	frames   map[string]*frame
-	worlds   map[string]*World // by frame id
-	owners   map[ownerKey]int64
+	// browserCtx is the page's browser context (set at attach, never
+	// changed: a page cannot move between contexts).
+	browserCtx string
+	frames     map[string]*frame
+	worlds     map[string]*World // by frame id
+	owners     map[ownerKey]int64
 	// worldLocks makes world creation single-flight per frame: concurrent
 	// frame captures ask for their parents' worlds too.
 	worldLocks map[string]*sync.Mutex
@@ -85,7 +88,7 @@ func newTab(b *Browser, id string, info targetInfo, sess *cdp.Session) *Tab {
 	p := &pageState{
 		TargetID: info.TargetID, b: b, sess: sess,
 		ready: make(chan struct{}), closed: make(chan struct{}),
-		title: info.Title, url: info.URL, openerID: info.OpenerID,
+		title: info.Title, url: info.URL, openerID: info.OpenerID, browserCtx: info.BrowserContextID,
 		frames: map[string]*frame{}, worlds: map[string]*World{}, owners: map[ownerKey]int64{},
 		worldLocks: map[string]*sync.Mutex{}, frameSurf: map[string]*Tab{}, frameTombs: map[string]bool{},
 		pastSurf: map[string]string{}, contexts: map[ctxKey]string{}, mainCtx: map[string]mainContext{}, agentCtx: map[string]mainContext{},
@@ -136,6 +139,9 @@ func (t *Tab) Session() Session { return t.wrap(t.sess) }
 
 // Refs is the surface's ref table. Read and change it under Lock.
 func (t *Tab) Refs() *snapshot.Table { return t.refs }
+
+// BrowserContext is the id of the browser context the page lives in.
+func (t *Tab) BrowserContext() string { return t.browserCtx }
 
 // Kept returns what was last given to Keep. Caller holds Lock.
 func (t *Tab) Kept() any { return t.kept }

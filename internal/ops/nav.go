@@ -13,15 +13,31 @@ import (
 type OpenIn struct {
 	URL    string `json:"url" arg:"URL" help:"address to open (a bare host gets https://, localhost http://)"`
 	NewTab bool   `json:"new_tab,omitempty" flag:"new-tab" help:"open in a new tab and make it active"`
+	// Partition opens the new tab there (a partition implies a new tab: a
+	// tab never changes partition).
+	Partition string `json:"partition,omitempty" flag:"partition" meta:"NAME" help:"open in a new tab of this partition: persist (the session's profile, the default) or temp:NAME (in memory, gone with its last tab)"`
 }
 
-// Validate checks and completes the URL.
+// Validate checks and completes the URL and the partition.
 func (in *OpenIn) Validate() error {
 	u, err := NormalizeURL(in.URL)
 	if err != nil {
 		return err
 	}
 	in.URL = u
+	return checkPartition(&in.Partition)
+}
+
+// checkPartition checks a partition name and writes it in full.
+func checkPartition(p *string) error {
+	if *p == "" {
+		return nil
+	}
+	name, err := surface.ParsePartition(*p)
+	if err != nil {
+		return usage("%s: %v", fld("partition"), err)
+	}
+	*p = name
 	return nil
 }
 
@@ -53,15 +69,19 @@ func (in *TabCloseIn) Target() string { return in.ID }
 func (in *TabNewIn) OpensTab() bool { return true }
 
 // OpensTab says whether open opens a new tab.
-func (in *OpenIn) OpensTab() bool { return in.NewTab }
+func (in *OpenIn) OpensTab() bool { return in.NewTab || in.Partition != "" }
 
 // TabNewIn is the input of tab new.
 type TabNewIn struct {
-	URL string `json:"url,omitempty" arg:"[URL]" help:"address to open in the new tab"`
+	URL       string `json:"url,omitempty" arg:"[URL]" help:"address to open in the new tab"`
+	Partition string `json:"partition,omitempty" flag:"partition" meta:"NAME" help:"the new tab's partition: persist (the session's profile, the default) or temp:NAME (in memory, gone with its last tab)"`
 }
 
-// Validate checks the optional URL.
+// Validate checks the optional URL and partition.
 func (in *TabNewIn) Validate() error {
+	if err := checkPartition(&in.Partition); err != nil {
+		return err
+	}
 	if in.URL == "" {
 		return nil
 	}
@@ -81,8 +101,8 @@ func navOps() []*Op {
 				var tab *engine.Tab
 				// With no tab left at all there is nobody's tab to
 				// retarget: open opens one, as a person's browser would.
-				if in.NewTab || b.TabCount() == 0 {
-					if tab, err = surface.NewTab(ctx, b); err != nil {
+				if in.OpensTab() || b.TabCount() == 0 {
+					if tab, err = surface.NewTabIn(ctx, b, in.Partition); err != nil {
 						return nil, err
 					}
 					env.SetCurrent(tab.ID)
@@ -134,12 +154,12 @@ func navOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				tab, err := surface.NewTab(ctx, b)
+				tab, err := surface.NewTabIn(ctx, b, in.Partition)
 				if err != nil {
 					return nil, err
 				}
 				env.SetCurrent(tab.ID)
-				out := &TabOut{Tab: wire.Tab{ID: tab.ID, URL: tab.URL(), Active: true}}
+				out := &TabOut{Tab: wire.Tab{ID: tab.ID, URL: tab.URL(), Active: true, Partition: surface.PartitionOf(b, tab)}}
 				if in.URL != "" {
 					r, err := nav.Navigate(ctx, tab, in.URL)
 					if err != nil {

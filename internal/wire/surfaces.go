@@ -181,6 +181,10 @@ type Tab struct {
 	Mode string `json:"mode,omitempty" cap:"-"`
 	// Crashed: the tab's renderer crashed and it has not been reloaded.
 	Crashed bool `json:"crashed,omitempty"`
+	// Partition is where the tab's cookies and storage live: "persist"
+	// (the session's profile) or "temp:NAME" (in memory, gone with the
+	// partition's last tab).
+	Partition string `json:"partition,omitempty" cap:"-"`
 }
 
 // TabsOut lists tabs.
@@ -209,6 +213,9 @@ func (o *TabsOut) Text() string {
 		}
 		if t.Crashed {
 			b.WriteString(" [crashed]")
+		}
+		if t.Partition != "" && t.Partition != "persist" {
+			b.WriteString(" [" + t.Partition + "]")
 		}
 		b.WriteByte('\n')
 	}

@@ -194,6 +194,8 @@ type TabInfo struct {
 	// Crashed is set while the tab's renderer is crashed (see
 	// Tab.RecoverCrash).
 	Crashed bool `json:"crashed,omitempty"`
+	// Partition is where its cookies and storage live (see Persist).
+	Partition string `json:"partition"`
 }
 
 // Tabs lists the live tabs in the order they appeared. Titles are asked
@@ -204,7 +206,8 @@ func Tabs(ctx context.Context, b *engine.Browser) []TabInfo {
 	pages := b.Pages()
 	out := make([]TabInfo, 0, len(pages))
 	for _, t := range pages {
-		out = append(out, TabInfo{ID: t.ID, Title: t.Title(), URL: t.URL(), Opener: Opener(t), Crashed: t.IsCrashed()})
+		out = append(out, TabInfo{ID: t.ID, Title: t.Title(), URL: t.URL(), Opener: Opener(t), Crashed: t.IsCrashed(),
+			Partition: PartitionOf(b, t)})
 	}
 	return out
 }
@@ -214,13 +217,10 @@ func Activate(ctx context.Context, b *engine.Browser, id string) (*engine.Tab, e
 	return bringToFront(ctx, b, id, func(t *engine.Tab) error { return PageOnly(t, "activate as a tab") })
 }
 
-// NewTab opens a tab at about:blank and returns it.
+// NewTab opens a tab at about:blank in the persist partition and returns
+// it (see NewTabIn).
 func NewTab(ctx context.Context, b *engine.Browser) (*engine.Tab, error) {
-	res, err := cdpproto.Call(ctx, b.BrowserSession(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
-	if err != nil {
-		return nil, err
-	}
-	return b.TabForTarget(ctx, string(res.TargetID))
+	return NewTabIn(ctx, b, Persist)
 }
 
 // CloseTab closes a tab and waits until it is gone. A caller whose current
@@ -239,6 +239,7 @@ func CloseTab(ctx context.Context, b *engine.Browser, id string) error {
 	}
 	select {
 	case <-t.Closed():
+		Sweep(ctx, b) // its temp partition goes with its last tab
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -1,0 +1,50 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/testpages"
+)
+
+// TestPartitionsFromTheCLI: open --partition and tab new --partition open
+// tabs in temp partitions that tabs names, a cookie set in one is not in
+// the session's own, a bad name is a usage error that opens nothing.
+func TestPartitionsFromTheCLI(t *testing.T) {
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	e.ok("open", srv.Page("basic.html"))
+	e.ok("open", srv.Page("basic.html"), "--partition", "temp:one")
+	e.ok("eval", `document.cookie = 'who=temp-one; path=/'`)
+	if got := e.ok("eval", "document.cookie"); !strings.Contains(got, "who=temp-one") {
+		t.Fatalf("the temp tab's own cookie: %q", got)
+	}
+	e.ok("tab", "new", srv.Page("basic.html"))
+	if got := e.ok("eval", "document.cookie"); strings.Contains(got, "who=") {
+		t.Fatalf("a persist tab reads the temp partition's cookie: %q", got)
+	}
+	var tabs struct {
+		Tabs []struct {
+			ID, Partition string
+		}
+	}
+	e.okJSON(&tabs, "tabs")
+	var parts []string
+	for _, tb := range tabs.Tabs {
+		parts = append(parts, tb.Partition)
+	}
+	if strings.Join(parts, ",") != "persist,temp:one,persist" {
+		t.Fatalf("partitions of the tabs: %v", parts)
+	}
+	if out := e.ok("tabs"); !strings.Contains(out, "[temp:one]") {
+		t.Fatalf("tabs does not name the temp partition:\n%s", out)
+	}
+	r := e.run("tab", "new", "--partition", "temp:no spaces")
+	if r.code != 2 || !strings.Contains(r.stderr, "partition") {
+		t.Fatalf("a bad partition: exit %d\n%s", r.code, r.stderr)
+	}
+	e.okJSON(&tabs, "tabs")
+	if len(tabs.Tabs) != 3 {
+		t.Fatalf("a refused tab new opened a tab: %d tabs", len(tabs.Tabs))
+	}
+}

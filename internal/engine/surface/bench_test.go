@@ -1,0 +1,59 @@
+package surface_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/engine/enginetest"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
+)
+
+// BenchmarkNewTab opens a tab (timed) and closes it (untimed): in the
+// persist partition, and in a temp partition of its own each time (its
+// browser context made with it, and discarded when it closes).
+//
+//	go test -run '^$' -bench NewTab -benchtime 20x ./internal/engine/surface/
+func BenchmarkNewTab(b *testing.B) {
+	for _, c := range []struct{ name, partition string }{{"persist", ""}, {"temp", "temp:"}} {
+		b.Run(c.name, func(b *testing.B) {
+			br := enginetest.Browser()
+			i := 0
+			var opened []time.Duration
+			for b.Loop() {
+				i++
+				p := c.partition
+				if p != "" {
+					p += fmt.Sprint("bench", i)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+				t0 := time.Now()
+				tab, err := surface.NewTabIn(ctx, br, p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				opened = append(opened, time.Since(t0))
+				b.StopTimer()
+				if err := surface.CloseTab(ctx, br, tab.ID); err != nil {
+					b.Fatal(err)
+				}
+				cancel()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(median(opened).Microseconds())/1000, "open-median-ms")
+		})
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s[len(s)/2]
+}

@@ -1,0 +1,142 @@
+package surface
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	cdpproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
+)
+
+// Partitions. Every tab lives in one: "persist", the session's profile
+// (its cookies and storage last with the profile; the default), or
+// "temp:NAME", an in-memory browser context of its own, made when its
+// first tab opens and discarded with everything in it when its last tab
+// closes. Cookies and storage never cross between partitions. A tab's
+// partition is chosen when it opens and never changes (a page cannot move
+// between browser contexts); popups open in their opener's.
+const Persist = "persist"
+
+// TabLimit is the most tabs a browser holds; opening one more is refused
+// (TAB_LIMIT, not executed): loupe never closes a tab to make room.
+const TabLimit = 32
+
+var tempName = regexp.MustCompile(`^temp:[A-Za-z0-9_-]{1,64}$`)
+
+// ParsePartition checks a partition name ("" is Persist).
+func ParsePartition(s string) (string, error) {
+	switch {
+	case s == "" || s == Persist:
+		return Persist, nil
+	case tempName.MatchString(s):
+		return s, nil
+	}
+	return "", fmt.Errorf("partition %q: want %q or temp:NAME (letters, digits, - and _, at most 64)", bounded(s), Persist)
+}
+
+func bounded(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+// partitions maps each temp partition of a browser to its browser
+// context; kept with the browser (engine.Browser.Kept).
+type partitions struct {
+	mu     sync.Mutex
+	byName map[string]string // "temp:x" → browser context id
+}
+
+func partitionsOf(b *engine.Browser) *partitions {
+	return b.Kept("surface.partitions", func() any { return &partitions{byName: map[string]string{}} }).(*partitions)
+}
+
+// PartitionOf names the partition a tab lives in.
+func PartitionOf(b *engine.Browser, t *engine.Tab) string {
+	p := partitionsOf(b)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for name, id := range p.byName {
+		if id == t.BrowserContext() {
+			return name
+		}
+	}
+	return Persist
+}
+
+// NewTabIn opens a tab at about:blank in a partition (see above) and
+// returns it. With TabLimit tabs open it opens nothing.
+func NewTabIn(ctx context.Context, b *engine.Browser, partition string) (*engine.Tab, error) {
+	name, err := ParsePartition(partition)
+	if err != nil {
+		return nil, apitype.Errorf(apitype.BadInput, "%v", err)
+	}
+	if n := b.TabCount(); n >= TabLimit {
+		return nil, apitype.Errorf(apitype.TabLimit, "%d tabs are open, the most a browser holds", n).
+			Fix("close a tab you no longer need ({1}; {2} lists them)", apitype.Step{Op: "tab close"}, apitype.Step{Op: "tabs"})
+	}
+	p := partitionsOf(b)
+	p.mu.Lock()
+	defer p.mu.Unlock() // held across the creation: one context per name
+	p.sweep(ctx, b)
+	params := target.CreateTargetParams{URL: "about:blank"}
+	if name != Persist {
+		id, ok := p.byName[name]
+		if !ok {
+			res, err := cdpproto.Call(ctx, b.BrowserSession(), target.CreateBrowserContext, target.CreateBrowserContextParams{DisposeOnDetach: ptr(true)})
+			if err != nil {
+				return nil, err
+			}
+			id = string(res.BrowserContextID)
+			p.byName[name] = id
+		}
+		params.BrowserContextID = cdpproto.BrowserContextID(id)
+	}
+	res, err := cdpproto.Call(ctx, b.BrowserSession(), target.CreateTarget, params)
+	if err != nil {
+		return nil, err
+	}
+	return b.TabForTarget(ctx, string(res.TargetID))
+}
+
+// sweep discards the browser context of every temp partition without a
+// tab left (however its last tab closed: by loupe, the page or a
+// person). Caller holds p.mu.
+func (p *partitions) sweep(ctx context.Context, b *engine.Browser) {
+	if len(p.byName) == 0 {
+		return
+	}
+	live := map[string]bool{}
+	for _, t := range b.Pages() {
+		live[t.BrowserContext()] = true
+	}
+	for name, id := range p.byName {
+		if live[id] {
+			continue
+		}
+		delete(p.byName, name)
+		// A context already gone (its tabs closed by the browser) is gone
+		// either way: the error says nothing to act on.
+		_, _ = cdpproto.Call(ctx, b.BrowserSession(), target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: cdpproto.BrowserContextID(id)})
+	}
+}
+
+// Sweep discards the temp partitions that have no tab left.
+func Sweep(ctx context.Context, b *engine.Browser) {
+	p := partitionsOf(b)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sweep(ctx, b)
+}
+
+// IsTemp reports a temp partition's name.
+func IsTemp(partition string) bool { return strings.HasPrefix(partition, "temp:") }
+
+func ptr[T any](v T) *T { return &v }
