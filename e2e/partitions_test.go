@@ -25,16 +25,32 @@ func TestPartitionsFromTheCLI(t *testing.T) {
 	}
 	var tabs struct {
 		Tabs []struct {
-			ID, Partition string
+			ID, Partition, Session string
 		}
 	}
 	e.okJSON(&tabs, "tabs")
 	var parts []string
 	for _, tb := range tabs.Tabs {
 		parts = append(parts, tb.Partition)
+		if tb.Session != "default" {
+			t.Errorf("tab %s's session: %q", tb.ID, tb.Session)
+		}
 	}
 	if strings.Join(parts, ",") != "persist,temp:one,persist" {
 		t.Fatalf("partitions of the tabs: %v", parts)
+	}
+	// A hand-over moves the tab's epoch on, which tabs shows.
+	e.ok("takeover")
+	e.ok("resume")
+	var after struct {
+		Tabs []struct {
+			ID    string
+			Epoch int64
+		}
+	}
+	e.okJSON(&after, "tabs")
+	if after.Tabs[2].Epoch == 0 || after.Tabs[0].Epoch != 0 {
+		t.Fatalf("epochs after a take-over and resume of the current tab: %+v", after.Tabs)
 	}
 	if out := e.ok("tabs"); !strings.Contains(out, "[temp:one]") {
 		t.Fatalf("tabs does not name the temp partition:\n%s", out)

@@ -142,9 +142,12 @@ func navOps() []*Op {
 				for i := range tabs {
 					tabs[i].Active = tabs[i].ID == cur
 					tabs[i].Owner = env.Grants().Owner(env.Session(), tabs[i].ID)
-					if mode, _ := env.Control().Mode(tabs[i].ID); mode == "human" {
+					tabs[i].Session = env.Session()
+					mode, epoch := env.Control().Mode(tabs[i].ID)
+					if mode == "human" {
 						tabs[i].Mode = mode
 					}
+					tabs[i].Epoch = epoch
 				}
 				return &TabsOut{Active: cur, Tabs: tabs}, nil
 			}).sessionWide().mcp(Tool{Name: "browser_tabs", Core: true, Select: "action", Value: "list", Default: true, Desc: "List tabs, or open (new), close or select one."}),

@@ -93,7 +93,7 @@ func stateOut(s *action.ElementState) *StateOut {
 func evalOut(v []byte) *EvalOut { return &EvalOut{Value: json.RawMessage(v)} }
 
 func tabOf(t surface.TabInfo) wire.Tab {
-	return wire.Tab{ID: t.ID, Title: t.Title, URL: t.URL, Opener: t.Opener, Crashed: t.Crashed, Partition: t.Partition}
+	return wire.Tab{ID: t.ID, Title: t.Title, URL: t.URL, Opener: t.Opener, Crashed: t.Crashed, Partition: t.Partition, Navigating: t.Navigating}
 }
 
 func surfaceOf(s surface.Surface) wire.Surface {

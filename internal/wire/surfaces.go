@@ -185,6 +185,12 @@ type Tab struct {
 	// (the session's profile) or "temp:NAME" (in memory, gone with the
 	// partition's last tab).
 	Partition string `json:"partition,omitempty" cap:"-"`
+	// Session is the session the tab belongs to; Epoch counts its
+	// hand-overs between agents and a person (0: never handed over).
+	Session string `json:"session,omitempty" cap:"-"`
+	Epoch   int64  `json:"epoch,omitempty"`
+	// Navigating: a navigation of the page is under way.
+	Navigating bool `json:"navigating,omitempty"`
 }
 
 // TabsOut lists tabs.
@@ -216,6 +222,9 @@ func (o *TabsOut) Text() string {
 		}
 		if t.Partition != "" && t.Partition != "persist" {
 			b.WriteString(" [" + t.Partition + "]")
+		}
+		if t.Navigating {
+			b.WriteString(" [navigating]")
 		}
 		b.WriteByte('\n')
 	}

@@ -196,6 +196,9 @@ type TabInfo struct {
 	Crashed bool `json:"crashed,omitempty"`
 	// Partition is where its cookies and storage live (see Persist).
 	Partition string `json:"partition"`
+	// Navigating: a navigation of the page is under way (requested, not
+	// yet committed or stopped).
+	Navigating bool `json:"navigating,omitempty"`
 }
 
 // Tabs lists the live tabs in the order they appeared. Titles are asked
@@ -207,7 +210,7 @@ func Tabs(ctx context.Context, b *engine.Browser) []TabInfo {
 	out := make([]TabInfo, 0, len(pages))
 	for _, t := range pages {
 		out = append(out, TabInfo{ID: t.ID, Title: t.Title(), URL: t.URL(), Opener: Opener(t), Crashed: t.IsCrashed(),
-			Partition: PartitionOf(b, t)})
+			Partition: PartitionOf(b, t), Navigating: t.Navigating(t.TargetID)})
 	}
 	return out
 }
