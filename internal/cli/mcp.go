@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/loupe-dev/loupe/internal/settings"
 	"io"
 	"net"
 	"net/http"
@@ -143,6 +144,7 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 		// This server's sessions live apart from the daemon's; a browser
 		// that a killed server left behind is ended first.
 		cfg.Home = daemon.MCPHome(c.home)
+		cfg.Settings = settings.Open(c.home)
 		daemon.ReapLeftovers(c.home)
 		store, err := ledger.Open(ctx, daemon.LedgerPath(c.home))
 		if err != nil {
@@ -171,7 +173,14 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 			return c.fail(err)
 		}
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Backend: backend, Version: Version, Tools: f.tools, AllowEval: f.allowEva})
+	// A person who turned browser control off gets an MCP session without
+	// browser tools (one started before keeps its tools; its writes are
+	// refused).
+	set, err := settings.Open(c.home).Get()
+	if err != nil {
+		return c.fail(err)
+	}
+	srv, err := mcpserver.New(mcpserver.Options{Backend: backend, Version: Version, Tools: f.tools, AllowEval: f.allowEva, NoTools: !set.ControlEnabled})
 	if err != nil {
 		return c.usage(err, mcpUsage)
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/loupe-dev/loupe/internal/settings"
 	"io"
 	"io/fs"
 	"log"
@@ -123,6 +124,7 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	}
 
 	cfg.Executor.Home = cfg.Home
+	cfg.Executor.Settings = settings.Open(cfg.Home)
 	store, err := ledger.Open(ctx, LedgerPath(cfg.Home))
 	if err != nil {
 		ln.Close()

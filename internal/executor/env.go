@@ -16,6 +16,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
 	"github.com/loupe-dev/loupe/internal/sessions"
+	"github.com/loupe-dev/loupe/internal/settings"
 )
 
 // env is the ops.Env of one call: its session and its caller.
@@ -46,13 +47,24 @@ func (e *env) Rules() (*policy.Policy, error) {
 
 func (e *env) Session() string { return e.s.Name() }
 
-func (e *env) Browser(ctx context.Context) (*engine.Browser, error) { return e.s.Browser(ctx) }
+func (e *env) Browser(ctx context.Context) (*engine.Browser, error) {
+	b, err := e.s.Browser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.x.applySettings(ctx, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (e *env) Settings() *settings.Store { return e.x.settings }
 
 // Tab is the caller's current surface. A caller without one gets the
 // session's first tab (never another caller's choice), which becomes its
 // own current surface.
 func (e *env) Tab(ctx context.Context) (*engine.Tab, error) {
-	b, err := e.s.Browser(ctx)
+	b, err := e.Browser(ctx)
 	if err != nil {
 		return nil, err
 	}

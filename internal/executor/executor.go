@@ -35,6 +35,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
 	"github.com/loupe-dev/loupe/internal/sessions"
+	"github.com/loupe-dev/loupe/internal/settings"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
 
@@ -43,6 +44,10 @@ type Config struct {
 	// Home is loupe's state directory (LOUPE_HOME): sessions keep their
 	// profiles and files under Home/sessions/NAME.
 	Home string
+	// Settings are the person's browser-control settings (nil: the
+	// defaults, kept nowhere). Every process of a home opens the same
+	// file, LOUPE_HOME/settings.json.
+	Settings *settings.Store
 	// Chromium is the browser binary to launch ("" finds one).
 	Chromium string
 	// Headed shows browser windows.
@@ -97,6 +102,7 @@ type Executor struct {
 	rules    *policy.Policy
 	grants   *grants.Registry
 	events   *events.Bus
+	settings *settings.Store
 	waiting  approvals
 	lanes    lanes
 	crashLog crashes
@@ -124,9 +130,13 @@ func New(cfg Config) *Executor {
 		}),
 		events: cfg.Events,
 		policy: cfg.Policy, ledger: cfg.Ledger, gate: cfg.Gate, store: cfg.Store,
+		settings: cfg.Settings,
 	}
 	if x.ledger == nil && cfg.Store != nil {
 		x.ledger = ledgerStage{cfg.Store}
+	}
+	if x.settings == nil {
+		x.settings = settings.Open("")
 	}
 	x.rules = cfg.Rules
 	if x.policy == nil && cfg.Rules != nil {
@@ -281,6 +291,9 @@ func (x *Executor) do(ctx context.Context, req Request) (*Result, error) {
 	// whole deadline of its own after that.
 	gctx, gcancel := context.WithTimeout(ctx, timeout)
 	defer gcancel()
+	if err := x.controlGate(c); err != nil {
+		return nil, failed(err, req.Op)
+	}
 	c.task = req.Task
 	if c.task == "" {
 		c.task = DefaultTask(req.Client)

@@ -160,6 +160,9 @@ type Options struct {
 	Tools string
 	// AllowEval adds browser_eval.
 	AllowEval bool
+	// NoTools registers no browser tools: browser control is turned off
+	// (settings controlEnabled false).
+	NoTools bool
 }
 
 // Server is an MCP server over one browser session.
@@ -180,17 +183,22 @@ func New(o Options) (*Server, error) {
 	if o.Tools != "core" && o.Tools != "full" {
 		return nil, fmt.Errorf("--tools %q: want core or full", o.Tools)
 	}
+	instructions := "loupe drives a browser. Call browser_snapshot to see the page as a tree with [ref=eN] on every " +
+		"actionable node, then act on refs (or locators such as role=button[name=\"Save\"]). Writes report what " +
+		"changed since your last snapshot of that surface. Frames and popups are surfaces: see browser_surfaces. " +
+		"Your current tab is your own: other clients of the session keep theirs."
+	if o.NoTools {
+		instructions = "Browser control is turned off by the person who runs loupe (setting controlEnabled): this session has no browser tools. Ask them to turn it on, then start a new session."
+	}
 	s := &Server{
 		b: o.Backend, opts: o, reg: ops.New(),
-		srv: mcp.NewServer(&mcp.Implementation{Name: "loupe", Version: o.Version}, &mcp.ServerOptions{
-			Instructions: "loupe drives a browser. Call browser_snapshot to see the page as a tree with [ref=eN] on every " +
-				"actionable node, then act on refs (or locators such as role=button[name=\"Save\"]). Writes report what " +
-				"changed since your last snapshot of that surface. Frames and popups are surfaces: see browser_surfaces. " +
-				"Your current tab is your own: other clients of the session keep theirs.",
-		}),
+		srv: mcp.NewServer(&mcp.Implementation{Name: "loupe", Version: o.Version}, &mcp.ServerOptions{Instructions: instructions}),
 	}
 	s.tools = buildTools(s.reg)
 	for _, t := range sortedTools(s.tools) {
+		if o.NoTools {
+			break
+		}
 		if o.Tools == "core" && !t.core || t.gate == "eval" && !o.AllowEval {
 			continue
 		}

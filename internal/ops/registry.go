@@ -20,6 +20,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"github.com/loupe-dev/loupe/internal/settings"
 	"reflect"
 	"sort"
 	"time"
@@ -89,6 +90,8 @@ type Env interface {
 	// FilePath resolves a name inside the session's files directory; any
 	// name that would leave it, or that does not exist, is BAD_INPUT.
 	FilePath(name string) (string, error)
+	// Settings are the home's browser-control settings.
+	Settings() *settings.Store
 }
 
 // Targeter is implemented by inputs that name a tab to act on other than
@@ -327,7 +330,7 @@ func New() *Registry {
 		ops  []*Op
 	}{
 		{"navigate", navOps()}, {"act", actOps()}, {"read", readOps()}, {"session", sessionOps()},
-		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()},
+		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()},
 	} {
 		for _, o := range g.ops {
 			o.Group = g.name

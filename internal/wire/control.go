@@ -110,3 +110,16 @@ func (o *PolicyOut) Text() string {
 	fmt.Fprintf(&b, "approvals wait at most %s", o.ApprovalTimeout)
 	return b.String()
 }
+
+// SettingsOut is the browser-control settings in force, and the file
+// that keeps them.
+type SettingsOut struct {
+	File                    string `json:"file" cap:"-"`
+	ControlEnabled          bool   `json:"controlEnabled"`
+	IgnoreCertificateErrors bool   `json:"ignoreCertificateErrors"`
+}
+
+// Text is a setting a line, then the file.
+func (o *SettingsOut) Text() string {
+	return fmt.Sprintf("controlEnabled %t\nignoreCertificateErrors %t\n(%s)", o.ControlEnabled, o.IgnoreCertificateErrors, o.File)
+}

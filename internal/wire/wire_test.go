@@ -96,6 +96,7 @@ func examples() map[string]any {
 		"AnswerOut":     &AnswerOut{Approval: exampleApproval, Approved: true},
 		"TasksOut":      &TasksOut{Grants: []Grant{exampleGrant}},
 		"TaskEndOut":    &TaskEndOut{Task: "research", Revoked: []Grant{exampleGrant}},
+		"SettingsOut":   &SettingsOut{File: "/home/me/.loupe/settings.json", ControlEnabled: true, IgnoreCertificateErrors: true},
 		"PolicyOut":     &PolicyOut{Rules: []PolicyRule{{Key: "input", Origin: "https://*.bank.example", Decision: "ask"}}, ApprovalTimeout: "2m0s"},
 		"SessionOut":    &SessionOut{Session: "work", Browser: "Chrome/156.0.0.0", Attached: true, Closed: true, Active: "s1"},
 		"DoctorOut": &DoctorOut{Session: "work", Browser: "Chrome", Version: "156.0.0.0", Transport: "websocket",

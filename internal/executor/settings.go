@@ -1,0 +1,69 @@
+package executor
+
+import (
+	"context"
+	"sync"
+
+	cdpproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/security"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/ops"
+)
+
+// The person's browser-control settings (package settings), as the
+// executor applies them: controlEnabled gates every browser write before
+// anything else, and ignoreCertificateErrors is set on each browser when
+// an operation first uses it after the setting changed — in this process
+// or another of the same home — so it applies to running browsers
+// without a restart.
+
+// controlGate refuses a browser write while control is off. A person's
+// own commands (settings, policy, take-over) are not browser writes.
+func (x *Executor) controlGate(c *call) error {
+	if c.kind != ops.Write || !needsGrant(c.op) {
+		return nil
+	}
+	v, err := x.settings.Get()
+	if err != nil {
+		return apitype.Wrap(apitype.Internal, err, "%v", err)
+	}
+	if v.ControlEnabled {
+		return nil
+	}
+	return apitype.Errorf(apitype.Denied, "browser control is turned off (setting controlEnabled is false): no write is sent").
+		Fix("a person turns it back on ({1})", apitype.Step{Op: "settings set", Args: map[string]string{"key": "controlEnabled", "value": "true"}})
+}
+
+// certState is what a browser was last told about certificate errors.
+type certState struct {
+	mu      sync.Mutex
+	applied bool
+	ignore  bool
+}
+
+// applySettings brings a browser in line with the settings before an
+// operation uses it. A failure to apply leaves it as it was and is
+// reported: a page must not load on a setting the person did not choose.
+func (x *Executor) applySettings(ctx context.Context, b *engine.Browser) error {
+	v, err := x.settings.Get()
+	if err != nil {
+		return apitype.Wrap(apitype.Internal, err, "%v", err)
+	}
+	st := b.Kept("executor.certificates", func() any { return &certState{} }).(*certState)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.applied && st.ignore == v.IgnoreCertificateErrors {
+		return nil
+	}
+	if !st.applied && !v.IgnoreCertificateErrors {
+		st.applied = true // a browser starts checking certificates
+		return nil
+	}
+	if _, err := cdpproto.Call(ctx, b.BrowserSession(), security.SetIgnoreCertificateErrors, security.SetIgnoreCertificateErrorsParams{Ignore: v.IgnoreCertificateErrors}); err != nil {
+		return err
+	}
+	st.applied, st.ignore = true, v.IgnoreCertificateErrors
+	return nil
+}
