@@ -29,6 +29,8 @@ type event struct {
 	Code        string `json:"code"`
 	Epoch       int64  `json:"epoch"`
 	URL         string `json:"url"`
+	Bytes       int64  `json:"bytes"`
+	Total       int64  `json:"total"`
 }
 
 // eventStream runs `loupe events --since 0` and hands over its lines:

@@ -26,6 +26,7 @@ const (
 	ApprovalAnswered = "approval.answered"
 	OpSettled        = "op.settled"
 	DownloadStarted  = "download.started"
+	DownloadProgress = "download.progress"
 	DownloadDone     = "download.finished"
 	BrowserGone      = "browser.gone"
 	TaskEnded        = "task.ended"
@@ -58,6 +59,10 @@ type Event struct {
 	File    string `json:"file,omitempty"`
 	// Count is, for a dropped event, how many events the subscriber lost.
 	Count int64 `json:"count,omitempty"`
+	// Bytes and Total are a download's bytes received so far and in all
+	// (0: not known).
+	Bytes int64 `json:"bytes,omitempty"`
+	Total int64 `json:"total,omitempty"`
 }
 
 // MaxText bounds each page-controlled string of an event.

@@ -50,7 +50,12 @@ func (x *Executor) downloadPolicy(s *sessions.Session) download.Options {
 			case "held":
 				return // it ends when a person answers
 			}
-			x.events.Publish(events.Event{Kind: kind, Session: session, SurfaceID: d.SurfaceID, URL: d.URL, File: d.Path, State: d.State})
+			x.events.Publish(events.Event{Kind: kind, Session: session, SurfaceID: d.SurfaceID, URL: d.URL, File: d.Path, State: d.State,
+				Bytes: d.Bytes, Total: d.Total})
+		},
+		Progress: func(d download.Download) {
+			x.events.Publish(events.Event{Kind: events.DownloadProgress, Session: session, SurfaceID: d.SurfaceID, URL: d.URL,
+				State: d.State, Bytes: d.Bytes, Total: d.Total})
 		},
 	}
 }

@@ -154,6 +154,9 @@ type DownloadsOut struct {
 func (o *DownloadsOut) Text() string {
 	line := func(d Download) string {
 		s := fmt.Sprintf("[%s] %s %s %d bytes", orDash(d.SurfaceID), d.State, d.Filename, d.Bytes)
+		if d.State == "in_progress" && d.Total > 0 {
+			s = fmt.Sprintf("[%s] %s %s %d of %d bytes (%d%%)", orDash(d.SurfaceID), d.State, d.Filename, d.Bytes, d.Total, d.Bytes*100/d.Total)
+		}
 		if d.Path != "" {
 			s += " → " + d.Path
 		}

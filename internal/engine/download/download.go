@@ -40,7 +40,8 @@ type Download struct {
 	// download policy's origin rules).
 	PageURL string `json:"-"`
 
-	waited bool // returned by WaitDownload already
+	waited bool      // returned by WaitDownload already
+	told   time.Time // when Progress last heard of it
 	// decision is the gate's or a person's answer: allow, deny, or hold
 	// (waiting for Release).
 	decision Decision
@@ -68,7 +69,13 @@ type Options struct {
 	// complete, and as it ends (for a held one, in ReleaseDownload); it
 	// must not block.
 	Notify func(Download)
+	// Progress hears of a download in flight as its bytes arrive, at most
+	// once every ProgressEvery; it must not block.
+	Progress func(Download)
 }
+
+// ProgressEvery is how often Progress hears of one download at most.
+const ProgressEvery = 250 * time.Millisecond
 
 // Tracker tracks one browser's downloads. It is safe for concurrent use.
 type Tracker struct {
@@ -139,12 +146,15 @@ func (d *Tracker) onEvent(ev cdp.Event) {
 	if ev.Method == "Browser.downloadWillBegin" && e.FrameID != "" {
 		surface, page = d.b.FrameSurface(e.FrameID)
 	}
-	var told *Download // a copy for Notify, outside d.mu
+	var told, moved *Download // copies for Notify and Progress, outside d.mu
 	d.mu.Lock()
 	defer func() {
 		d.mu.Unlock()
 		if told != nil && d.opt.Notify != nil {
 			d.opt.Notify(*told)
+		}
+		if moved != nil && d.opt.Progress != nil {
+			d.opt.Progress(*moved)
 		}
 	}()
 	r := d.byID[e.GUID]
@@ -185,6 +195,12 @@ func (d *Tracker) onEvent(ev cdp.Event) {
 		case "canceled":
 			r.State, r.Finished = "canceled", time.Now()
 		default:
+			if now := time.Now(); now.Sub(r.told) >= ProgressEvery {
+				r.told = now
+				c := *r
+				moved = &c
+			}
+			d.changedLocked()
 			return
 		}
 		c := *r
