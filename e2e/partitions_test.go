@@ -64,3 +64,22 @@ func TestPartitionsFromTheCLI(t *testing.T) {
 		t.Fatalf("a refused tab new opened a tab: %d tabs", len(tabs.Tabs))
 	}
 }
+
+// TestPartitionsFromMCP: browser_navigate and browser_tabs take a
+// partition; browser_tabs lists it; a bad one is BAD_INPUT, not executed.
+func TestPartitionsFromMCP(t *testing.T) {
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	m := startMCP(t, e)
+	m.ok("browser_navigate", map[string]any{"url": srv.Page("basic.html")})
+	m.ok("browser_navigate", map[string]any{"url": srv.Page("basic.html"), "partition": "temp:m1"})
+	m.ok("browser_tabs", map[string]any{"action": "new", "url": srv.Page("form.html"), "partition": "temp:m2"})
+	list := m.ok("browser_tabs", nil)
+	if !strings.Contains(list, "[temp:m1]") || !strings.Contains(list, "[temp:m2]") {
+		t.Fatalf("browser_tabs does not name the partitions:\n%s", list)
+	}
+	r := m.call("browser_tabs", map[string]any{"action": "new", "partition": "shared"})
+	if code, notExecuted := errorOf(t, r); !r.isErr || code != "BAD_INPUT" || !notExecuted {
+		t.Fatalf("a bad partition over MCP: %v %s", r.isErr, r.text)
+	}
+}
