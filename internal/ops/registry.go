@@ -330,7 +330,7 @@ func New() *Registry {
 		ops  []*Op
 	}{
 		{"navigate", navOps()}, {"act", actOps()}, {"read", readOps()}, {"session", sessionOps()},
-		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()},
+		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()},
 	} {
 		for _, o := range g.ops {
 			o.Group = g.name

@@ -123,3 +123,19 @@ type SettingsOut struct {
 func (o *SettingsOut) Text() string {
 	return fmt.Sprintf("controlEnabled %t\nignoreCertificateErrors %t\n(%s)", o.ControlEnabled, o.IgnoreCertificateErrors, o.File)
 }
+
+// ImportCookiesOut says what import-cookies brought in and what it left
+// out, by why.
+type ImportCookiesOut struct {
+	From                 string `json:"from" cap:"-"`
+	Imported             int    `json:"imported"`
+	SkippedExpired       int    `json:"skipped_expired"`
+	SkippedAppBound      int    `json:"skipped_app_bound"`
+	SkippedUndecryptable int    `json:"skipped_undecryptable"`
+}
+
+// Text is one line.
+func (o *ImportCookiesOut) Text() string {
+	return fmt.Sprintf("imported %d cookies from %s; skipped %d expired, %d app-bound (only Chrome may read them), %d undecryptable",
+		o.Imported, o.From, o.SkippedExpired, o.SkippedAppBound, o.SkippedUndecryptable)
+}

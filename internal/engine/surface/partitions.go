@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
@@ -140,3 +142,13 @@ func Sweep(ctx context.Context, b *engine.Browser) {
 func IsTemp(partition string) bool { return strings.HasPrefix(partition, "temp:") }
 
 func ptr[T any](v T) *T { return &v }
+
+// SetCookies writes cookies into the persist partition (the session's
+// profile).
+func SetCookies(ctx context.Context, b *engine.Browser, cookies []*network.CookieParam) error {
+	if len(cookies) == 0 {
+		return nil
+	}
+	_, err := cdpproto.Call(ctx, b.BrowserSession(), storage.SetCookies, storage.SetCookiesParams{Cookies: cookies})
+	return err
+}
