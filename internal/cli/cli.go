@@ -226,6 +226,13 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 		v.Files = nil
 	case *ops.SnapshotIn:
 		v.BackendIDs = c.json
+	case *ops.PreviewIn:
+		// The person names the file: any they can read, by its whole path.
+		abs, err := filepath.Abs(v.Path)
+		if err != nil {
+			return c.usage(err, "usage: loupe "+usageLine(op))
+		}
+		v.Path, v.Named = abs, true
 	}
 	if c.task != "" && !apitype.ValidOperationID(c.task) {
 		return c.usage(fmt.Errorf("LOUPE_TASK %q: use 1 to 64 letters, digits, '.', '_', ':' or '-'", c.task), "usage: loupe "+usageLine(op))

@@ -21,9 +21,10 @@ import (
 
 // env is the ops.Env of one call: its session and its caller.
 type env struct {
-	s *sessions.Session
-	c *sessions.Client
-	x *Executor
+	s    *sessions.Session
+	c    *sessions.Client
+	x    *Executor
+	task string // the caller's task, once the call has one
 }
 
 func (e *env) Operations() (ops.OpLog, error) { return e.x.opLog() }
@@ -36,7 +37,7 @@ func (e *env) Approvals() ops.Approvals { return &e.x.waiting }
 
 func (e *env) Downloads() (*download.Tracker, error) { return e.s.Downloads() }
 
-func (e *env) Grants() ops.Grants { return taskEnder{e.x.grants, e.x.events} }
+func (e *env) Grants() ops.Grants { return taskEnder{e.x.grants, e.x.events, e.x.previews} }
 
 func (e *env) Rules() (*policy.Policy, error) {
 	if e.x.rules == nil {
@@ -59,6 +60,10 @@ func (e *env) Browser(ctx context.Context) (*engine.Browser, error) {
 }
 
 func (e *env) Settings() *settings.Store { return e.x.settings }
+
+func (e *env) Previews() ops.Previews { return e.x.previews }
+
+func (e *env) Task() string { return e.task }
 
 // Tab is the caller's current surface. A caller without one gets the
 // session's first tab (never another caller's choice), which becomes its

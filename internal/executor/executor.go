@@ -21,6 +21,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strconv"
 	"sync"
@@ -34,6 +35,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
+	"github.com/loupe-dev/loupe/internal/preview"
 	"github.com/loupe-dev/loupe/internal/sessions"
 	"github.com/loupe-dev/loupe/internal/settings"
 	"github.com/loupe-dev/loupe/internal/wire"
@@ -103,6 +105,7 @@ type Executor struct {
 	grants   *grants.Registry
 	events   *events.Bus
 	settings *settings.Store
+	previews *preview.Server
 	waiting  approvals
 	lanes    lanes
 	crashLog crashes
@@ -130,7 +133,7 @@ func New(cfg Config) *Executor {
 		}),
 		events: cfg.Events,
 		policy: cfg.Policy, ledger: cfg.Ledger, gate: cfg.Gate, store: cfg.Store,
-		settings: cfg.Settings,
+		settings: cfg.Settings, previews: preview.New(),
 	}
 	if x.ledger == nil && cfg.Store != nil {
 		x.ledger = ledgerStage{cfg.Store}
@@ -298,6 +301,7 @@ func (x *Executor) do(ctx context.Context, req Request) (*Result, error) {
 	if c.task == "" {
 		c.task = DefaultTask(req.Client)
 	}
+	c.env.task = c.task
 	if err := x.useGrant(c, c.task, req.Grant); err != nil {
 		return nil, failed(err, req.Op)
 	}
@@ -461,5 +465,5 @@ func (x *Executor) Close(ctx context.Context) error {
 	x.stopBG()
 	err := x.sessions.Close(ctx)
 	x.bgWork.Wait()
-	return err
+	return errors.Join(err, x.previews.Close())
 }

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"github.com/loupe-dev/loupe/internal/preview"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/events"
@@ -90,11 +91,13 @@ func noGrant(err error) error {
 // task is an event.
 type taskEnder struct {
 	*grants.Registry
-	events *events.Bus
+	events   *events.Bus
+	previews *preview.Server
 }
 
 func (t taskEnder) End(task string) []grants.Grant {
 	gs := t.Registry.End(task)
+	t.previews.EndTask(task) // its local previews end with it
 	t.events.Publish(events.Event{Kind: events.TaskEnded, Task: task})
 	return gs
 }

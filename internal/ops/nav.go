@@ -125,6 +125,11 @@ func navOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
+				// A preview reloads under a new token: its file is
+				// authorised again, the old address ends.
+				if file := env.Previews().Path(tab.PageID()); file != "" && tab.PageID() == tab.ID {
+					return preview(ctx, env, tab, file)
+				}
 				r, err := nav.Reload(ctx, tab)
 				if err != nil {
 					return nil, err

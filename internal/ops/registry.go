@@ -92,6 +92,10 @@ type Env interface {
 	FilePath(name string) (string, error)
 	// Settings are the home's browser-control settings.
 	Settings() *settings.Store
+	// Previews are the local files authorised for tabs.
+	Previews() Previews
+	// Task is the caller's task.
+	Task() string
 }
 
 // Targeter is implemented by inputs that name a tab to act on other than
@@ -330,7 +334,7 @@ func New() *Registry {
 		ops  []*Op
 	}{
 		{"navigate", navOps()}, {"act", actOps()}, {"read", readOps()}, {"session", sessionOps()},
-		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()},
+		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()}, {"preview", previewOps()},
 	} {
 		for _, o := range g.ops {
 			o.Group = g.name
