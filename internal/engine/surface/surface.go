@@ -205,6 +205,7 @@ type TabInfo struct {
 // for afresh (one call for all tabs): targetInfoChanged events can trail a
 // page's title by a while.
 func Tabs(ctx context.Context, b *engine.Browser) []TabInfo {
+	Sweep(ctx, b) // a temp partition whose last tab a page closed goes now
 	refreshTitles(ctx, b)
 	pages := b.Pages()
 	out := make([]TabInfo, 0, len(pages))
