@@ -3,7 +3,6 @@ package capture_test
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -88,14 +87,9 @@ func BenchmarkSnapshotLargeScoped(b *testing.B) {
 		}
 		scoped = append(scoped, time.Since(start))
 	}
-	med := func(ds []time.Duration) float64 {
-		s := append([]time.Duration(nil), ds...)
-		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-		return float64(s[len(s)/2].Microseconds()) / 1000
-	}
-	b.ReportMetric(med(full), "full-ms")
-	b.ReportMetric(med(scoped), "scoped-ms")
-	b.ReportMetric(med(scoped)/med(full), "ratio")
+	b.ReportMetric(medianMS(full), "full-ms")
+	b.ReportMetric(medianMS(scoped), "scoped-ms")
+	b.ReportMetric(medianMS(scoped)/medianMS(full), "ratio")
 }
 
 // BenchmarkSnapshotLargeParts splits a snapshot into its stages.
@@ -344,14 +338,9 @@ func benchFourFrames(b *testing.B, rows int) {
 		snapshot.Render(snapshot.Header{Surface: tab.ID}, snapshot.Compact(nodes), snapshot.RenderOptions{})
 		merging = append(merging, time.Since(start))
 	}
-	med := func(ds []time.Duration) float64 {
-		s := append([]time.Duration(nil), ds...)
-		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-		return float64(s[len(s)/2].Microseconds()) / 1000
-	}
-	b.ReportMetric(med(full), "full-ms")
-	b.ReportMetric(med(slowest), "slowest-frame-ms")
-	b.ReportMetric(med(merging), "merge-ms")
-	b.ReportMetric(med(sum)+med(merging), "one-by-one-ms")
-	b.ReportMetric(med(full)/(med(slowest)+med(merging)), "ratio")
+	b.ReportMetric(medianMS(full), "full-ms")
+	b.ReportMetric(medianMS(slowest), "slowest-frame-ms")
+	b.ReportMetric(medianMS(merging), "merge-ms")
+	b.ReportMetric(medianMS(sum)+medianMS(merging), "one-by-one-ms")
+	b.ReportMetric(medianMS(full)/(medianMS(slowest)+medianMS(merging)), "ratio")
 }
