@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -107,10 +106,10 @@ func (s *Store) Set(key, value string) (Settings, error) {
 	if _, err := Defaults().Value(key); err != nil {
 		return Settings{}, err
 	}
-	on, err := strconv.ParseBool(value)
-	if err != nil || (value != "true" && value != "false") {
+	if value != "true" && value != "false" {
 		return Settings{}, fmt.Errorf("%s: want true or false, not %q", key, value)
 	}
+	on := value == "true"
 	if s.path == "" {
 		return Defaults(), errors.New("settings: this process has no home to keep them in")
 	}

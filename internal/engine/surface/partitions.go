@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strings"
 	"sync"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
@@ -137,9 +136,6 @@ func Sweep(ctx context.Context, b *engine.Browser) {
 	defer p.mu.Unlock()
 	p.sweep(ctx, b)
 }
-
-// IsTemp reports a temp partition's name.
-func IsTemp(partition string) bool { return strings.HasPrefix(partition, "temp:") }
 
 func ptr[T any](v T) *T { return &v }
 

@@ -110,7 +110,6 @@ async function slices(opts, key, last, before) {
     }
     await yieldToPage();
   }
-  const listed = true;
   // Then each, the last first (an inner one before the one holding it),
   // unless it is not rendered.
   let i = units.length - 1;
@@ -130,7 +129,7 @@ async function slices(opts, key, last, before) {
   }
   noteRecords(walkObserver.takeRecords());
   const controls = controlStates();
-  const stale = i === null || !listed || dirtyAll || !sameStates(before, controls);
+  const stale = i === null || dirtyAll || !sameStates(before, controls);
   endWalkState(); // the last walk reads everything afresh
   return keptWalk(opts, key, controls, last, stale, true);
 }
