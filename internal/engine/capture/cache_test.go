@@ -19,8 +19,8 @@ import (
 
 // mutations are what a page does between two snapshots; each is a script
 // run in the page's own world, given a random number n (it may return a
-// promise, awaited). The page is testpages' cache/page.html (or its twin
-// with sibling and structural selectors).
+// promise, awaited). The page is testpages' cache/page.html (with
+// ?sibling, also with sibling and structural selectors).
 var mutations = []string{
 	`(n) => { const p = document.createElement('p'); p.textContent = 'new ' + n; document.getElementById('m').appendChild(p); }`,
 	`(n) => { const b = document.createElement('button'); b.textContent = 'Made ' + n; document.getElementById('m').prepend(b); }`,
@@ -95,7 +95,7 @@ func TestCachedSnapshotEqualsFresh(t *testing.T) {
 		page string
 		seed uint64
 		max  int
-	}{{"cache/page.html", 1, 0}, {"cache/page.html", 2, 50}, {"cache/page.html", 3, 0}, {"cache/sibling.html", 4, 0}, {"cache/sibling.html", 5, 50}} {
+	}{{"cache/page.html", 1, 0}, {"cache/page.html", 2, 50}, {"cache/page.html", 3, 0}, {"cache/page.html?sibling", 4, 0}, {"cache/page.html?sibling", 5, 50}} {
 		if _, err := nav.Navigate(ctx, tab, a.Page(run.page)); err != nil {
 			t.Fatal(err)
 		}
