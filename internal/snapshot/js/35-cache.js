@@ -149,7 +149,11 @@ function isSheet(n) {
 
 // noteRecords turns mutation records into what the next walk re-walks.
 function noteRecords(records) {
-  for (const r of records) if (r.type !== 'characterData') { structChanged = true; break; }
+  for (const r of records) {
+    if (r.type === 'characterData') continue;
+    structChanged = true;
+    if (r.type === 'childList') unswept = true;
+  }
   if (dirtyAll || !records.length) return;
   changes += records.length;
   if (changes > maxChanges || sheetRisk.has) { dirtyAll = true; return; }
@@ -303,7 +307,7 @@ function sameStates(a, b) {
 function pageJSON(count, seq, nodes, cut) {
   const struct = seq && lastWalk ? lastWalk.struct : 0;
   return '{"url":' + JSON.stringify(location.href) + ',"title":' + JSON.stringify(document.title) +
-    ',"count":' + count + ',"seq":' + seq + ',"struct":' + struct + ',"gone":' + JSON.stringify(sweep()) + (cut ? ',"cut":true' : '') +
+    ',"count":' + count + ',"seq":' + seq + ',"struct":' + struct + ',"gone":' + JSON.stringify(sweepIfMoved()) + (cut ? ',"cut":true' : '') +
     (nodes === null ? ',"same":true' : ',"nodes":' + nodes) + '}';
 }
 
@@ -319,6 +323,16 @@ let memoKey = 0;
 // less often than its text: struct numbers the walks after which it did,
 // for what depends on nothing else (the caller's locator facts).
 let structChanged = true;
+// unswept: nodes came or went since the last sweep (without that, no
+// element with an id can have left the document, and a sweep of every id
+// would find nothing).
+let unswept = true;
+
+function sweepIfMoved() {
+  if (!unswept) return [];
+  unswept = false;
+  return sweep();
+}
 
 function deltaJSON(list, floor) {
   let out = '[';
