@@ -1,0 +1,213 @@
+// Package restore keeps a session's tabs across daemon restarts. The
+// daemon writes each launched browser's tabs — owner task, address, title,
+// order, viewport preference, the file a preview shows — to one file in
+// LOUPE_HOME; the next daemon brings them back as placeholders: real tabs
+// at about:blank that load their address when an operation first works in
+// them, so a restart does not load every page at once.
+//
+// What is kept is what a person would call the tab, never what could act
+// by itself: no grants, no refs, no form state, no preview token (a
+// preview is kept by its file and authorised afresh when it loads), and
+// nothing of a temp: partition, whose tabs are gone by design. Only web
+// addresses (http, https) and about:blank are kept; a tab at a file:,
+// data: or chrome: address is not restored.
+package restore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"syscall"
+	"unicode/utf8"
+)
+
+// Version is the file format's version; a file of another is ignored.
+const Version = 1
+
+// Bounds on what a file may hold: the tabs a window allows, and the
+// lengths the outputs bound page strings to anyway. A file beyond them
+// was not written by loupe and is refused whole.
+const (
+	MaxTabs  = 32
+	MaxURL   = 8 << 10
+	MaxTitle = 1 << 10
+	MaxTask  = 128
+	MaxFile  = 1 << 20
+)
+
+// Entry is one tab as it is kept.
+type Entry struct {
+	Task     string    `json:"task,omitempty"` // the task that owned it ("" for a shared tab)
+	URL      string    `json:"url,omitempty"`  // "" for a preview
+	Title    string    `json:"title,omitempty"`
+	Preview  string    `json:"preview,omitempty"` // the absolute path of the file a preview showed
+	Viewport *Viewport `json:"viewport,omitempty"`
+}
+
+// Viewport is a tab's viewport preference: the size and scale its pages
+// are laid out at (emulated; the window does not change).
+type Viewport struct {
+	Width  int     `json:"width"`
+	Height int     `json:"height"`
+	Scale  float64 `json:"scale,omitempty"` // device pixel ratio; 0 is the screen's
+	Mobile bool    `json:"mobile,omitempty"`
+}
+
+// Limits of a viewport preference.
+const (
+	MinViewport = 100
+	MaxViewport = 10000
+	MaxScale    = 10
+)
+
+// Check says what is wrong with a viewport preference, if anything.
+func (v Viewport) Check() error {
+	if v.Width < MinViewport || v.Width > MaxViewport || v.Height < MinViewport || v.Height > MaxViewport {
+		return fmt.Errorf("viewport %dx%d: want each side from %d to %d pixels", v.Width, v.Height, MinViewport, MaxViewport)
+	}
+	if math.IsNaN(v.Scale) || v.Scale < 0 || v.Scale > MaxScale {
+		return fmt.Errorf("viewport scale %v: want 0 (the screen's) up to %d", v.Scale, MaxScale)
+	}
+	return nil
+}
+
+// Keepable reports whether a tab at this address is kept: web pages and
+// blank tabs are; local, data and browser pages are not (an agent may not
+// be allowed to open them, and a restart must not open them for it).
+func Keepable(address string) bool {
+	if address == "about:blank" {
+		return true
+	}
+	u, err := url.Parse(address)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// file is the format on disk.
+type file struct {
+	Version  int                `json:"version"`
+	Sessions map[string][]Entry `json:"sessions"`
+}
+
+// Encode is the file's bytes for the sessions' tabs (sessions with none
+// are left out).
+func Encode(sessions map[string][]Entry) ([]byte, error) {
+	f := file{Version: Version, Sessions: map[string][]Entry{}}
+	for s, tabs := range sessions {
+		if len(tabs) > 0 {
+			f.Sessions[s] = tabs
+		}
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Decode reads a file's bytes. A file of another version holds nothing
+// loupe can use (nil, no error); one that breaks a bound or a rule is
+// refused whole, with what is wrong.
+func Decode(data []byte) (map[string][]Entry, error) {
+	if len(data) > MaxFile {
+		return nil, fmt.Errorf("tabs file: %d bytes, more than %d", len(data), MaxFile)
+	}
+	var f file
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&f); err != nil {
+		return nil, fmt.Errorf("tabs file: %w", err)
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("tabs file: more than one JSON value")
+	}
+	if f.Version != Version {
+		return nil, nil
+	}
+	for s, tabs := range f.Sessions {
+		if len(tabs) > MaxTabs {
+			return nil, fmt.Errorf("tabs file: session %.64q has %d tabs, more than %d", s, len(tabs), MaxTabs)
+		}
+		for i, e := range tabs {
+			if err := e.check(); err != nil {
+				return nil, fmt.Errorf("tabs file: session %.64q, tab %d: %w", s, i+1, err)
+			}
+		}
+	}
+	return f.Sessions, nil
+}
+
+func (e Entry) check() error {
+	for _, s := range []struct {
+		what, v string
+		max     int
+	}{{"task", e.Task, MaxTask}, {"url", e.URL, MaxURL}, {"title", e.Title, MaxTitle}, {"preview", e.Preview, MaxURL}} {
+		if len(s.v) > s.max {
+			return fmt.Errorf("%s of %d bytes, more than %d", s.what, len(s.v), s.max)
+		}
+		if !utf8.ValidString(s.v) {
+			return fmt.Errorf("%s is not UTF-8", s.what)
+		}
+	}
+	if e.Preview != "" && !filepath.IsAbs(e.Preview) {
+		return fmt.Errorf("preview %.64q is not an absolute path", e.Preview)
+	}
+	if e.Preview != "" && e.URL != "" {
+		return errors.New("a preview is kept by its file, never by its address (its token dies with the daemon)")
+	}
+	if e.Preview == "" && !Keepable(e.URL) {
+		return fmt.Errorf("url %.64q is not a web address", e.URL)
+	}
+	if e.Viewport != nil {
+		if err := e.Viewport.Check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Read reads the tabs file; a missing one holds nothing. The file is
+// opened without following a symlink.
+func Read(path string) (map[string][]Entry, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tabs file: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("tabs file: %w", err)
+	}
+	return Decode(data)
+}
+
+// write replaces the file whole, by rename, so that a reader (or the next
+// daemon after a crash) never sees half of it. It is written readable
+// only by its user.
+func write(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tabs-*.json")
+	if err != nil {
+		return fmt.Errorf("tabs file: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("tabs file: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("tabs file: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("tabs file: %w", err)
+	}
+	return nil
+}

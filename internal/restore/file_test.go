@@ -1,0 +1,186 @@
+package restore_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/restore"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func sample() map[string][]restore.Entry {
+	return map[string][]restore.Entry{
+		"default": {
+			{URL: "about:blank"},
+			{Task: "research", URL: "https://example.test/a?q=1", Title: "A page", Viewport: &restore.Viewport{Width: 390, Height: 844, Scale: 3, Mobile: true}},
+			{Task: "cli", Title: "Report", Preview: "/home/me/report.html"},
+		},
+		"work":  {{URL: "https://example.test/", Title: "Work"}},
+		"empty": nil,
+	}
+}
+
+// TestEncodeGolden: the file format, byte for byte, and back.
+func TestEncodeGolden(t *testing.T) {
+	got, err := restore.Encode(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "tabs.golden.json")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("encoded:\n%s\nwant:\n%s", got, want)
+	}
+	back, err := restore.Decode(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := sample()
+	delete(exp, "empty")
+	if !reflect.DeepEqual(back, exp) {
+		t.Fatalf("decoded %+v, want %+v", back, exp)
+	}
+}
+
+// TestDecodeRefuses: a file that breaks a rule is refused whole, one of
+// another version holds nothing.
+func TestDecodeRefuses(t *testing.T) {
+	long := strings.Repeat("x", restore.MaxTitle+1)
+	many := `{"version":1,"sessions":{"s":[` + strings.TrimSuffix(strings.Repeat(`{"url":"about:blank"},`, restore.MaxTabs+1), ",") + `]}}`
+	for name, in := range map[string]string{
+		"not json":         `{`,
+		"two values":       `{"version":1,"sessions":{}} {}`,
+		"unknown field":    `{"version":1,"sessions":{},"grants":["g1"]}`,
+		"file url":         `{"version":1,"sessions":{"s":[{"url":"file:///etc/passwd"}]}}`,
+		"javascript url":   `{"version":1,"sessions":{"s":[{"url":"javascript:alert(1)"}]}}`,
+		"relative preview": `{"version":1,"sessions":{"s":[{"preview":"report.html"}]}}`,
+		"preview address":  `{"version":1,"sessions":{"s":[{"url":"http://127.0.0.1:1/p/T/a.html","preview":"/a.html"}]}}`,
+		"no address":       `{"version":1,"sessions":{"s":[{"title":"x"}]}}`,
+		"long title":       `{"version":1,"sessions":{"s":[{"url":"about:blank","title":"` + long + `"}]}}`,
+		"tiny viewport":    `{"version":1,"sessions":{"s":[{"url":"about:blank","viewport":{"width":1,"height":1}}]}}`,
+		"too many tabs":    many,
+	} {
+		if got, err := restore.Decode([]byte(in)); err == nil {
+			t.Errorf("%s: decoded %v, want an error", name, got)
+		}
+	}
+	got, err := restore.Decode([]byte(`{"version":2,"sessions":{"s":[{"url":"https://a.test/"}]}}`))
+	if err != nil || got != nil {
+		t.Errorf("another version: %v, %v; want nothing and no error", got, err)
+	}
+}
+
+// TestRecorderWritesChanges: a touch writes the state when it changed,
+// not otherwise; Stop writes a last time and later touches write nothing.
+func TestRecorderWritesChanges(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tabs.json")
+	state := make(chan map[string][]restore.Entry, 1)
+	var cur map[string][]restore.Entry
+	r := restore.NewRecorder(path, func() map[string][]restore.Entry {
+		select {
+		case cur = <-state:
+		default:
+		}
+		return cur
+	}, t.Logf)
+	state <- sample()
+	r.Flush()
+	first, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Mode().Perm() != 0o600 {
+		t.Errorf("tabs file mode %v, want 0600", first.Mode().Perm())
+	}
+	got, err := restore.Read(path)
+	if err != nil || len(got["default"]) != 3 {
+		t.Fatalf("read back %v, %v", got, err)
+	}
+	// The same state again: the file is not rewritten (same inode).
+	r.Flush()
+	again, _ := os.Stat(path)
+	if !os.SameFile(first, again) {
+		t.Error("an unchanged state was written again")
+	}
+	state <- map[string][]restore.Entry{"default": {{URL: "https://example.test/"}}}
+	r.Stop()
+	got, _ = restore.Read(path)
+	if len(got) != 1 || len(got["default"]) != 1 {
+		t.Fatalf("after Stop the file holds %v", got)
+	}
+	state <- nil
+	r.Touch()
+	r.Stop()
+	if got, _ = restore.Read(path); len(got) != 1 {
+		t.Fatalf("a touch after Stop wrote %v", got)
+	}
+}
+
+// TestReadRefusesSymlink: the file is never read through a symlink.
+func TestReadRefusesSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "elsewhere.json")
+	data, _ := restore.Encode(sample())
+	if err := os.WriteFile(target, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "tabs.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := restore.Read(link); err == nil {
+		t.Fatalf("read %v through a symlink", got)
+	}
+	if got, err := restore.Read(filepath.Join(dir, "missing.json")); err != nil || got != nil {
+		t.Fatalf("a missing file: %v, %v", got, err)
+	}
+}
+
+// FuzzDecode: whatever a file holds, Decode either refuses it or returns
+// entries that keep every rule, and they encode and decode to themselves.
+func FuzzDecode(f *testing.F) {
+	seed, _ := restore.Encode(sample())
+	f.Add(seed)
+	f.Add([]byte(`{"version":1,"sessions":{"s":[{"url":"http://[::1]:80/"}]}}`))
+	f.Add([]byte(`{"version":1,"sessions":{"s":[{"url":"about:blank","viewport":{"width":100,"height":10000,"scale":10}}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := restore.Decode(data)
+		if err != nil || got == nil {
+			return
+		}
+		for _, tabs := range got {
+			if len(tabs) > restore.MaxTabs {
+				t.Fatalf("%d tabs", len(tabs))
+			}
+			for _, e := range tabs {
+				if e.Preview == "" && !restore.Keepable(e.URL) {
+					t.Fatalf("kept %q", e.URL)
+				}
+			}
+		}
+		enc, err := restore.Encode(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := restore.Decode(enc)
+		if err != nil {
+			t.Fatalf("re-decoding %s: %v", enc, err)
+		}
+		if len(back) != len(got) {
+			t.Fatalf("round trip: %v vs %v", back, got)
+		}
+	})
+}

@@ -1,0 +1,193 @@
+package restore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	cdpproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+
+	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
+)
+
+// tabs is what a browser keeps of its tabs for restore: the placeholders
+// not loaded yet and each tab's viewport preference, by page surface id.
+// It lives and dies with the browser (engine.Browser.Kept).
+type tabs struct {
+	mu       sync.Mutex
+	pending  map[string]*placeholder
+	viewport map[string]Viewport
+}
+
+// placeholder is a restored tab not loaded yet; sem lets one caller load
+// it while the others wait (by their own deadlines).
+type placeholder struct {
+	entry Entry
+	sem   chan struct{}
+	done  bool
+}
+
+func tabsOf(b *engine.Browser) *tabs {
+	return b.Kept("restore", func() any {
+		return &tabs{pending: map[string]*placeholder{}, viewport: map[string]Viewport{}}
+	}).(*tabs)
+}
+
+// Restore brings a session's kept tabs back into a browser that has just
+// started, in their order, as placeholders: the browser's first, blank,
+// tab becomes the first of them, and a new tab opens for each of the
+// others (one at a time, so that their surface ids follow their order).
+// It returns the tabs, one per entry, as far as it got.
+func Restore(ctx context.Context, b *engine.Browser, entries []Entry) ([]*engine.Tab, error) {
+	ts := tabsOf(b)
+	out := make([]*engine.Tab, 0, len(entries))
+	pages := b.Pages()
+	for i, e := range entries {
+		var t *engine.Tab
+		if i == 0 && len(pages) == 1 && pages[0].URL() == "about:blank" {
+			t = pages[0]
+		} else {
+			var err error
+			if t, err = surface.NewTab(ctx, b); err != nil {
+				return out, fmt.Errorf("restoring tab %d of %d: %w", i+1, len(entries), err)
+			}
+		}
+		ts.mu.Lock()
+		ts.pending[t.ID] = &placeholder{entry: e, sem: make(chan struct{}, 1)}
+		if e.Viewport != nil {
+			ts.viewport[t.ID] = *e.Viewport
+		}
+		ts.mu.Unlock()
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Pending returns what a placeholder tab will load, while it has not.
+func Pending(b *engine.Browser, page string) (Entry, bool) {
+	ts := tabsOf(b)
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if p := ts.pending[page]; p != nil && !p.done {
+		return p.entry, true
+	}
+	return Entry{}, false
+}
+
+// ViewportOf is a tab's viewport preference, if it has one.
+func ViewportOf(b *engine.Browser, page string) (Viewport, bool) {
+	ts := tabsOf(b)
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	v, ok := ts.viewport[page]
+	return v, ok
+}
+
+// Forget drops what is kept of tabs that have closed.
+func Forget(b *engine.Browser, live func(page string) bool) {
+	ts := tabsOf(b)
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for id := range ts.pending {
+		if !live(id) {
+			delete(ts.pending, id)
+		}
+	}
+	for id := range ts.viewport {
+		if !live(id) {
+			delete(ts.viewport, id)
+		}
+	}
+}
+
+// Load loads a placeholder tab, once: its viewport preference is applied
+// and its address opened — for a preview, the address authorise gives its
+// file now (a preview's token never outlives its daemon). A tab that is
+// not a placeholder, or no longer, is left as it is. A load that fails
+// still uses the placeholder up (the tab shows the browser's error page,
+// as a person's would): its error is the caller's to report. With open
+// false only the viewport is applied: the caller is about to show
+// another document in the tab.
+func Load(ctx context.Context, b *engine.Browser, t *engine.Tab, open bool, authorise func(file string) (string, error)) error {
+	ts := tabsOf(b)
+	ts.mu.Lock()
+	p := ts.pending[t.PageID()]
+	ts.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	select {
+	case p.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-p.sem }()
+	ts.mu.Lock()
+	done := p.done
+	ts.mu.Unlock()
+	if done {
+		return nil
+	}
+	// Used up when this load ends, however it ends; callers behind it
+	// wait on sem until then.
+	defer func() {
+		ts.mu.Lock()
+		p.done = true
+		delete(ts.pending, t.PageID())
+		ts.mu.Unlock()
+	}()
+	e := p.entry
+	if e.Viewport != nil {
+		if err := applyViewport(ctx, t, *e.Viewport); err != nil {
+			return fmt.Errorf("restoring the viewport of tab %s: %w", t.PageID(), err)
+		}
+	}
+	if !open {
+		return nil
+	}
+	address := e.URL
+	if e.Preview != "" {
+		u, err := authorise(e.Preview)
+		if err != nil {
+			return fmt.Errorf("tab %s was restored as a preview of %s, which cannot be authorised again: %w", t.PageID(), e.Preview, err)
+		}
+		address = u
+	}
+	if address == "" || address == "about:blank" {
+		return nil
+	}
+	if _, err := nav.Navigate(ctx, t, address); err != nil {
+		return fmt.Errorf("tab %s was restored at %s: %w", t.PageID(), address, err)
+	}
+	return nil
+}
+
+// SetViewport applies a viewport preference to a tab and keeps it (nil
+// clears it: the window's own size again).
+func SetViewport(ctx context.Context, b *engine.Browser, t *engine.Tab, v *Viewport) error {
+	if v == nil {
+		if _, err := cdpproto.Call(ctx, t.Session(), emulation.ClearDeviceMetricsOverride, cdpproto.Empty{}); err != nil {
+			return err
+		}
+	} else if err := applyViewport(ctx, t, *v); err != nil {
+		return err
+	}
+	ts := tabsOf(b)
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if v == nil {
+		delete(ts.viewport, t.PageID())
+	} else {
+		ts.viewport[t.PageID()] = *v
+	}
+	return nil
+}
+
+func applyViewport(ctx context.Context, t *engine.Tab, v Viewport) error {
+	_, err := cdpproto.Call(ctx, t.Session(), emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: int64(v.Width), Height: int64(v.Height), DeviceScaleFactor: v.Scale, Mobile: v.Mobile})
+	return err
+}
