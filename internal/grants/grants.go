@@ -67,6 +67,9 @@ type Registry struct {
 	ended   map[string]time.Time // by task
 	revoked map[string]string    // grant id → why it is no longer current
 	owners  map[tab]string       // tab → task
+	// claims are owners restored from an earlier daemon, whose task has
+	// no grant yet: until when they hold (see Claim).
+	claims map[tab]time.Time
 }
 
 type key struct{ session, task string }
@@ -83,7 +86,7 @@ func New(gen string, ttl time.Duration, now func() time.Time) *Registry {
 		now = time.Now
 	}
 	return &Registry{gen: gen, ttl: ttl, now: now, live: map[key]*Grant{}, ended: map[string]time.Time{},
-		revoked: map[string]string{}, owners: map[tab]string{}}
+		revoked: map[string]string{}, owners: map[tab]string{}, claims: map[tab]time.Time{}}
 }
 
 // Use returns the task's current grant, minting one if it has none. On a
@@ -138,12 +141,13 @@ func (r *Registry) Check(session, task, page, opener string) error {
 	defer r.mu.Unlock()
 	t := tab{session, page}
 	owner, ok := r.owners[t]
-	if ok && r.live[key{session, owner}] == nil {
+	if ok && !r.holdsLocked(t, owner) {
 		delete(r.owners, t) // its task is gone: the tab is shared again
+		delete(r.claims, t)
 		ok = false
 	}
 	if !ok && opener != "" {
-		if o, okO := r.owners[tab{session, opener}]; okO && r.live[key{session, o}] != nil {
+		if o, okO := r.owners[tab{session, opener}]; okO && r.holdsLocked(tab{session, opener}, o) {
 			r.owners[t], owner, ok = o, o, true
 		}
 	}
@@ -159,18 +163,50 @@ func (r *Registry) Own(session, task, page string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := tab{session, page}
-	if o, ok := r.owners[t]; ok && o != task && r.live[key{session, o}] != nil {
+	if o, ok := r.owners[t]; ok && o != task && r.holdsLocked(t, o) {
 		return
 	}
 	r.owners[t] = task
+	delete(r.claims, t)
+}
+
+// Claim gives back to a task a tab it owned before the daemon restarted
+// (package restore keeps who owned what, never the grants): the tab is
+// the task's — refused to other tasks — while the task is not ended and
+// either has a grant again or the claim is younger than a grant's life.
+func (r *Registry) Claim(session, task, page string) {
+	if task == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := tab{session, page}
+	if o, ok := r.owners[t]; ok && o != task && r.holdsLocked(t, o) {
+		return
+	}
+	r.owners[t] = task
+	r.claims[t] = r.now().Add(r.ttl)
+}
+
+// holdsLocked reports whether a task's ownership of a tab holds: the
+// task has a live grant, or a current claim and was not ended. Caller
+// holds r.mu.
+func (r *Registry) holdsLocked(t tab, task string) bool {
+	if r.live[key{t.session, task}] != nil {
+		return true
+	}
+	until, ok := r.claims[t]
+	_, ended := r.ended[task]
+	return ok && !ended && r.now().Before(until)
 }
 
 // Owner is the task that owns a tab ("" for none).
 func (r *Registry) Owner(session, page string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	o := r.owners[tab{session, page}]
-	if r.live[key{session, o}] == nil {
+	t := tab{session, page}
+	o := r.owners[t]
+	if o == "" || !r.holdsLocked(t, o) {
 		return ""
 	}
 	return o
@@ -202,6 +238,7 @@ func (r *Registry) ForgetSession(session string) {
 	for t := range r.owners {
 		if t.session == session {
 			delete(r.owners, t)
+			delete(r.claims, t)
 		}
 	}
 }
@@ -234,6 +271,7 @@ func (r *Registry) revokeLocked(k key, g *Grant, why string) {
 	for t, o := range r.owners {
 		if t.session == k.session && o == k.task {
 			delete(r.owners, t)
+			delete(r.claims, t)
 		}
 	}
 }

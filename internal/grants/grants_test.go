@@ -139,3 +139,47 @@ func TestSessionsApart(t *testing.T) {
 		t.Fatalf("owner after ForgetSession = %q", o)
 	}
 }
+
+// TestClaimAfterRestart: a tab restored for a task is that task's before
+// it has a grant in this daemon — refused to others, its own when it
+// comes back — and shared again once the claim lapses or the task ends.
+func TestClaimAfterRestart(t *testing.T) {
+	r, c := newReg(time.Hour)
+	r.Claim("default", "a", "s2")
+	r.Claim("default", "a", "s3")
+	r.Claim("default", "", "s4") // a shared tab stays shared
+	if o := r.Owner("default", "s2"); o != "a" {
+		t.Fatalf("owner of a claimed tab = %q, want a", o)
+	}
+	r.Use("default", "b", "", true)
+	refused(t, r.Check("default", "b", "s2", ""), `belongs to task "a"`)
+	if err := r.Check("default", "b", "s4", ""); err != nil {
+		t.Fatalf("a shared restored tab: %v", err)
+	}
+	// A popup of a claimed tab is the claiming task's too.
+	refused(t, r.Check("default", "b", "s9", "s2"), `belongs to task "a"`)
+	// The task comes back: its grant lists the tabs, and they hold past
+	// the claim's life.
+	g, _ := r.Use("default", "a", "", true)
+	if len(g.Tabs) != 3 { // s2, s3 and the popup s9
+		t.Fatalf("the returning task's grant lists %v", g.Tabs)
+	}
+	c.t = c.t.Add(50 * time.Minute)
+	r.Use("default", "a", g.ID, true) // renewed use; the grant lives an hour from its minting
+	if err := r.Check("default", "a", "s2", ""); err != nil {
+		t.Fatal(err)
+	}
+	// A claim whose task never comes back lapses after a grant's life.
+	r.Claim("default", "gone", "s5")
+	refused(t, r.Check("default", "b", "s5", ""), `belongs to task "gone"`)
+	c.t = c.t.Add(time.Hour)
+	if err := r.Check("default", "b", "s5", ""); err != nil {
+		t.Fatalf("a lapsed claim still holds: %v", err)
+	}
+	// An ended task's claims end with it.
+	r.Claim("default", "stopped", "s6")
+	r.End("stopped")
+	if o := r.Owner("default", "s6"); o != "" {
+		t.Fatalf("owner after end = %q", o)
+	}
+}
