@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/loupe-dev/loupe/internal/settings"
 	"io"
 	"io/fs"
 	"log"
@@ -24,6 +23,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/localapi"
 	"github.com/loupe-dev/loupe/internal/policy"
+	"github.com/loupe-dev/loupe/internal/settings"
 )
 
 // Config configures the daemon.
@@ -39,6 +39,9 @@ func SocketPath(home string) string { return filepath.Join(home, "loupe.sock") }
 // LockPath is the daemon's lock file: held for the daemon's whole life,
 // released only after every browser has stopped.
 func LockPath(home string) string { return filepath.Join(home, "daemon.lock") }
+
+// TabsPath keeps the sessions' tabs across daemon restarts.
+func TabsPath(home string) string { return filepath.Join(home, "tabs.json") }
 
 // LogPath is where a started daemon writes its log.
 func LogPath(home string) string { return filepath.Join(home, "daemon.log") }
@@ -141,6 +144,7 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 		return err
 	}
 	cfg.Executor.Rules = rules
+	cfg.Executor.TabsFile = TabsPath(cfg.Home)
 	x := executor.New(cfg.Executor)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()

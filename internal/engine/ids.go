@@ -18,6 +18,24 @@ type IDs struct {
 	refs     snapshot.Counter
 }
 
+// Last returns the last surface and ref numbers drawn (0 before the
+// first).
+func (ids *IDs) Last() (surfaces, refs int64) { return ids.surfaces.Load(), ids.refs.Last() }
+
+// Skip moves both id spaces past numbers an earlier daemon of the session
+// drew, so that none is drawn again: ids from before a restart are
+// refused as gone, never acted on. It is called before the session's
+// first browser starts.
+func (ids *IDs) Skip(surfaces, refs int64) {
+	for {
+		cur := ids.surfaces.Load()
+		if cur >= surfaces || ids.surfaces.CompareAndSwap(cur, surfaces) {
+			break
+		}
+	}
+	ids.refs.Skip(refs)
+}
+
 // Option configures Launch and Attach.
 type Option func(*Browser)
 

@@ -56,6 +56,7 @@ func (e *env) Browser(ctx context.Context) (*engine.Browser, error) {
 	if err := e.x.applySettings(ctx, b); err != nil {
 		return nil, err
 	}
+	e.x.restoreInto(ctx, e.s, b)
 	return b, nil
 }
 

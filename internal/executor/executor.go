@@ -58,6 +58,9 @@ type Config struct {
 	BrowserArgs []string
 	// BrowserLog, if set, receives launched browsers' stderr.
 	BrowserLog io.Writer
+	// TabsFile keeps the sessions' tabs across restarts ("" keeps none;
+	// see restore.go).
+	TabsFile string
 
 	// Registry is the operations the executor runs; nil is loupe's own
 	// (ops.New). Tests give a registry of fake operations (ops.NewRegistry)
@@ -109,6 +112,7 @@ type Executor struct {
 	waiting  approvals
 	lanes    lanes
 	crashLog crashes
+	restore  restoring
 	// bg bounds the executor's own work (download approvals); Close ends
 	// it and waits for it.
 	bg     context.Context
@@ -166,6 +170,9 @@ func New(cfg Config) *Executor {
 	}
 	if x.gate == nil {
 		x.gate = grantGate{x.grants}
+	}
+	if cfg.TabsFile != "" {
+		x.startRestore(cfg.TabsFile)
 	}
 	return x
 }
@@ -284,6 +291,7 @@ func (x *Executor) do(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, failed(err, req.Op)
 	}
+	defer x.keepTabs() // before the reply: see restore.go
 	timeout := c.op.Timeout
 	if req.Timeout > 0 {
 		timeout = req.Timeout
@@ -306,6 +314,9 @@ func (x *Executor) do(ctx context.Context, req Request) (*Result, error) {
 		return nil, failed(err, req.Op)
 	}
 	if err := x.humanGate(gctx, c); err != nil {
+		return nil, failed(err, req.Op)
+	}
+	if err := x.loadRestored(gctx, c); err != nil {
 		return nil, failed(err, req.Op)
 	}
 	if c.kind == ops.Write {
@@ -462,6 +473,7 @@ func (x *Executor) Sessions() []apitype.SessionInfo { return x.sessions.List() }
 
 // Close ends every session.
 func (x *Executor) Close(ctx context.Context) error {
+	x.stopRestore() // before the browsers close their tabs
 	x.stopBG()
 	err := x.sessions.Close(ctx)
 	x.bgWork.Wait()

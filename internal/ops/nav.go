@@ -6,6 +6,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
+	"github.com/loupe-dev/loupe/internal/restore"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
 
@@ -49,6 +50,9 @@ type TabIDIn struct {
 	ID string `json:"surface_id" arg:"ID" help:"surface id of the tab, as listed by tabs (s1, s2, …)"`
 }
 
+// SwitchTo is the tab activate makes current.
+func (in *TabIDIn) SwitchTo() string { return in.ID }
+
 // Validate checks the id is given.
 func (in *TabIDIn) Validate() error {
 	if in.ID == "" {
@@ -70,6 +74,9 @@ func (in *TabNewIn) OpensTab() bool { return true }
 
 // OpensTab says whether open opens a new tab.
 func (in *OpenIn) OpensTab() bool { return in.NewTab || in.Partition != "" }
+
+// Replaces: open in the caller's tab shows another document there.
+func (in *OpenIn) Replaces() bool { return !in.OpensTab() }
 
 // TabNewIn is the input of tab new.
 type TabNewIn struct {
@@ -153,6 +160,13 @@ func navOps() []*Op {
 						tabs[i].Mode = mode
 					}
 					tabs[i].Epoch = epoch
+					if e, ok := restore.Pending(b, tabs[i].ID); ok {
+						tabs[i].Restored = true
+						tabs[i].Title, tabs[i].URL = e.Title, e.URL
+						if e.Preview != "" {
+							tabs[i].URL = "preview of " + e.Preview
+						}
+					}
 				}
 				return &TabsOut{Active: cur, Tabs: tabs}, nil
 			}).sessionWide().mcp(Tool{Name: "browser_tabs", Core: true, Select: "action", Value: "list", Default: true, Desc: "List tabs, or open (new), close or select one."}),

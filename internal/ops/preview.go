@@ -27,6 +27,9 @@ type PreviewIn struct {
 	Named bool `json:"named,omitempty" mcp:"-" cli:"set by the CLI: the person named the file"`
 }
 
+// Replaces: a preview shows its file in the caller's tab.
+func (in *PreviewIn) Replaces() bool { return true }
+
 // Validate checks the file is given and is a web page.
 func (in *PreviewIn) Validate() error {
 	if in.Path == "" {

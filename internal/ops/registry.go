@@ -112,6 +112,20 @@ type TabOpener interface {
 	OpensTab() bool
 }
 
+// Switcher is implemented by inputs of operations that make a surface
+// the caller's current one (switch, tab activate): a restored tab loads
+// when a caller switches to it.
+type Switcher interface {
+	SwitchTo() string
+}
+
+// Replacer is implemented by inputs of writes that show another document
+// in the caller's tab (open, preview): a restored tab they work in is not
+// loaded first.
+type Replacer interface {
+	Replaces() bool
+}
+
 // Texter is implemented by outputs that have a terse human form.
 type Texter interface {
 	Text() string
@@ -334,7 +348,7 @@ func New() *Registry {
 		ops  []*Op
 	}{
 		{"navigate", navOps()}, {"act", actOps()}, {"read", readOps()}, {"session", sessionOps()},
-		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()}, {"preview", previewOps()},
+		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()}, {"preview", previewOps()}, {"viewport", viewportOps()},
 	} {
 		for _, o := range g.ops {
 			o.Group = g.name

@@ -21,6 +21,9 @@ func (in *SurfaceIDIn) Validate() error {
 	return nil
 }
 
+// SwitchTo is the surface a switch makes current.
+func (in *SurfaceIDIn) SwitchTo() string { return in.ID }
+
 func surfaceOps() []*Op {
 	browser := func(ctx context.Context, env Env) (*engine.Browser, error) { return env.Browser(ctx) }
 	return []*Op{

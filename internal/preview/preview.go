@@ -122,6 +122,17 @@ func (s *Server) Of(tab string) (Grant, bool) {
 	return Grant{}, false
 }
 
+// Showing returns the file a tab's grant authorises when address (the
+// tab's) is one of the grant's pages.
+func (s *Server) Showing(tab, address string) (string, bool) {
+	g, ok := s.Of(tab)
+	if !ok {
+		return "", false
+	}
+	a := s.addr()
+	return g.Path, a != "" && strings.HasPrefix(address, "http://"+a+"/p/"+g.Token+"/")
+}
+
 // Close stops serving and ends every grant.
 func (s *Server) Close() error {
 	s.mu.Lock()

@@ -35,12 +35,32 @@ const Version = 1
 // lengths the outputs bound page strings to anyway. A file beyond them
 // was not written by loupe and is refused whole.
 const (
-	MaxTabs  = 32
-	MaxURL   = 8 << 10
-	MaxTitle = 1 << 10
-	MaxTask  = 128
-	MaxFile  = 1 << 20
+	MaxTabs     = 32
+	MaxURL      = 8 << 10
+	MaxTitle    = 1 << 10
+	MaxTask     = 128
+	MaxFile     = 1 << 20
+	MaxSessions = 256
+	maxID       = 1 << 53 // counters beyond it were not written by loupe
 )
+
+// Session is what is kept of one session: its tabs, in order, and the
+// last surface and ref numbers it drew, so that the next daemon never
+// draws them again (a ref from before a restart is refused as gone, never
+// acted on).
+type Session struct {
+	Tabs     []Entry `json:"tabs,omitempty"`
+	Surfaces int64   `json:"surfaces,omitempty"`
+	Refs     int64   `json:"refs,omitempty"`
+}
+
+// State is the whole file: every session, and whether the daemon that
+// wrote it stopped cleanly (a killed one may have handed out a surface id
+// in an event after its last write; the next one skips a margin).
+type State struct {
+	Clean    bool
+	Sessions map[string]Session
+}
 
 // Entry is one tab as it is kept.
 type Entry struct {
@@ -92,16 +112,17 @@ func Keepable(address string) bool {
 // file is the format on disk.
 type file struct {
 	Version  int                `json:"version"`
-	Sessions map[string][]Entry `json:"sessions"`
+	Clean    bool               `json:"clean,omitempty"`
+	Sessions map[string]Session `json:"sessions"`
 }
 
-// Encode is the file's bytes for the sessions' tabs (sessions with none
-// are left out).
-func Encode(sessions map[string][]Entry) ([]byte, error) {
-	f := file{Version: Version, Sessions: map[string][]Entry{}}
-	for s, tabs := range sessions {
-		if len(tabs) > 0 {
-			f.Sessions[s] = tabs
+// Encode is the file's bytes for a state (sessions that keep nothing are
+// left out).
+func Encode(st State) ([]byte, error) {
+	f := file{Version: Version, Clean: st.Clean, Sessions: map[string]Session{}}
+	for name, s := range st.Sessions {
+		if len(s.Tabs) > 0 || s.Surfaces > 0 || s.Refs > 0 {
+			f.Sessions[name] = s
 		}
 	}
 	b, err := json.MarshalIndent(f, "", "  ")
@@ -112,35 +133,51 @@ func Encode(sessions map[string][]Entry) ([]byte, error) {
 }
 
 // Decode reads a file's bytes. A file of another version holds nothing
-// loupe can use (nil, no error); one that breaks a bound or a rule is
-// refused whole, with what is wrong.
-func Decode(data []byte) (map[string][]Entry, error) {
+// loupe can use (no sessions, no error); one that breaks a bound or a
+// rule is refused whole, with what is wrong.
+func Decode(data []byte) (State, error) {
 	if len(data) > MaxFile {
-		return nil, fmt.Errorf("tabs file: %d bytes, more than %d", len(data), MaxFile)
+		return State{}, fmt.Errorf("tabs file: %d bytes, more than %d", len(data), MaxFile)
+	}
+	// Another version's layout is its own: only its number is read.
+	var v struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return State{}, fmt.Errorf("tabs file: %w", err)
+	}
+	if v.Version != Version {
+		return State{}, nil
 	}
 	var f file
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&f); err != nil {
-		return nil, fmt.Errorf("tabs file: %w", err)
+		return State{}, fmt.Errorf("tabs file: %w", err)
 	}
 	if _, err := d.Token(); err != io.EOF {
-		return nil, errors.New("tabs file: more than one JSON value")
+		return State{}, errors.New("tabs file: more than one JSON value")
 	}
-	if f.Version != Version {
-		return nil, nil
+	if len(f.Sessions) > MaxSessions {
+		return State{}, fmt.Errorf("tabs file: %d sessions, more than %d", len(f.Sessions), MaxSessions)
 	}
-	for s, tabs := range f.Sessions {
-		if len(tabs) > MaxTabs {
-			return nil, fmt.Errorf("tabs file: session %.64q has %d tabs, more than %d", s, len(tabs), MaxTabs)
+	for name, s := range f.Sessions {
+		if len(name) > MaxTask || !utf8.ValidString(name) {
+			return State{}, fmt.Errorf("tabs file: a session name of %d bytes", len(name))
 		}
-		for i, e := range tabs {
+		if len(s.Tabs) > MaxTabs {
+			return State{}, fmt.Errorf("tabs file: session %.64q has %d tabs, more than %d", name, len(s.Tabs), MaxTabs)
+		}
+		if s.Surfaces < 0 || s.Surfaces > maxID || s.Refs < 0 || s.Refs > maxID {
+			return State{}, fmt.Errorf("tabs file: session %.64q: id counters %d and %d out of range", name, s.Surfaces, s.Refs)
+		}
+		for i, e := range s.Tabs {
 			if err := e.check(); err != nil {
-				return nil, fmt.Errorf("tabs file: session %.64q, tab %d: %w", s, i+1, err)
+				return State{}, fmt.Errorf("tabs file: session %.64q, tab %d: %w", name, i+1, err)
 			}
 		}
 	}
-	return f.Sessions, nil
+	return State{Clean: f.Clean, Sessions: f.Sessions}, nil
 }
 
 func (e Entry) check() error {
@@ -172,20 +209,20 @@ func (e Entry) check() error {
 	return nil
 }
 
-// Read reads the tabs file; a missing one holds nothing. The file is
-// opened without following a symlink.
-func Read(path string) (map[string][]Entry, error) {
+// Read reads the tabs file; a missing one holds nothing (and counts as
+// clean). The file is opened without following a symlink.
+func Read(path string) (State, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return State{Clean: true}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("tabs file: %w", err)
+		return State{}, fmt.Errorf("tabs file: %w", err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
 	if err != nil {
-		return nil, fmt.Errorf("tabs file: %w", err)
+		return State{}, fmt.Errorf("tabs file: %w", err)
 	}
 	return Decode(data)
 }

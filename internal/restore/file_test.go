@@ -13,21 +13,22 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-func sample() map[string][]restore.Entry {
-	return map[string][]restore.Entry{
-		"default": {
+func sample() map[string]restore.Session {
+	return map[string]restore.Session{
+		"default": {Surfaces: 7, Refs: 120, Tabs: []restore.Entry{
 			{URL: "about:blank"},
 			{Task: "research", URL: "https://example.test/a?q=1", Title: "A page", Viewport: &restore.Viewport{Width: 390, Height: 844, Scale: 3, Mobile: true}},
 			{Task: "cli", Title: "Report", Preview: "/home/me/report.html"},
-		},
-		"work":  {{URL: "https://example.test/", Title: "Work"}},
-		"empty": nil,
+		}},
+		"work":  {Tabs: []restore.Entry{{URL: "https://example.test/", Title: "Work"}}},
+		"ids":   {Surfaces: 3, Refs: 9}, // no tab left, ids still kept
+		"empty": {},
 	}
 }
 
 // TestEncodeGolden: the file format, byte for byte, and back.
 func TestEncodeGolden(t *testing.T) {
-	got, err := restore.Encode(sample())
+	got, err := restore.Encode(restore.State{Clean: true, Sessions: sample()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +49,8 @@ func TestEncodeGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp := sample()
-	delete(exp, "empty")
+	exp := restore.State{Clean: true, Sessions: sample()}
+	delete(exp.Sessions, "empty")
 	if !reflect.DeepEqual(back, exp) {
 		t.Fatalf("decoded %+v, want %+v", back, exp)
 	}
@@ -59,18 +60,19 @@ func TestEncodeGolden(t *testing.T) {
 // another version holds nothing.
 func TestDecodeRefuses(t *testing.T) {
 	long := strings.Repeat("x", restore.MaxTitle+1)
-	many := `{"version":1,"sessions":{"s":[` + strings.TrimSuffix(strings.Repeat(`{"url":"about:blank"},`, restore.MaxTabs+1), ",") + `]}}`
+	many := `{"version":1,"sessions":{"s":{"tabs":[` + strings.TrimSuffix(strings.Repeat(`{"url":"about:blank"},`, restore.MaxTabs+1), ",") + `]}}}`
+	tab := func(entry string) string { return `{"version":1,"sessions":{"s":{"tabs":[` + entry + `]}}}` }
 	for name, in := range map[string]string{
 		"not json":         `{`,
 		"two values":       `{"version":1,"sessions":{}} {}`,
 		"unknown field":    `{"version":1,"sessions":{},"grants":["g1"]}`,
-		"file url":         `{"version":1,"sessions":{"s":[{"url":"file:///etc/passwd"}]}}`,
-		"javascript url":   `{"version":1,"sessions":{"s":[{"url":"javascript:alert(1)"}]}}`,
-		"relative preview": `{"version":1,"sessions":{"s":[{"preview":"report.html"}]}}`,
-		"preview address":  `{"version":1,"sessions":{"s":[{"url":"http://127.0.0.1:1/p/T/a.html","preview":"/a.html"}]}}`,
-		"no address":       `{"version":1,"sessions":{"s":[{"title":"x"}]}}`,
-		"long title":       `{"version":1,"sessions":{"s":[{"url":"about:blank","title":"` + long + `"}]}}`,
-		"tiny viewport":    `{"version":1,"sessions":{"s":[{"url":"about:blank","viewport":{"width":1,"height":1}}]}}`,
+		"file url":         tab(`{"url":"file:///etc/passwd"}`),
+		"javascript url":   tab(`{"url":"javascript:alert(1)"}`),
+		"relative preview": tab(`{"preview":"report.html"}`),
+		"preview address":  tab(`{"url":"http://127.0.0.1:1/p/T/a.html","preview":"/a.html"}`),
+		"no address":       tab(`{"title":"x"}`),
+		"long title":       tab(`{"url":"about:blank","title":"` + long + `"}`),
+		"tiny viewport":    tab(`{"url":"about:blank","viewport":{"width":1,"height":1}}`),
 		"too many tabs":    many,
 	} {
 		if got, err := restore.Decode([]byte(in)); err == nil {
@@ -78,7 +80,7 @@ func TestDecodeRefuses(t *testing.T) {
 		}
 	}
 	got, err := restore.Decode([]byte(`{"version":2,"sessions":{"s":[{"url":"https://a.test/"}]}}`))
-	if err != nil || got != nil {
+	if err != nil || got.Sessions != nil {
 		t.Errorf("another version: %v, %v; want nothing and no error", got, err)
 	}
 }
@@ -87,9 +89,9 @@ func TestDecodeRefuses(t *testing.T) {
 // not otherwise; Stop writes a last time and later touches write nothing.
 func TestRecorderWritesChanges(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tabs.json")
-	state := make(chan map[string][]restore.Entry, 1)
-	var cur map[string][]restore.Entry
-	r := restore.NewRecorder(path, func() map[string][]restore.Entry {
+	state := make(chan map[string]restore.Session, 1)
+	var cur map[string]restore.Session
+	r := restore.NewRecorder(path, func() map[string]restore.Session {
 		select {
 		case cur = <-state:
 		default:
@@ -106,8 +108,8 @@ func TestRecorderWritesChanges(t *testing.T) {
 		t.Errorf("tabs file mode %v, want 0600", first.Mode().Perm())
 	}
 	got, err := restore.Read(path)
-	if err != nil || len(got["default"]) != 3 {
-		t.Fatalf("read back %v, %v", got, err)
+	if err != nil || len(got.Sessions["default"].Tabs) != 3 || got.Sessions["default"].Refs != 120 || got.Clean {
+		t.Fatalf("read back %+v, %v", got, err)
 	}
 	// The same state again: the file is not rewritten (same inode).
 	r.Flush()
@@ -115,17 +117,18 @@ func TestRecorderWritesChanges(t *testing.T) {
 	if !os.SameFile(first, again) {
 		t.Error("an unchanged state was written again")
 	}
-	state <- map[string][]restore.Entry{"default": {{URL: "https://example.test/"}}}
+	state <- map[string]restore.Session{"default": {Tabs: []restore.Entry{{URL: "https://example.test/"}}}}
 	r.Stop()
 	got, _ = restore.Read(path)
-	if len(got) != 1 || len(got["default"]) != 1 {
-		t.Fatalf("after Stop the file holds %v", got)
+	if len(got.Sessions) != 1 || len(got.Sessions["default"].Tabs) != 1 || !got.Clean {
+		t.Fatalf("after Stop the file holds %+v", got)
 	}
 	state <- nil
 	r.Touch()
+	r.Flush()
 	r.Stop()
-	if got, _ = restore.Read(path); len(got) != 1 {
-		t.Fatalf("a touch after Stop wrote %v", got)
+	if got, _ = restore.Read(path); len(got.Sessions) != 1 {
+		t.Fatalf("a touch or flush after Stop wrote %+v", got)
 	}
 }
 
@@ -133,7 +136,7 @@ func TestRecorderWritesChanges(t *testing.T) {
 func TestReadRefusesSymlink(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "elsewhere.json")
-	data, _ := restore.Encode(sample())
+	data, _ := restore.Encode(restore.State{Sessions: sample()})
 	if err := os.WriteFile(target, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +147,7 @@ func TestReadRefusesSymlink(t *testing.T) {
 	if got, err := restore.Read(link); err == nil {
 		t.Fatalf("read %v through a symlink", got)
 	}
-	if got, err := restore.Read(filepath.Join(dir, "missing.json")); err != nil || got != nil {
+	if got, err := restore.Read(filepath.Join(dir, "missing.json")); err != nil || got.Sessions != nil || !got.Clean {
 		t.Fatalf("a missing file: %v, %v", got, err)
 	}
 }
@@ -152,20 +155,20 @@ func TestReadRefusesSymlink(t *testing.T) {
 // FuzzDecode: whatever a file holds, Decode either refuses it or returns
 // entries that keep every rule, and they encode and decode to themselves.
 func FuzzDecode(f *testing.F) {
-	seed, _ := restore.Encode(sample())
+	seed, _ := restore.Encode(restore.State{Sessions: sample()})
 	f.Add(seed)
-	f.Add([]byte(`{"version":1,"sessions":{"s":[{"url":"http://[::1]:80/"}]}}`))
-	f.Add([]byte(`{"version":1,"sessions":{"s":[{"url":"about:blank","viewport":{"width":100,"height":10000,"scale":10}}]}}`))
+	f.Add([]byte(`{"version":1,"sessions":{"s":{"tabs":[{"url":"http://[::1]:80/"}]}}}`))
+	f.Add([]byte(`{"version":1,"clean":true,"sessions":{"s":{"refs":9007199254740992,"tabs":[{"url":"about:blank","viewport":{"width":100,"height":10000,"scale":10}}]}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := restore.Decode(data)
-		if err != nil || got == nil {
+		if err != nil || got.Sessions == nil {
 			return
 		}
-		for _, tabs := range got {
-			if len(tabs) > restore.MaxTabs {
-				t.Fatalf("%d tabs", len(tabs))
+		for _, s := range got.Sessions {
+			if len(s.Tabs) > restore.MaxTabs || s.Refs < 0 || s.Surfaces < 0 {
+				t.Fatalf("kept %+v", s)
 			}
-			for _, e := range tabs {
+			for _, e := range s.Tabs {
 				if e.Preview == "" && !restore.Keepable(e.URL) {
 					t.Fatalf("kept %q", e.URL)
 				}
@@ -179,7 +182,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-decoding %s: %v", enc, err)
 		}
-		if len(back) != len(got) {
+		if len(back.Sessions) != len(got.Sessions) {
 			t.Fatalf("round trip: %v vs %v", back, got)
 		}
 	})

@@ -6,14 +6,14 @@ import (
 	"sync"
 )
 
-// Recorder writes the tabs file whenever it is told the tabs may have
-// changed (Touch): after each operation, and when a tab opens or closes.
-// Touches that come while it writes collapse into one more write, so a
-// burst costs at most two; the file is written only when its bytes
-// change. State is asked for on the recorder's own goroutine.
+// Recorder writes the tabs file: at once (Flush) after each operation —
+// before its reply, so an id the reply hands out is on file before the
+// caller has it — and soon (Touch) when a tab opens or closes. Touches
+// that come while it writes collapse into one more write; the file is
+// written only when its bytes change.
 type Recorder struct {
 	path  string
-	state func() map[string][]Entry
+	state func() map[string]Session
 	logf  func(format string, args ...any)
 
 	touch chan struct{}
@@ -23,20 +23,18 @@ type Recorder struct {
 	mu   sync.Mutex // serialises writes (the loop's and Flush's)
 	last []byte
 
-	stop sync.Once
+	stop    sync.Once
+	stopped bool // guarded by mu
 }
 
 // NewRecorder starts a recorder of state into the file at path. A nil
 // logf logs with the standard logger.
-func NewRecorder(path string, state func() map[string][]Entry, logf func(string, ...any)) *Recorder {
+func NewRecorder(path string, state func() map[string]Session, logf func(string, ...any)) *Recorder {
 	if logf == nil {
 		logf = log.Printf
 	}
 	r := &Recorder{path: path, state: state, logf: logf, touch: make(chan struct{}, 1),
 		quit: make(chan struct{}), done: make(chan struct{})}
-	if cur, err := Read(path); err == nil {
-		r.last, _ = Encode(cur) // an unchanged state is not written again
-	}
 	go r.loop()
 	return r
 }
@@ -62,10 +60,16 @@ func (r *Recorder) loop() {
 }
 
 // Flush writes the state now, if it changed since the last write.
-func (r *Recorder) Flush() {
+func (r *Recorder) Flush() { r.flush(false) }
+
+func (r *Recorder) flush(clean bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	data, err := Encode(r.state())
+	if r.stopped {
+		return
+	}
+	r.stopped = clean
+	data, err := Encode(State{Clean: clean, Sessions: r.state()})
 	if err != nil {
 		r.logf("restore: %v", err)
 		return
@@ -80,13 +84,13 @@ func (r *Recorder) Flush() {
 	r.last = data
 }
 
-// Stop writes the state a last time and stops; touches after it change
-// nothing. The daemon stops its recorder before it closes its browsers,
+// Stop writes the state a last time, marked clean, and stops; touches
+// and flushes after it change nothing. The daemon stops its recorder before it closes its browsers,
 // so that their closing tabs are not recorded as closed.
 func (r *Recorder) Stop() {
 	r.stop.Do(func() {
 		close(r.quit)
 		<-r.done
-		r.Flush()
+		r.flush(true)
 	})
 }

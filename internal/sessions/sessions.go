@@ -82,6 +82,9 @@ func (m *Manager) Get(name string) *Session {
 	return s
 }
 
+// All lists the sessions this manager has made.
+func (m *Manager) All() []*Session { return m.all() }
+
 func (m *Manager) all() []*Session {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -222,17 +225,25 @@ func (s *Session) end() (finish func(ctx context.Context) error) {
 // Live reports whether the session has a browser now that has not gone.
 // It changes nothing: a browser that died is reported (BROWSER_GONE) by
 // the next call of Browser, not here.
-func (s *Session) Live() bool {
+func (s *Session) Live() bool { return s.Running() != nil }
+
+// IDs are the session's id spaces (surfaces and refs), which outlive
+// its browsers.
+func (s *Session) IDs() *engine.IDs { return &s.ids }
+
+// Running is the session's browser when it has one that has not gone
+// (nil otherwise); unlike Browser it never starts one.
+func (s *Session) Running() *engine.Browser {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.browser == nil {
-		return false
+		return nil
 	}
 	select {
 	case <-s.browser.Done():
-		return false
+		return nil
 	default:
-		return true
+		return s.browser
 	}
 }
 

@@ -48,6 +48,16 @@ func (c *Counter) Last() int64 {
 	return c.n
 }
 
+// Skip moves the counter past n: numbers up to n were handed out
+// elsewhere (by an earlier daemon) and are never handed out again.
+func (c *Counter) Skip(n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n > c.n {
+		c.n = n
+	}
+}
+
 // Issued reports whether the number was handed out.
 func (c *Counter) Issued(n int64) bool {
 	c.mu.Lock()

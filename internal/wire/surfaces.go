@@ -191,6 +191,10 @@ type Tab struct {
 	Epoch   int64  `json:"epoch,omitempty"`
 	// Navigating: a navigation of the page is under way.
 	Navigating bool `json:"navigating,omitempty"`
+	// Restored: the tab was restored after a daemon restart and has not
+	// loaded yet; Title and URL are what it showed, and it loads them when
+	// an operation first works in it or switches to it.
+	Restored bool `json:"restored,omitempty"`
 }
 
 // TabsOut lists tabs.
@@ -226,6 +230,9 @@ func (o *TabsOut) Text() string {
 		if t.Navigating {
 			b.WriteString(" [navigating]")
 		}
+		if t.Restored {
+			b.WriteString(" [restored]")
+		}
 		b.WriteByte('\n')
 	}
 	return strings.TrimSuffix(b.String(), "\n")
@@ -243,4 +250,30 @@ func (o *TabOut) Text() string {
 		return "closed " + o.ID
 	}
 	return fmt.Sprintf("%s %q %s", o.ID, o.Title, o.URL)
+}
+
+// ViewportOut reports a tab's viewport preference after viewport.
+type ViewportOut struct {
+	SurfaceID string `json:"surface_id" cap:"-"`
+	// Width and Height are the emulated size in CSS pixels (0: the
+	// window's own, after viewport reset).
+	Width  int     `json:"width,omitempty"`
+	Height int     `json:"height,omitempty"`
+	Scale  float64 `json:"scale,omitempty"` // device pixel ratio (0: the screen's)
+	Mobile bool    `json:"mobile,omitempty"`
+}
+
+// Text is one line.
+func (o *ViewportOut) Text() string {
+	if o.Width == 0 {
+		return o.SurfaceID + " lays out at its window's own size again"
+	}
+	s := fmt.Sprintf("%s lays out at %dx%d", o.SurfaceID, o.Width, o.Height)
+	if o.Scale != 0 {
+		s += fmt.Sprintf(", scale %g", o.Scale)
+	}
+	if o.Mobile {
+		s += ", as a mobile device"
+	}
+	return s
 }

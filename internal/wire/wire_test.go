@@ -60,10 +60,10 @@ func examples() map[string]any {
 		"EvalOut":       &EvalOut{Value: json.RawMessage(`{"n":1,"ok":true}`)},
 		"ScreenshotOut": &ScreenshotOut{Path: "/home/u/.loupe/sessions/default/files/screenshot-s1.png", Bytes: 4, PNG: []byte("\x89PNG")},
 		"TabsOut": &TabsOut{Active: "s2", Tabs: []Tab{
-			{ID: "s1", Title: "Checkout", URL: "https://shop.example.com/pay", Owner: "research", Mode: "human", Crashed: true, Partition: "temp:research", Session: "default", Epoch: 2, Navigating: true},
+			{ID: "s1", Title: "Checkout", URL: "https://shop.example.com/pay", Owner: "research", Mode: "human", Crashed: true, Partition: "temp:research", Session: "default", Epoch: 2, Navigating: true, Restored: true},
 			{ID: "s2", Title: "Popup", URL: "https://example.com/popup", Active: true, Opener: "s1"},
 		}},
-		"TabOut": &TabOut{Tab: Tab{ID: "s2", Title: "Popup", URL: "https://example.com/popup", Active: true, Opener: "s1", Owner: "research", Mode: "human", Crashed: true, Partition: "temp:research", Session: "default", Epoch: 2, Navigating: true}, Closed: true},
+		"TabOut": &TabOut{Tab: Tab{ID: "s2", Title: "Popup", URL: "https://example.com/popup", Active: true, Opener: "s1", Owner: "research", Mode: "human", Crashed: true, Partition: "temp:research", Session: "default", Epoch: 2, Navigating: true, Restored: true}, Closed: true},
 		"SurfacesOut": &SurfacesOut{ActiveSurfaceID: "s3", Surfaces: []Surface{
 			{ID: "s1", Kind: KindTab, Title: "Example", URL: "https://example.com/", Capabilities: Capabilities{Snapshot: true, Interaction: true, RendererEval: true}},
 			surface,
@@ -92,6 +92,7 @@ func examples() map[string]any {
 		"OperationsOut":    &OperationsOut{Operations: []Operation{exampleOperation}},
 		"OperationOut":     &OperationOut{exampleOperation},
 		"ControlOut":       &ControlOut{SurfaceID: "s1", Mode: "agent", Epoch: 2, StaleRefs: 14},
+		"ViewportOut":      &ViewportOut{SurfaceID: "s1", Width: 390, Height: 844, Scale: 3, Mobile: true},
 		"ApprovalsOut":     &ApprovalsOut{Approvals: []Approval{exampleApproval}},
 		"AnswerOut":        &AnswerOut{Approval: exampleApproval, Approved: true},
 		"TasksOut":         &TasksOut{Grants: []Grant{exampleGrant}},

@@ -1,0 +1,282 @@
+package executor
+
+import (
+	"context"
+	"log"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
+	"github.com/loupe-dev/loupe/internal/events"
+	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/restore"
+	"github.com/loupe-dev/loupe/internal/sessions"
+)
+
+// Tabs across daemon restarts (package restore). The executor keeps, for
+// each session with a launched browser, its persist-partition tabs — the
+// task that owns each, its address, title, order, viewport preference and
+// previewed file — and, for every session, the last surface and ref
+// numbers it drew, in Config.TabsFile. The file is rewritten after every
+// operation, before its reply (so an id the reply hands out is on file
+// before the caller has it), and soon after a tab opens or closes (a
+// page's own navigation between operations is caught by the next). The
+// next executor starts each session's numbering past the kept numbers —
+// ids from before a restart are refused as gone, never reissued — and a
+// margin more after a daemon that did not stop cleanly. The next executor brings a
+// session's tabs back when it launches that session's browser: as
+// placeholders, owned by their tasks again (grants.Claim), loaded when an
+// operation first works in one or switches to it. Attached browsers are
+// a person's and are never recorded; `close` forgets a session's tabs.
+
+// restoring is what the executor keeps for restore: the sessions' tabs
+// read at its start and not yet restored into a browser.
+type restoring struct {
+	mu      sync.Mutex
+	pending map[string][]restore.Entry
+	rec     *restore.Recorder
+}
+
+// uncleanSkip is how many surface numbers a session skips after a daemon
+// that did not stop cleanly: a tab a page opened may have been announced
+// in an event after the file's last write.
+const uncleanSkip = 1000
+
+// startRestore reads the tabs file and starts its recorder.
+func (x *Executor) startRestore(path string) {
+	st, err := restore.Read(path)
+	if err != nil {
+		log.Printf("loupe: restore: %v; no tab is restored, and the file is rewritten", err)
+	}
+	x.restore.pending = map[string][]restore.Entry{}
+	for name, kept := range st.Sessions {
+		if !sessions.ValidName(name) {
+			continue
+		}
+		surfaces := kept.Surfaces
+		if !st.Clean {
+			surfaces += uncleanSkip
+		}
+		x.sessions.Get(name).IDs().Skip(surfaces, kept.Refs)
+		if len(kept.Tabs) > 0 {
+			x.restore.pending[name] = kept.Tabs
+		}
+	}
+	x.restore.rec = restore.NewRecorder(path, x.keptTabs, nil)
+	sub := x.events.Subscribe(16, -1)
+	x.bgWork.Go(func() {
+		defer sub.Close()
+		for {
+			select {
+			case <-x.bg.Done():
+				return
+			case <-sub.Done():
+				return
+			case <-sub.Ready():
+			}
+			for _, e := range sub.Next() {
+				switch e.Kind {
+				case events.TabOpened, events.TabClosed, events.TabCrashed, events.BrowserGone, events.Dropped:
+					x.restore.rec.Touch()
+				}
+			}
+		}
+	})
+}
+
+// keepTabs writes the tabs file after an operation, if anything in it
+// changed (the operation may have opened, moved or closed tabs, or drawn
+// ids).
+func (x *Executor) keepTabs() {
+	if x.restore.rec != nil {
+		x.restore.rec.Flush()
+	}
+}
+
+// stopRestore writes the tabs a last time, before the browsers close.
+func (x *Executor) stopRestore() {
+	if x.restore.rec != nil {
+		x.restore.rec.Stop()
+	}
+}
+
+// restoreOnce marks a browser whose session's tabs were restored.
+type restoreOnce struct {
+	mu   sync.Mutex
+	done bool
+}
+
+// restoreInto brings a session's kept tabs into its newly launched
+// browser, once; callers that come meanwhile wait for it. A failure is
+// logged and the tabs stay kept for the next launch: restoring is never
+// a reason to refuse the operation that started the browser.
+func (x *Executor) restoreInto(ctx context.Context, s *sessions.Session, b *engine.Browser) {
+	if x.restore.rec == nil || !b.Launched() {
+		return
+	}
+	once := b.Kept("executor.restore", func() any { return &restoreOnce{} }).(*restoreOnce)
+	once.mu.Lock()
+	defer once.mu.Unlock()
+	if once.done {
+		return
+	}
+	once.done = true
+	x.restore.mu.Lock()
+	entries := x.restore.pending[s.Name()]
+	x.restore.mu.Unlock()
+	if len(entries) == 0 {
+		return
+	}
+	tabs, err := restore.Restore(ctx, b, entries)
+	for i, t := range tabs {
+		x.grants.Claim(s.Name(), entries[i].Task, t.PageID())
+	}
+	if err != nil {
+		log.Printf("loupe: restore: session %s: %v", s.Name(), err)
+		return
+	}
+	x.restore.mu.Lock()
+	delete(x.restore.pending, s.Name())
+	x.restore.mu.Unlock()
+	x.restore.rec.Touch()
+}
+
+// keeps reports whether a session has kept tabs not restored yet.
+func (x *Executor) keeps(session string) bool {
+	x.restore.mu.Lock()
+	defer x.restore.mu.Unlock()
+	return len(x.restore.pending[session]) > 0
+}
+
+// keptTabs is what the tabs file holds now: each session's id numbers,
+// and its tabs not yet restored or its launched browser's.
+func (x *Executor) keptTabs() map[string]restore.Session {
+	out := map[string]restore.Session{}
+	for _, s := range x.sessions.All() {
+		var kept restore.Session
+		kept.Surfaces, kept.Refs = s.IDs().Last()
+		x.restore.mu.Lock()
+		pending, ok := x.restore.pending[s.Name()]
+		x.restore.mu.Unlock()
+		if ok {
+			kept.Tabs = pending
+		} else if b := s.Running(); b != nil && b.Launched() {
+			kept.Tabs = x.tabsOf(s.Name(), b)
+		}
+		out[s.Name()] = kept
+	}
+	return out
+}
+
+// tabsOf is a browser's persist-partition tabs as they are kept.
+func (x *Executor) tabsOf(session string, b *engine.Browser) []restore.Entry {
+	pages := b.Pages()
+	live := make(map[string]bool, len(pages))
+	for _, t := range pages {
+		live[t.ID] = true
+	}
+	restore.Forget(b, func(id string) bool { return live[id] })
+	var out []restore.Entry
+	for _, t := range pages {
+		if len(out) == restore.MaxTabs {
+			break
+		}
+		if surface.PartitionOf(b, t) != surface.Persist {
+			continue // a temp: partition's tabs are gone by design
+		}
+		owner := x.grants.Owner(session, t.ID)
+		if len(owner) > restore.MaxTask {
+			owner = ""
+		}
+		if e, ok := restore.Pending(b, t.ID); ok {
+			e.Task = owner
+			out = append(out, e)
+			continue
+		}
+		e := restore.Entry{Task: owner, URL: t.URL(), Title: clip(t.Title(), restore.MaxTitle)}
+		if file, ok := x.previews.Showing(t.ID, e.URL); ok {
+			e.URL, e.Preview = "", file
+		} else if !restore.Keepable(e.URL) || len(e.URL) > restore.MaxURL {
+			continue
+		}
+		if v, ok := restore.ViewportOf(b, t.ID); ok {
+			e.Viewport = &v
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// clip cuts s to at most n bytes, at a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// loadRestored is the stage that loads a placeholder the operation works
+// in: the caller's tab, for an operation in it, or the surface it
+// switches to. An operation that shows another document in the tab (open,
+// preview) uses the placeholder up without loading it.
+func (x *Executor) loadRestored(ctx context.Context, c *call) error {
+	sw, switches := c.in.(ops.Switcher)
+	switches = switches && c.op.Action == ops.ActTarget
+	if x.restore.rec == nil || c.op.NoBrowser || (c.op.SessionWide && !switches) {
+		return nil
+	}
+	// A session's first call after a restart starts its browser here,
+	// as the operation would: the tab it works in may be a placeholder.
+	if !c.sess.Live() && !x.keeps(c.sess.Name()) {
+		return nil
+	}
+	b, err := c.env.Browser(ctx)
+	if err != nil {
+		return nil // the operation itself will say what is wrong
+	}
+	var t *engine.Tab
+	if switches {
+		t, err = b.Tab(ctx, sw.SwitchTo())
+	} else {
+		t, err = c.env.Tab(ctx)
+	}
+	if err != nil {
+		return nil
+	}
+	page, err := b.Tab(ctx, t.PageID())
+	if err != nil {
+		return nil
+	}
+	if _, ok := restore.Pending(b, page.ID); !ok {
+		return nil
+	}
+	open := true
+	if r, ok := c.in.(ops.Replacer); ok && r.Replaces() {
+		open = false
+	}
+	err = restore.Load(ctx, b, page, open, func(file string) (string, error) {
+		return x.previews.Allow(file, page.ID, x.grants.Owner(c.sess.Name(), page.ID), func(prefix string) bool {
+			select {
+			case <-page.Closed():
+				return false
+			default:
+			}
+			return strings.HasPrefix(page.URL(), prefix)
+		})
+	})
+	if err == nil {
+		return nil
+	}
+	if _, ok := apitype.As(err); ok {
+		return err
+	}
+	return apitype.Wrap(apitype.NavigationFailed, err, "%v", err).
+		Fix("the tab shows what loaded, if anything: reload it ({1}), open another address ({2}) or close it ({3})",
+			apitype.Step{Op: "reload"}, apitype.Step{Op: "open"}, apitype.Step{Op: "tab close"})
+}
