@@ -91,3 +91,45 @@ func TestSettingsIgnoreCertificateErrorsLive(t *testing.T) {
 		t.Fatalf("in a temp partition:\n%s", snap)
 	}
 }
+
+// TestSettingsClearCacheThenAllData: from the CLI, clear-cache keeps the
+// session's cookies and local storage (and a temp tab's), clear-data
+// takes them from every site of the shared partition and leaves the temp
+// partition alone.
+func TestSettingsClearCacheThenAllData(t *testing.T) {
+	e := newEnv(t)
+	one, two := testpages.Start(t, "127.0.0.1"), testpages.Start(t, "127.0.0.2")
+	set := `(document.cookie = 'k=v; path=/', localStorage.setItem('k', 'v'), 'set')`
+	read := `document.cookie + '|' + (localStorage.getItem('k') || '')`
+	e.ok("open", two.Page("basic.html"))
+	e.ok("eval", set)
+	e.ok("open", one.Page("basic.html"), "--partition", "temp:keep")
+	e.ok("eval", set)
+	e.ok("tab", "new", one.Page("basic.html"))
+	e.ok("eval", set)
+
+	out := e.ok("settings", "clear-cache")
+	if !strings.Contains(out, "cleared the HTTP cache") || !strings.Contains(out, "kept cookies") {
+		t.Fatalf("clear-cache said:\n%s", out)
+	}
+	if got := e.ok("eval", read); !strings.Contains(got, "k=v|v") {
+		t.Fatalf("clear-cache took cookies or storage: %s", got)
+	}
+	var cleared struct{ Session, Cleared string }
+	e.okJSON(&cleared, "settings", "clear-data")
+	if cleared.Session != "default" || !strings.Contains(cleared.Cleared, "all data") {
+		t.Fatalf("clear-data said %+v", cleared)
+	}
+	var tabs struct{ Tabs []struct{ ID, Partition string } }
+	e.okJSON(&tabs, "tabs")
+	for _, tb := range tabs.Tabs {
+		e.ok("tab", "activate", tb.ID)
+		got := e.ok("eval", read)
+		if tb.Partition == "persist" && !strings.Contains(got, `"|"`) {
+			t.Errorf("after clear-data the shared tab %s still reads %s", tb.ID, got)
+		}
+		if tb.Partition != "persist" && !strings.Contains(got, "k=v|v") {
+			t.Errorf("clear-data touched the temp tab %s: %s", tb.ID, got)
+		}
+	}
+}

@@ -3,6 +3,9 @@ package ops
 import (
 	"context"
 
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/settings"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
@@ -57,5 +60,33 @@ func settingsOps() []*Op {
 	for _, o := range []*Op{show, set} {
 		o.NoBrowser = true
 	}
-	return []*Op{show, set}
+	clearCache := define("settings clear-cache", "clear the session's HTTP cache, Cache Storage and service workers, every site (cookies and site data stay)", Write, actTimeout,
+		func(ctx context.Context, env Env, _ *NoIn) (*ClearedOut, error) {
+			return clear(ctx, env, surface.ClearCache, "the HTTP cache, Cache Storage and service workers", "cookies and site data; temp partitions")
+		}).as(ActControl).sessionWide().noMCP(why)
+	clearData := define("settings clear-data", "clear all the session's browsing data, every site: cookies, storage, caches, service workers (temp partitions stay)", Write, actTimeout,
+		func(ctx context.Context, env Env, _ *NoIn) (*ClearedOut, error) {
+			return clear(ctx, env, surface.ClearAllData, "all data (cookies, storage, caches, service workers)", "temp partitions")
+		}).as(ActControl).sessionWide().noMCP(why)
+	return []*Op{show, set, clearCache, clearData}
+}
+
+// ClearedOut says what a clear removed.
+type ClearedOut = wire.ClearedOut
+
+// clear clears the shared partition of the session's own browser; an
+// attached browser's data is its owner's, never loupe's to clear.
+func clear(ctx context.Context, env Env, do func(context.Context, *engine.Browser) error, cleared, kept string) (*ClearedOut, error) {
+	b, err := env.Browser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !b.Launched() {
+		return nil, apitype.Errorf(apitype.Denied, "session %s is attached to a browser loupe did not start: its data is its owner's; nothing was cleared", env.Session()).
+			Fix("clear it in that browser's own settings, or use a session loupe launches")
+	}
+	if err := do(ctx, b); err != nil {
+		return nil, err
+	}
+	return &ClearedOut{Session: env.Session(), Cleared: cleared, Kept: kept}, nil
 }

@@ -139,3 +139,18 @@ func (o *ImportCookiesOut) Text() string {
 	return fmt.Sprintf("imported %d cookies from %s; skipped %d expired, %d app-bound (only Chrome may read them), %d undecryptable",
 		o.Imported, o.From, o.SkippedExpired, o.SkippedAppBound, o.SkippedUndecryptable)
 }
+
+// ClearedOut says what settings clear-cache or clear-data removed.
+type ClearedOut struct {
+	Session string `json:"session" cap:"-"`
+	// Cleared is what went: "cache" (the HTTP cache, Cache Storage and
+	// service workers) or "all data" (every storage type, cookies too).
+	Cleared string `json:"cleared" cap:"-"`
+	// Kept says what stayed.
+	Kept string `json:"kept" cap:"-"`
+}
+
+// Text is one line.
+func (o *ClearedOut) Text() string {
+	return fmt.Sprintf("cleared %s of session %s's shared partition, every site; kept %s", o.Cleared, o.Session, o.Kept)
+}
