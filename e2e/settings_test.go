@@ -120,7 +120,9 @@ func TestSettingsClearCacheThenAllData(t *testing.T) {
 	if cleared.Session != "default" || !strings.Contains(cleared.Cleared, "all data") {
 		t.Fatalf("clear-data said %+v", cleared)
 	}
-	var tabs struct{ Tabs []struct{ ID, Partition string } }
+	var tabs struct {
+		Tabs []struct{ ID, Partition string }
+	}
 	e.okJSON(&tabs, "tabs")
 	for _, tb := range tabs.Tabs {
 		e.ok("tab", "activate", tb.ID)
