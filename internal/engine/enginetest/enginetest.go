@@ -102,7 +102,7 @@ func OpenTab(t testing.TB, page string) *engine.Tab {
 
 // OwnBrowser launches a browser for one test, so its surface list holds
 // only what the test made.
-func OwnBrowser(t *testing.T) *engine.Browser {
+func OwnBrowser(t testing.TB) *engine.Browser {
 	t.Helper()
 	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
 	if err != nil {

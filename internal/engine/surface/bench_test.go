@@ -12,20 +12,29 @@ import (
 )
 
 // BenchmarkNewTab opens a tab (timed) and closes it (untimed): in the
-// persist partition, and in a temp partition of its own each time (its
-// browser context made with it, and discarded when it closes).
+// persist partition; in a temp partition of its own each time (its
+// browser context made with it, and discarded when it closes); and in a
+// temp partition that already has a tab open (temp-more).
 //
 //	go test -run '^$' -bench NewTab -benchtime 20x ./internal/engine/surface/
 func BenchmarkNewTab(b *testing.B) {
-	for _, c := range []struct{ name, partition string }{{"persist", ""}, {"temp", "temp:"}} {
+	for _, c := range []struct{ name, partition string }{{"persist", ""}, {"temp", "temp:"}, {"temp-more", "temp:more"}} {
 		b.Run(c.name, func(b *testing.B) {
 			br := enginetest.Browser()
+			if c.name == "temp-more" {
+				ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+				keep, err := surface.NewTabIn(ctx, br, c.partition)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer func() { _ = surface.CloseTab(ctx, br, keep.ID); cancel() }()
+			}
 			i := 0
 			var opened []time.Duration
 			for b.Loop() {
 				i++
 				p := c.partition
-				if p != "" {
+				if c.name == "temp" {
 					p += fmt.Sprint("bench", i)
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
