@@ -54,6 +54,9 @@ type Session struct {
 	Refs     int64   `json:"refs,omitempty"`
 }
 
+// empty: the session keeps nothing (and is left out of the file).
+func (s Session) empty() bool { return len(s.Tabs) == 0 && s.Surfaces == 0 && s.Refs == 0 }
+
 // State is the whole file: every session, and whether the daemon that
 // wrote it stopped cleanly (a killed one may have handed out a surface id
 // in an event after its last write; the next one skips a margin).
@@ -121,7 +124,7 @@ type file struct {
 func Encode(st State) ([]byte, error) {
 	f := file{Version: Version, Clean: st.Clean, Sessions: map[string]Session{}}
 	for name, s := range st.Sessions {
-		if len(s.Tabs) > 0 || s.Surfaces > 0 || s.Refs > 0 {
+		if !s.empty() {
 			f.Sessions[name] = s
 		}
 	}
@@ -175,6 +178,13 @@ func Decode(data []byte) (State, error) {
 			if err := e.check(); err != nil {
 				return State{}, fmt.Errorf("tabs file: session %.64q, tab %d: %w", name, i+1, err)
 			}
+		}
+		if len(s.Tabs) == 0 {
+			s.Tabs = nil // as a state that never had any
+			f.Sessions[name] = s
+		}
+		if s.empty() {
+			delete(f.Sessions, name) // as Encode leaves it out
 		}
 	}
 	return State{Clean: f.Clean, Sessions: f.Sessions}, nil

@@ -182,8 +182,8 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-decoding %s: %v", enc, err)
 		}
-		if len(back.Sessions) != len(got.Sessions) {
-			t.Fatalf("round trip: %v vs %v", back, got)
+		if !reflect.DeepEqual(back, got) {
+			t.Fatalf("round trip: %+v vs %+v", back, got)
 		}
 	})
 }
