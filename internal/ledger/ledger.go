@@ -52,6 +52,9 @@ type Entry struct {
 	Reason   string    `json:"reason,omitempty"`
 	Reserved time.Time `json:"reserved"`
 	Settled  time.Time `json:"settled,omitzero"`
+	// Acknowledged is when a person said they had seen an unknown
+	// outcome (zero: nobody has).
+	Acknowledged time.Time `json:"acknowledged,omitzero"`
 }
 
 // Filter selects entries for List; zero fields match everything.
@@ -68,6 +71,10 @@ var ErrNotFound = errors.New("ledger: no such operation")
 // recorded (by an earlier Settle, or as unknown by a recovery or a Close):
 // an outcome, once written, stands.
 var ErrSettled = errors.New("ledger: operation already settled")
+
+// ErrNotUnknown is Acknowledge's answer for an operation whose outcome is
+// known: there is nothing to acknowledge.
+var ErrNotUnknown = errors.New("ledger: outcome is not unknown")
 
 // ErrClosed is the answer of every call on a closed Ledger.
 var ErrClosed = errors.New("ledger: closed")

@@ -568,3 +568,40 @@ func BenchmarkReserveSettle(b *testing.B) {
 	b.ReportMetric(ms(0.5), "median-ms")
 	b.ReportMetric(ms(0.99), "p99-ms")
 }
+
+// TestAcknowledge: a person acknowledges an unknown outcome once (the
+// time of the first stands); it stays unknown. A known outcome and an id
+// never reserved are refused.
+func TestAcknowledge(t *testing.T) {
+	ctx := context.Background()
+	l, _ := newLedger(t)
+	for _, id := range []string{"lost", "done"} {
+		if err := l.Reserve(ctx, Entry{ID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Settle(ctx, "lost", Unknown, "OUTCOME_UNKNOWN", "the browser went")
+	l.Settle(ctx, "done", Executed, "", "")
+	before := time.Now()
+	e, err := l.Acknowledge(ctx, "lost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, "acknowledged", e.Acknowledged, before, time.Now())
+	if e.State != Unknown {
+		t.Fatalf("acknowledging changed the state to %s", e.State)
+	}
+	again, err := l.Acknowledge(ctx, "lost")
+	if err != nil || !again.Acknowledged.Equal(e.Acknowledged) {
+		t.Fatalf("a second acknowledgement: %v, %v (first %v)", err, again.Acknowledged, e.Acknowledged)
+	}
+	if list, _ := l.List(ctx, Filter{State: Unknown}); len(list) != 1 || list[0].Acknowledged.IsZero() {
+		t.Fatalf("List does not show the acknowledgement: %+v", list)
+	}
+	if _, err := l.Acknowledge(ctx, "done"); !errors.Is(err, ErrNotUnknown) {
+		t.Errorf("acknowledging an executed write: %v", err)
+	}
+	if _, err := l.Acknowledge(ctx, "never"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("acknowledging an id never reserved: %v", err)
+	}
+}

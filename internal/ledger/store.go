@@ -221,6 +221,10 @@ func migrations() ([]string, error) {
 const entryColumns = `id, session, task, client, generation, surface, epoch, document, op, action, digest,
 	state, code, reason, reserved, settled`
 
+// readColumns are what a read scans: the columns a reservation writes,
+// and a person's acknowledgement.
+const readColumns = entryColumns + `, acknowledged`
+
 // Reserve records e as reserved by this generation, before its write is
 // dispatched; it returns once the row is durable on disk (see the
 // package doc). It sets e's Generation, State and Reserved and clears its
@@ -312,6 +316,30 @@ func (l *impl) Recover(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// Acknowledge records that a person has seen an unknown outcome. Only an
+// unknown operation can be acknowledged (ErrNotUnknown otherwise); it
+// stays unknown, is never replayed, and a second acknowledgement keeps
+// the first one's time.
+func (l *impl) Acknowledge(ctx context.Context, id string) (Entry, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return Entry{}, ErrClosed
+	}
+	if _, err := l.db.ExecContext(ctx, `UPDATE operations SET acknowledged = ?
+		WHERE id = ? AND state = 'unknown' AND acknowledged IS NULL`, time.Now().UnixNano(), id); err != nil {
+		return Entry{}, fmt.Errorf("ledger: acknowledging %s: %w", id, err)
+	}
+	e, err := l.get(ctx, id)
+	if err != nil {
+		return Entry{}, err
+	}
+	if e.State != Unknown {
+		return e, fmt.Errorf("%w: %s is %s", ErrNotUnknown, id, e.State)
+	}
+	return e, nil
+}
+
 // Get reads one operation; ErrNotFound if the id was never reserved.
 func (l *impl) Get(ctx context.Context, id string) (Entry, error) {
 	l.mu.RLock()
@@ -323,7 +351,7 @@ func (l *impl) Get(ctx context.Context, id string) (Entry, error) {
 }
 
 func (l *impl) get(ctx context.Context, id string) (Entry, error) {
-	e, err := scanEntry(l.db.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM operations WHERE id = ?`, id))
+	e, err := scanEntry(l.db.QueryRowContext(ctx, `SELECT `+readColumns+` FROM operations WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Entry{}, ErrNotFound
 	}
@@ -346,7 +374,7 @@ func (l *impl) List(ctx context.Context, f Filter) ([]Entry, error) {
 	if f.Session != "" {
 		where, args = append(where, "session = ?"), append(args, f.Session)
 	}
-	q := `SELECT ` + entryColumns + ` FROM operations`
+	q := `SELECT ` + readColumns + ` FROM operations`
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
@@ -385,14 +413,18 @@ func scanEntry(r interface{ Scan(...any) error }) (Entry, error) {
 	var e Entry
 	var reserved int64
 	var settled sql.NullInt64
+	var acked sql.NullInt64
 	err := r.Scan(&e.ID, &e.Session, &e.Task, &e.Client, &e.Generation, &e.Surface, &e.Epoch, &e.Document,
-		&e.Op, &e.Action, &e.Digest, &e.State, &e.Code, &e.Reason, &reserved, &settled)
+		&e.Op, &e.Action, &e.Digest, &e.State, &e.Code, &e.Reason, &reserved, &settled, &acked)
 	if err != nil {
 		return Entry{}, err
 	}
 	e.Reserved = time.Unix(0, reserved)
 	if settled.Valid {
 		e.Settled = time.Unix(0, settled.Int64)
+	}
+	if acked.Valid {
+		e.Acknowledged = time.Unix(0, acked.Int64)
 	}
 	return e, nil
 }

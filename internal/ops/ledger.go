@@ -13,6 +13,7 @@ import (
 type OpLog interface {
 	Get(ctx context.Context, id string) (ledger.Entry, error)
 	List(ctx context.Context, f ledger.Filter) ([]ledger.Entry, error)
+	Acknowledge(ctx context.Context, id string) (ledger.Entry, error)
 }
 
 // OpsIn filters the ledger.
@@ -51,7 +52,7 @@ func (in *OpIDIn) Validate() error {
 func operationOf(e ledger.Entry) wire.Operation {
 	return wire.Operation{ID: e.ID, Session: e.Session, Task: e.Task, Client: e.Client, Generation: e.Generation, SurfaceID: e.Surface,
 		Op: e.Op, Action: e.Action, Digest: e.Digest, State: string(e.State), Code: e.Code, Reason: e.Reason,
-		Reserved: e.Reserved, Settled: e.Settled}
+		Reserved: e.Reserved, Settled: e.Settled, Acknowledged: e.Acknowledged}
 }
 
 // OperationsOut lists ledger entries.
@@ -91,5 +92,23 @@ func ledgerOps() []*Op {
 			return &OperationOut{Operation: operationOf(e)}, nil
 		}).sessionWide().mcp(Tool{Name: "browser_operations", Select: "action", Value: "show"})
 	show.NoBrowser = true
-	return []*Op{list, show}
+	ack := define("ops ack", "acknowledge an unknown outcome: say you have looked at the page (it stays unknown and is never replayed)", Write, actTimeout,
+		func(ctx context.Context, env Env, in *OpIDIn) (*OperationOut, error) {
+			l, err := env.Operations()
+			if err != nil {
+				return nil, err
+			}
+			e, err := l.Acknowledge(ctx, in.ID)
+			switch {
+			case errors.Is(err, ledger.ErrNotFound):
+				return nil, apitype.Errorf(apitype.BadInput, "no operation %q in the ledger", in.ID).Fix("list the unknown ones ({1})", apitype.Step{Op: "ops", Args: map[string]string{"state": "unknown"}})
+			case errors.Is(err, ledger.ErrNotUnknown):
+				return nil, apitype.Errorf(apitype.BadInput, "operation %s is %s: only an unknown outcome is acknowledged", in.ID, e.State)
+			case err != nil:
+				return nil, err
+			}
+			return &OperationOut{Operation: operationOf(e)}, nil
+		}).as(ActControl).sessionWide().noMCP("a person looks at the page and says so; an agent cannot have seen what it does not know")
+	ack.NoBrowser = true
+	return []*Op{list, show, ack}
 }

@@ -22,6 +22,8 @@ type Operation struct {
 	Reason     string    `json:"reason,omitempty" cap:"text"`
 	Reserved   time.Time `json:"reserved"`
 	Settled    time.Time `json:"settled,omitzero"`
+	// Acknowledged: a person said they have seen this unknown outcome.
+	Acknowledged time.Time `json:"acknowledged,omitzero"`
 }
 
 // line is the operation on one line.
@@ -33,6 +35,9 @@ func (o Operation) line() string {
 	s += " (session " + o.Session + ")"
 	if o.Reason != "" {
 		s += ": " + o.Reason
+	}
+	if !o.Acknowledged.IsZero() {
+		s += " [acknowledged]"
 	}
 	return s
 }

@@ -291,7 +291,8 @@ func TestImportsOnlyTheStandardLibrary(t *testing.T) {
 var exampleOperation = Operation{ID: "op-1f2e", Session: "work", Task: "t1", Client: "mcp-42", Generation: 3, SurfaceID: "s1",
 	Op: "click", Action: "input", Digest: "9a1b2c3d4e5f6a7b", State: "unknown", Code: "OUTCOME_UNKNOWN",
 	Reason:   "loupe (pid 42) stopped before this write was settled",
-	Reserved: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Settled: time.Date(2026, 12, 1, 12, 0, 1, 0, time.UTC)}
+	Reserved: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Settled: time.Date(2026, 12, 1, 12, 0, 1, 0, time.UTC),
+	Acknowledged: time.Date(2026, 12, 1, 12, 5, 0, 0, time.UTC)}
 
 var exampleGrant = Grant{ID: "g-1f2e3d4c5b6a7988", Session: "default", Task: "research", Generation: "7",
 	Tabs: []string{"s1", "s4"}, Expires: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}
