@@ -211,6 +211,13 @@ type Request struct {
 	// LocalPages lets the caller open file: and chrome: pages (a person
 	// at the CLI; an agent only when allowed, see origins.go).
 	LocalPages bool
+	// Person marks the call as the person's own, made at the dashboard:
+	// it works in any task's tab and in a tab the person has taken over
+	// (their reload leaves it theirs), and a write of theirs is not held
+	// for their own approval. It is still gated by controlEnabled, run in
+	// its tab's lane and recorded in the ledger. Only the dashboard sets
+	// it; no agent's front end can.
+	Person bool
 }
 
 // Result is an operation's output, the write's operation id, and, for a
@@ -269,6 +276,8 @@ type call struct {
 	timeout       time.Duration // the operation's deadline
 	// leave ends the write's turn in its tab's lane (nil: it has none).
 	leave func()
+	// person: the call is a person's, at the dashboard (Request.Person).
+	person bool
 }
 
 // Do runs one operation through the pipeline and returns its output, or
@@ -310,6 +319,7 @@ func (x *Executor) do(ctx context.Context, req Request) (*Result, error) {
 		c.task = DefaultTask(req.Client)
 	}
 	c.env.task = c.task
+	c.person = req.Person
 	if err := x.useGrant(c, c.task, req.Grant); err != nil {
 		return nil, failed(err, req.Op)
 	}
@@ -408,7 +418,13 @@ func (x *Executor) decode(req Request) (*call, error) {
 	}
 	s := x.sessions.Get(req.Session)
 	cl := s.Client(req.Client)
-	return &call{op: op, in: in, kind: op.KindOf(in), sess: s, client: cl, env: &env{s: s, c: cl, x: x}}, nil
+	kind := op.KindOf(in)
+	if op.Live {
+		// A person's own input passes none of a write's stages (see
+		// ops.Op.Live): it runs as a read does.
+		kind = ops.Read
+	}
+	return &call{op: op, in: in, kind: kind, sess: s, client: cl, env: &env{s: s, c: cl, x: x}}, nil
 }
 
 // settle records a write's outcome in the ledger: executed (e nil), not

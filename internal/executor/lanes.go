@@ -64,7 +64,7 @@ func (l *lanes) enter(ctx context.Context, s *sessions.Session, w Write) (leave 
 		return nil, apitype.Errorf(apitype.Timeout, "%s waited for the writes before it on tab %s until its deadline; it was not sent", w.Op, w.Page)
 	}
 	// The turn and a take-over may have come together.
-	if mode, epoch := s.Mode(w.Page); mode == sessions.ModeHuman || epoch != w.Epoch {
+	if mode, epoch := s.Mode(w.Page); (mode == sessions.ModeHuman && !w.Person) || epoch != w.Epoch {
 		<-ln.turn
 		done()
 		return nil, takenOver(s, w)

@@ -34,6 +34,9 @@ type Write struct {
 	Origin      string // of the page the write acts on (or opens), when known
 	Input       any
 	Digest      string // of the op and its input
+	// Person: the write is the person's own, at the dashboard; a tab
+	// they hold does not stop it.
+	Person bool
 }
 
 // Policy decides whether a write may run: allow it, refuse it (DENIED), or
@@ -84,11 +87,11 @@ func (x *Executor) guard(ctx, askCtx context.Context, c *call, id string) error 
 	doc := c.write.Document
 	c.write = Write{ID: id, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: c.client.ID(),
 		Surface: c.client.Current(), Epoch: c.epoch, Input: c.in, Digest: digest(c.op.Name, c.in), Document: doc,
-		SessionWide: c.op.SessionWide}
+		SessionWide: c.op.SessionWide, Person: c.person}
 	if o, ok := c.in.(ops.TabOpener); ok && o.OpensTab() {
 		c.write.SessionWide = true // it acts in the tab it opens
 	}
-	if c.grant != "" {
+	if c.grant != "" || c.person {
 		c.write.Task = c.task
 	}
 	x.where(ctx, c)
@@ -96,6 +99,11 @@ func (x *Executor) guard(ctx, askCtx context.Context, c *call, id string) error 
 	// theirs to approve.
 	if c.op.Action == ops.ActControl {
 		return x.ledger.Reserve(ctx, c.write)
+	}
+	// Nor are their writes at the dashboard: they take turns in the
+	// tab's lane with the agents' and are recorded.
+	if c.person {
+		return x.enterLane(askCtx, c)
 	}
 	waited, err := x.policy.Allow(askCtx, c.write)
 	if err != nil {
@@ -109,8 +117,13 @@ func (x *Executor) guard(ctx, askCtx context.Context, c *call, id string) error 
 	if err := x.gate.Check(ctx, c.write); err != nil {
 		return err
 	}
-	// Its turn may come after the writes before it have run: it waits
-	// by a deadline of its own.
+	return x.enterLane(askCtx, c)
+}
+
+// enterLane waits for the write's turn in its tab's lane — after the
+// writes before it have run, by a deadline of its own — then reserves it
+// in the ledger.
+func (x *Executor) enterLane(askCtx context.Context, c *call) error {
 	lctx, lcancel := context.WithTimeout(askCtx, c.timeout)
 	defer lcancel()
 	leave, err := x.lanes.enter(lctx, c.sess, c.write)
@@ -118,6 +131,8 @@ func (x *Executor) guard(ctx, askCtx context.Context, c *call, id string) error 
 		return err
 	}
 	c.leave = leave
+	ctx, cancel := context.WithTimeout(askCtx, stageTimeout)
+	defer cancel()
 	return x.ledger.Reserve(ctx, c.write)
 }
 
@@ -179,6 +194,8 @@ func (x *Executor) humanGate(ctx context.Context, c *call) error {
 	if c.op.SessionWide || c.op.NoBrowser || !c.sess.Live() {
 		return nil
 	}
+	// The person holds their tabs: their own calls pass, but a crashed
+	// or blocked page is still what it is.
 	t, err := c.env.Tab(ctx)
 	if err != nil {
 		return nil // the operation itself will say what is wrong
@@ -191,7 +208,7 @@ func (x *Executor) humanGate(ctx context.Context, c *call) error {
 	if t.Blocked() && c.op.Action != ops.ActNavigate && c.op.Action != ops.ActClose {
 		return Classify(engine.ErrPageBlocked, ops.Read)
 	}
-	if !c.sess.AnyHuman() {
+	if !c.sess.AnyHuman() || c.person {
 		return nil
 	}
 	mode, epoch := c.sess.Mode(t.PageID())

@@ -219,6 +219,10 @@ type Op struct {
 	// Tools are the MCP tools that run it; NoMCP says why there is none.
 	Tools []Tool
 	NoMCP string
+	// Live marks a person's own input to a tab they hold (human-input):
+	// their hands, not an agent's write, so it passes no approval, grant
+	// or ledger — the executor runs it as it comes.
+	Live bool
 
 	in, out reflect.Type
 	run     func(ctx context.Context, env Env, in any) (any, error)
@@ -348,7 +352,7 @@ func New() *Registry {
 		ops  []*Op
 	}{
 		{"navigate", navOps()}, {"act", actOps()}, {"read", readOps()}, {"session", sessionOps()},
-		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()}, {"preview", previewOps()}, {"viewport", viewportOps()},
+		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()}, {"preview", previewOps()}, {"viewport", viewportOps()}, {"human", humanOps()},
 	} {
 		for _, o := range g.ops {
 			o.Group = g.name

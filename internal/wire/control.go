@@ -154,3 +154,12 @@ type ClearedOut struct {
 func (o *ClearedOut) Text() string {
 	return fmt.Sprintf("cleared %s of session %s's shared partition, every site; kept %s", o.Cleared, o.Session, o.Kept)
 }
+
+// HumanInputOut says a person's input reached a tab.
+type HumanInputOut struct {
+	SurfaceID string `json:"surface_id" cap:"-"`
+	Kind      string `json:"kind" cap:"-"`
+}
+
+// Text is one line.
+func (o *HumanInputOut) Text() string { return o.Kind + " sent to " + o.SurfaceID }

@@ -98,6 +98,7 @@ func examples() map[string]any {
 		"TasksOut":         &TasksOut{Grants: []Grant{exampleGrant}},
 		"TaskEndOut":       &TaskEndOut{Task: "research", Revoked: []Grant{exampleGrant}},
 		"ImportCookiesOut": &ImportCookiesOut{From: "/home/me/.config/chromium/Default/Cookies", Imported: 41, SkippedExpired: 3, SkippedAppBound: 2, SkippedUndecryptable: 1},
+		"HumanInputOut":    &HumanInputOut{SurfaceID: "s3", Kind: "text"},
 		"ClearedOut":       &ClearedOut{Session: "default", Cleared: "the HTTP cache, Cache Storage and service workers", Kept: "cookies and site data; temp partitions"},
 		"SettingsOut":      &SettingsOut{File: "/home/me/.loupe/settings.json", ControlEnabled: true, IgnoreCertificateErrors: true},
 		"PolicyOut":        &PolicyOut{Rules: []PolicyRule{{Key: "input", Origin: "https://*.bank.example", Decision: "ask"}}, ApprovalTimeout: "2m0s"},

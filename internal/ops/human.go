@@ -1,0 +1,134 @@
+package ops
+
+import (
+	"context"
+	"math"
+	"unicode/utf8"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/input"
+	"github.com/loupe-dev/loupe/internal/wire"
+)
+
+// HumanInputIn is one piece of a person's input to a tab they have taken
+// over, as the dashboard's live view sends it: at a point of the picture
+// (CSS pixels of the viewport), or to whatever has focus.
+type HumanInputIn struct {
+	ID     string  `json:"surface_id" arg:"SURFACE_ID" help:"the tab, which a person has taken over"`
+	Kind   string  `json:"kind" flag:"kind" meta:"KIND" help:"click, down, up, move, wheel, key or text"`
+	X      float64 `json:"x,omitempty" flag:"x" meta:"N" help:"CSS pixels from the viewport's left (click, down, up, move, wheel)"`
+	Y      float64 `json:"y,omitempty" flag:"y" meta:"N" help:"CSS pixels from the viewport's top"`
+	Button string  `json:"button,omitempty" flag:"button" meta:"BUTTON" help:"left (default), middle or right (click)"`
+	Clicks int     `json:"clicks,omitempty" flag:"clicks" meta:"N" help:"1 (default) or 2 for a double click"`
+	DX     float64 `json:"dx,omitempty" flag:"dx" meta:"N" help:"horizontal wheel delta in CSS pixels"`
+	DY     float64 `json:"dy,omitempty" flag:"dy" meta:"N" help:"vertical wheel delta in CSS pixels"`
+	Keys   string  `json:"keys,omitempty" flag:"keys" meta:"CHORD" help:"a key or chord (Enter, Control+A) for key"`
+	Text   string  `json:"text,omitempty" flag:"text" meta:"TEXT" help:"text to type, for text"`
+
+	chord  input.Chord
+	button input.Button
+}
+
+// maxPoint bounds a point of the viewport (CSS pixels).
+const maxPoint = 100000
+
+// maxHumanText bounds the text of one piece of input: a person types; a
+// paste of more goes in pieces.
+const maxHumanText = 10000
+
+// Validate checks the kind and what it needs.
+func (in *HumanInputIn) Validate() error {
+	if in.ID == "" {
+		return usage("missing %s (the tab a person took over)", fld("surface_id"))
+	}
+	for _, n := range []struct {
+		name string
+		v    float64
+		max  float64
+	}{{"x", in.X, maxPoint}, {"y", in.Y, maxPoint}, {"dx", in.DX, maxWheel}, {"dy", in.DY, maxWheel}} {
+		lo := 0.0
+		if n.name == "dx" || n.name == "dy" {
+			lo = -n.max
+		}
+		if math.IsNaN(n.v) || n.v < lo || n.v > n.max {
+			return usage("%s %v: want a number of CSS pixels from %g to %g", fld(n.name), n.v, lo, n.max)
+		}
+	}
+	switch in.Kind {
+	case "click", "down", "up", "move", "wheel":
+		b, err := input.ParseButton(in.Button)
+		if err != nil {
+			return usage("%s: %v", fld("button"), err)
+		}
+		in.button = b
+		if in.Clicks < 0 || in.Clicks > 2 {
+			return usage("%s %d: want 1 or 2", fld("clicks"), in.Clicks)
+		}
+		if in.Clicks == 0 {
+			in.Clicks = 1
+		}
+	case "key":
+		c, err := input.ParseChord(in.Keys)
+		if err != nil {
+			return usage("%s: %v", fld("keys"), err)
+		}
+		in.chord = c
+	case "text":
+		if in.Text == "" || !utf8.ValidString(in.Text) || utf8.RuneCountInString(in.Text) > maxHumanText {
+			return usage("%s: want 1 to %d characters of UTF-8", fld("text"), maxHumanText)
+		}
+	case "":
+		return usage("missing %s: click, down, up, move, wheel, key or text", fld("kind"))
+	default:
+		return usage("%s %q: want click, down, up, move, wheel, key or text", fld("kind"), in.Kind)
+	}
+	return nil
+}
+
+// HumanInputOut says the input was given.
+type HumanInputOut = wire.HumanInputOut
+
+func humanOps() []*Op {
+	op := define("human-input", "give a tab you have taken over a person's input: a click, a key, text (what the dashboard's live view sends)", Write, actTimeout,
+		func(ctx context.Context, env Env, in *HumanInputIn) (*HumanInputOut, error) {
+			b, err := env.Browser(ctx)
+			if err != nil {
+				return nil, err
+			}
+			t, err := b.Tab(ctx, in.ID)
+			if err != nil {
+				return nil, err
+			}
+			page, err := b.Tab(ctx, t.PageID())
+			if err != nil {
+				return nil, err
+			}
+			if mode, _ := env.Control().Mode(page.ID); mode != "human" {
+				return nil, apitype.Errorf(apitype.Denied, "tab %s is the agents' now; a person's input goes to a tab they have taken over: nothing was sent", page.ID).
+					Fix("take it over first ({1})", apitype.Step{Op: "takeover", Args: map[string]string{"surface_id": page.ID}})
+			}
+			s := page.Session()
+			switch in.Kind {
+			case "click":
+				err = input.Click(ctx, s, in.X, in.Y, in.button, in.Clicks, 0)
+			case "down":
+				err = input.LeftDown(ctx, s, in.X, in.Y)
+			case "up":
+				err = input.LeftUp(ctx, s, in.X, in.Y)
+			case "move":
+				err = input.Move(ctx, s, in.X, in.Y, 0)
+			case "wheel":
+				err = input.Wheel(ctx, s, in.X, in.Y, in.DX, in.DY)
+			case "key":
+				err = input.Press(ctx, s, in.chord)
+			case "text":
+				err = input.Type(ctx, s, in.Text)
+			}
+			if err != nil {
+				return nil, err
+			}
+			return &HumanInputOut{SurfaceID: page.ID, Kind: in.Kind}, nil
+		}).as(ActControl).sessionWide().noMCP("a person's own hands on a tab they hold; an agent acts with refs, in tabs that are its")
+	op.Live = true
+	return []*Op{op}
+}
