@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -280,6 +281,9 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	if err := json.Unmarshal(raw, out); err != nil {
 		return c.fail(err)
 	}
+	if d, ok := in.(*ops.DashboardIn); ok && d.Open {
+		c.openInBrowser(out.(*ops.DashboardOut).URL)
+	}
 	if t, ok := out.(ops.Texter); ok {
 		fmt.Fprintln(c.stdout, t.Text())
 		if s, ok := out.(*ops.SnapshotOut); ok && s.Truncated {
@@ -389,4 +393,20 @@ func (c *cmd) executorConfig() executor.Config {
 		cfg.BrowserLog = c.stderr // the daemon's log
 	}
 	return cfg
+}
+
+// openInBrowser opens an address in the person's own browser, with the
+// desktop's opener; without one it says so and the printed address is
+// theirs to open.
+func (c *cmd) openInBrowser(url string) {
+	for _, opener := range []string{"xdg-open", "open"} {
+		if p, err := exec.LookPath(opener); err == nil {
+			cmd := exec.Command(p, url)
+			if cmd.Start() == nil {
+				go func() { _ = cmd.Wait() }()
+				return
+			}
+		}
+	}
+	fmt.Fprintln(c.stderr, "loupe: no xdg-open or open here to open the address with; open it yourself")
 }

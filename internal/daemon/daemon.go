@@ -145,7 +145,10 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	}
 	cfg.Executor.Rules = rules
 	cfg.Executor.TabsFile = TabsPath(cfg.Home)
+	dash := &dashboards{build: cfg.Build}
+	cfg.Executor.Dashboard = dash
 	x := executor.New(cfg.Executor)
+	dash.x = x
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
@@ -166,6 +169,7 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer scancel()
 	_ = srv.Shutdown(sctx)
+	dash.Close()
 	cctx, ccancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer ccancel()
 	if cerr := x.Close(cctx); cerr != nil && err == nil {

@@ -105,6 +105,13 @@ func (b *Bus) Publish(e Event) {
 	}
 }
 
+// Last is the sequence number of the latest event (0 before the first).
+func (b *Bus) Last() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.seq
+}
+
 // Subscribe starts a subscription with room for buf unread events
 // (at least 16). since >= 0 first replays the kept events after that
 // sequence number (0: all kept; a "dropped" event says how many are no

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 	"strconv"
 	"sync"
@@ -39,6 +40,7 @@ func (q *approvals) ask(ctx context.Context, w Write, timeout time.Duration, rul
 	p := &pending{answer: make(chan error, 1), a: wire.Approval{
 		ID: "a" + strconv.Itoa(q.seq), OperationID: w.ID, Op: w.Op, Action: string(w.Action), Session: w.Session,
 		Client: w.Client, SurfaceID: w.Surface, Page: w.Page, Origin: w.Origin, Digest: w.Digest, Rule: rule, Asked: time.Now(),
+		Task: w.Task, Target: elementOf(w.Input),
 	}}
 	if q.pending == nil {
 		q.pending = map[string]*pending{}
@@ -71,6 +73,20 @@ func (q *approvals) ask(ctx context.Context, w Write, timeout time.Duration, rul
 		ev.State = "given_up"
 		return 0, apitype.Errorf(apitype.ApprovalTimeout, "%s was given up while it waited for approval %s; it was not sent", w.Op, p.a.ID)
 	}
+}
+
+// elementOf is the element a write's input names: its "ref" field, a ref
+// or a locator, as every operation on an element calls it ("" for none).
+func elementOf(in any) string {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return ""
+	}
+	var f struct {
+		Ref string `json:"ref"`
+	}
+	_ = json.Unmarshal(b, &f)
+	return f.Ref
 }
 
 // List returns the waiting writes, oldest first.

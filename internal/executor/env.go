@@ -64,6 +64,8 @@ func (e *env) Settings() *settings.Store { return e.x.settings }
 
 func (e *env) Previews() ops.Previews { return e.x.previews }
 
+func (e *env) Dashboard() ops.Dashboard { return e.x.dashboard }
+
 func (e *env) Task() string { return e.task }
 
 // Tab is the caller's current surface. A caller without one gets the

@@ -61,6 +61,10 @@ type Config struct {
 	// TabsFile keeps the sessions' tabs across restarts ("" keeps none;
 	// see restore.go).
 	TabsFile string
+	// Dashboard starts the dashboard for the dashboard operation (nil:
+	// this process serves none). The daemon gives it; the dashboard
+	// itself is a front end over this executor.
+	Dashboard ops.Dashboard
 
 	// Registry is the operations the executor runs; nil is loupe's own
 	// (ops.New). Tests give a registry of fake operations (ops.NewRegistry)
@@ -113,6 +117,8 @@ type Executor struct {
 	lanes    lanes
 	crashLog crashes
 	restore  restoring
+	// dashboard serves the dashboard operation (nil: none here).
+	dashboard ops.Dashboard
 	// bg bounds the executor's own work (download approvals); Close ends
 	// it and waits for it.
 	bg     context.Context
@@ -137,7 +143,7 @@ func New(cfg Config) *Executor {
 		}),
 		events: cfg.Events,
 		policy: cfg.Policy, ledger: cfg.Ledger, gate: cfg.Gate, store: cfg.Store,
-		settings: cfg.Settings, previews: preview.New(),
+		settings: cfg.Settings, previews: preview.New(), dashboard: cfg.Dashboard,
 	}
 	if x.ledger == nil && cfg.Store != nil {
 		x.ledger = ledgerStage{cfg.Store}

@@ -94,6 +94,9 @@ type Env interface {
 	Settings() *settings.Store
 	// Previews are the local files authorised for tabs.
 	Previews() Previews
+	// Dashboard starts (or finds) the dashboard; nil where this process
+	// serves none (an in-process MCP server).
+	Dashboard() Dashboard
 	// Task is the caller's task.
 	Task() string
 }
@@ -352,7 +355,7 @@ func New() *Registry {
 		ops  []*Op
 	}{
 		{"navigate", navOps()}, {"act", actOps()}, {"read", readOps()}, {"session", sessionOps()},
-		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()}, {"preview", previewOps()}, {"viewport", viewportOps()}, {"human", humanOps()},
+		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()}, {"preview", previewOps()}, {"viewport", viewportOps()}, {"human", humanOps()}, {"dashboard", dashboardOps()},
 	} {
 		for _, o := range g.ops {
 			o.Group = g.name

@@ -37,10 +37,20 @@ type Approval struct {
 	Digest      string    `json:"digest" cap:"-"`
 	Rule        string    `json:"rule,omitempty" cap:"-"`
 	Asked       time.Time `json:"asked"`
+	// Task is the task whose write waits; Target the element it names
+	// (a ref or a locator), when it names one.
+	Task   string `json:"task,omitempty" cap:"-"`
+	Target string `json:"target,omitempty" cap:"text"`
 }
 
 func (a Approval) line() string {
 	s := fmt.Sprintf("%s %s (%s) by %s in session %s", a.ID, a.Op, a.Action, orDash(a.Client), a.Session)
+	if a.Task != "" {
+		s += ", task " + a.Task
+	}
+	if a.Target != "" {
+		s += ", target " + a.Target
+	}
 	if a.SurfaceID != "" {
 		s += " on " + a.SurfaceID
 	}
@@ -163,3 +173,14 @@ type HumanInputOut struct {
 
 // Text is one line.
 func (o *HumanInputOut) Text() string { return o.Kind + " sent to " + o.SurfaceID }
+
+// DashboardOut is the dashboard's address, with the token that signs a
+// person in.
+type DashboardOut struct {
+	URL string `json:"url" cap:"-"`
+}
+
+// Text is the address and what to do with it.
+func (o *DashboardOut) Text() string {
+	return o.URL + "\n(open it in a browser: the token in it signs you in; keep it to yourself)"
+}

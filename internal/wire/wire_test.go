@@ -98,6 +98,7 @@ func examples() map[string]any {
 		"TasksOut":         &TasksOut{Grants: []Grant{exampleGrant}},
 		"TaskEndOut":       &TaskEndOut{Task: "research", Revoked: []Grant{exampleGrant}},
 		"ImportCookiesOut": &ImportCookiesOut{From: "/home/me/.config/chromium/Default/Cookies", Imported: 41, SkippedExpired: 3, SkippedAppBound: 2, SkippedUndecryptable: 1},
+		"DashboardOut":     &DashboardOut{URL: "http://127.0.0.1:41234/?token=0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a6978"},
 		"HumanInputOut":    &HumanInputOut{SurfaceID: "s3", Kind: "text"},
 		"ClearedOut":       &ClearedOut{Session: "default", Cleared: "the HTTP cache, Cache Storage and service workers", Kept: "cookies and site data; temp partitions"},
 		"SettingsOut":      &SettingsOut{File: "/home/me/.loupe/settings.json", ControlEnabled: true, IgnoreCertificateErrors: true},
@@ -298,6 +299,6 @@ var exampleOperation = Operation{ID: "op-1f2e", Session: "work", Task: "t1", Cli
 var exampleGrant = Grant{ID: "g-1f2e3d4c5b6a7988", Session: "default", Task: "research", Generation: "7",
 	Tabs: []string{"s1", "s4"}, Expires: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}
 
-var exampleApproval = Approval{ID: "a1", OperationID: "op-1f2e", Op: "click", Action: "input", Session: "work", Client: "mcp-42",
+var exampleApproval = Approval{ID: "a1", OperationID: "op-1f2e", Op: "click", Action: "input", Session: "work", Client: "mcp-42", Task: "t1", Target: "e12",
 	SurfaceID: "s1", Page: "s1", Origin: "https://pay.bank.example", Digest: "9a1b2c3d4e5f6a7b", Rule: "input on https://*.bank.example",
 	Asked: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}

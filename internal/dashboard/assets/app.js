@@ -1,0 +1,381 @@
+// loupe dashboard. No framework and no build step: state comes from
+// /api/state, is read again whenever /api/events pushes news, and every
+// change is an operation posted to /api/op. Page strings are only ever
+// set as text, never as markup.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, props = {}, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === 'class') e.className = v;
+    else if (k === 'on') for (const [ev, fn] of Object.entries(v)) e.addEventListener(ev, fn);
+    else if (k.startsWith('aria-') || k.startsWith('data-')) e.setAttribute(k, v);
+    else e[k] = v;
+  }
+  for (const kid of kids) if (kid != null) e.append(kid);
+  return e;
+};
+
+let state = null;          // the last /api/state
+let selected = null;       // {session, id} of the tab looked at
+let answered = [];         // approvals answered while the page was open
+let live = null;           // the EventSource of the live view
+let frameMeta = null;      // the last frame's viewport size
+let refreshing = false, again = false;
+
+async function api(op, session, input, surface) {
+  const r = await fetch('/api/op', {
+    method: 'POST', headers: {'Content-Type': 'application/json'},
+    body: JSON.stringify({op, session, surface_id: surface, input}),
+  });
+  const rep = await r.json().catch(() => ({error: {message: 'HTTP ' + r.status}}));
+  if (rep.error) throw rep.error;
+  return rep.result;
+}
+
+function showError(e) {
+  const p = $('op-error');
+  if (!e) { p.hidden = true; return; }
+  p.textContent = (e.code ? e.code + ': ' : '') + (e.message || String(e)) + (e.hint ? ' (' + e.hint + ')' : '');
+  p.hidden = false;
+}
+
+async function act(op, session, input, surface) {
+  try {
+    showError(null);
+    const out = await api(op, session, input, surface);
+    refresh();
+    return out;
+  } catch (e) {
+    showError(e);
+    refresh();
+    return null;
+  }
+}
+
+// refresh reads the state again; news during a read asks for one more.
+async function refresh() {
+  if (refreshing) { again = true; return; }
+  refreshing = true;
+  try {
+    do {
+      again = false;
+      const r = await fetch('/api/state');
+      if (!r.ok) { $('conn').textContent = 'signed out: open the address loupe dashboard printed'; return; }
+      state = await r.json();
+      render();
+    } while (again);
+  } finally {
+    refreshing = false;
+  }
+}
+
+function tabOf(sel) {
+  if (!state || !sel) return null;
+  const s = state.sessions.find((x) => x.name === sel.session);
+  return s && s.tab_list.find((t) => t.id === sel.id);
+}
+
+function render() {
+  renderApprovals();
+  renderTabs();
+  renderView();
+  renderOps();
+  renderDownloads();
+  renderSettings();
+}
+
+function renderApprovals() {
+  const list = $('approval-list');
+  list.replaceChildren(...state.approvals.map((a) => el('li', {},
+    el('b', {textContent: a.op + (a.target ? ' ' + a.target : '')}),
+    el('span', {textContent: ' (' + a.action + ')'}),
+    el('div', {class: 'quiet', textContent: 'task ' + (a.task || '–') + ' · session ' + a.session +
+      (a.surface_id ? ' · ' + a.surface_id : '') + (a.origin ? ' · ' + a.origin : '')}),
+    el('div', {class: 'quiet', textContent: 'digest ' + a.digest + ' · ' + a.approval_id}),
+    el('img', {src: '/api/approval/' + encodeURIComponent(a.approval_id), alt: 'What ' + a.approval_id + ' acts on'}),
+    el('button', {class: 'primary', type: 'button', textContent: 'Approve', 'aria-label': 'Approve ' + a.approval_id,
+      on: {click: () => answer(a, true)}}),
+    ' ',
+    el('button', {class: 'danger', type: 'button', textContent: 'Deny', 'aria-label': 'Deny ' + a.approval_id,
+      on: {click: () => answer(a, false)}}),
+  )));
+  $('approvals-none').hidden = state.approvals.length > 0;
+  $('answered-list').replaceChildren(...answered.slice(-8).reverse().map((a) =>
+    el('li', {textContent: a.approval_id + ' ' + a.op + ': ' + a.state})));
+}
+
+async function answer(a, approve) {
+  const out = await act(approve ? 'approve' : 'deny', a.session, {approval_id: a.approval_id});
+  if (out) answered.push({approval_id: a.approval_id, op: a.op, state: approve ? 'approved' : 'denied'});
+}
+
+function marks(t) {
+  const m = [];
+  if (t.mode === 'human') m.push(['human', 'human']);
+  if (t.crashed) m.push(['crashed', 'crashed']);
+  if (t.restored) m.push(['', 'restored']);
+  if (t.navigating) m.push(['', 'loading']);
+  if (t.partition && t.partition !== 'persist') m.push(['', t.partition]);
+  return m.map(([c, txt]) => el('span', {class: 'mark ' + c, textContent: txt}));
+}
+
+function renderTabs() {
+  $('sessions-none').hidden = state.sessions.length > 0;
+  $('session-list').replaceChildren(...state.sessions.map((s) => {
+    const byTask = new Map();
+    for (const t of s.tab_list) {
+      const k = t.owner || '';
+      if (!byTask.has(k)) byTask.set(k, []);
+      byTask.get(k).push(t);
+    }
+    const groups = [...byTask.entries()].map(([task, tabs]) => el('div', {},
+      el('h4', {textContent: task ? 'task ' + task : 'shared'}),
+      ...tabs.map((t) => el('button', {
+        class: 'tabbtn', type: 'button', title: t.url,
+        'aria-current': String(!!selected && selected.session === s.name && selected.id === t.id),
+        'aria-label': 'Watch ' + t.id + ' of ' + s.name + ': ' + (t.title || t.url),
+        on: {click: () => select(s.name, t.id)},
+      }, el('b', {textContent: t.id + ' '}), t.title || t.url || 'about:blank', ...marks(t)))));
+    return el('div', {},
+      el('h3', {textContent: 'session ' + s.name + ' · ' + s.browser + (s.attached ? ' (attached)' : '')}),
+      ...groups,
+      el('button', {type: 'button', textContent: '+ New tab', 'aria-label': 'New tab in ' + s.name,
+        on: {click: async () => {
+          const out = await act('tab new', s.name, {});
+          if (out) select(s.name, out.id);
+        }}}));
+  }));
+}
+
+function select(session, id) {
+  if (selected && selected.session === session && selected.id === id) return;
+  selected = {session, id};
+  $('address').value = '';
+  startLive();
+  render();
+  loadProblems();
+}
+
+function renderView() {
+  const t = tabOf(selected);
+  const screen = $('screen');
+  if (!t) {
+    if (selected) { selected = null; stopLive(); }
+    $('tab-status').textContent = '';
+    $('screen-empty').hidden = false;
+    $('frame').removeAttribute('src');
+    $('load-error').hidden = true;
+    $('control').textContent = 'Take over';
+    screen.classList.remove('human');
+    return;
+  }
+  $('screen-empty').hidden = true;
+  const human = t.mode === 'human';
+  $('tab-status').textContent = [t.id, t.title || '(no title)', t.url, t.navigating ? 'loading' : 'loaded',
+    'task ' + (t.owner || 'shared'), 'mode ' + (human ? 'human' : 'agent'), 'epoch ' + (t.epoch || 0)].join(' · ');
+  if (document.activeElement !== $('address')) $('address').value = t.url;
+  const ctl = $('control');
+  ctl.textContent = human ? 'Resume' : 'Take over';
+  ctl.setAttribute('aria-label', (human ? 'Resume ' : 'Take over ') + t.id);
+  ctl.classList.toggle('human', human);
+  screen.classList.toggle('human', human);
+  screen.setAttribute('aria-label', 'Live view of ' + t.id + (human ? ' (yours: clicks and keys go to the page)' : ''));
+  $('screen-hint').hidden = human;
+  const failed = t.url.startsWith('chrome-error:');
+  $('load-error').hidden = !failed;
+  if (failed) $('load-error-text').textContent = 'This page did not load.';
+}
+
+function renderOps() {
+  const byTask = new Map();
+  for (const o of state.operations) {
+    const k = o.task || '–';
+    if (!byTask.has(k)) byTask.set(k, []);
+    byTask.get(k).push(o);
+  }
+  $('op-list').replaceChildren(...[...byTask.entries()].map(([task, list]) => el('div', {},
+    el('h4', {textContent: 'task ' + task}),
+    el('ul', {class: 'lines'}, ...list.slice(0, 20).map((o) => {
+      const unknown = o.state === 'unknown', acked = !!o.acknowledged;
+      return el('li', {class: 'op ' + (unknown ? (acked ? 'unknown acknowledged' : 'unknown') : '')},
+        el('b', {textContent: o.op}), ' ', el('span', {textContent: o.state + (o.code ? ' ' + o.code : '')}),
+        unknown ? el('span', {class: 'mark unknown', textContent: acked ? 'unknown, seen' : 'unknown: check the page'}) : null,
+        el('div', {class: 'quiet', textContent: o.operation_id + ' · ' + o.session + (o.surface_id ? ' · ' + o.surface_id : '') +
+          (o.reason ? ' · ' + o.reason : '')}),
+        unknown && !acked ? el('button', {type: 'button', textContent: 'Acknowledge', 'aria-label': 'Acknowledge ' + o.operation_id,
+          on: {click: () => act('ops ack', o.session, {operation_id: o.operation_id})}}) : null);
+    })))));
+}
+
+function renderDownloads() {
+  const items = [];
+  for (const s of state.sessions) {
+    for (const d of s.downloads) {
+      const pct = d.total ? ' (' + Math.floor(d.bytes * 100 / d.total) + '%)' : '';
+      items.push(el('li', {textContent: d.filename + ' · ' + d.state + ' · ' + d.bytes + (d.total ? ' of ' + d.total : '') + ' bytes' + pct}));
+    }
+  }
+  $('download-list').replaceChildren(...(items.length ? items : [el('li', {class: 'quiet', textContent: 'No downloads.'})]));
+}
+
+async function loadProblems() {
+  const list = $('problem-list');
+  if (!selected) { list.replaceChildren(); return; }
+  const sel = selected;
+  try {
+    const [con, net] = await Promise.all([
+      api('console', sel.session, {surface_id: sel.id}),
+      api('network', sel.session, {surface_id: sel.id}),
+    ]);
+    if (selected !== sel) return;
+    const items = [
+      ...con.records.filter((r) => r.level === 'error').map((r) => el('li', {textContent: 'console: ' + r.text})),
+      ...net.records.filter((r) => r.state === 'failed' || r.status >= 400).map((r) =>
+        el('li', {textContent: r.method + ' ' + (r.status || r.failed) + ' ' + r.url})),
+    ];
+    list.replaceChildren(...(items.length ? items.slice(-30) : [el('li', {class: 'quiet', textContent: 'None.'})]));
+  } catch (e) {
+    list.replaceChildren(el('li', {class: 'quiet', textContent: e.message || String(e)}));
+  }
+}
+
+function renderSettings() {
+  const st = state.settings;
+  if (!st) return;
+  $('settings-file').textContent = 'Kept in ' + st.file;
+  for (const k of ['controlEnabled', 'ignoreCertificateErrors']) {
+    $(k + '-v').textContent = st[k] ? 'on' : 'off';
+    $(k + '-t').textContent = (st[k] ? 'Turn off ' : 'Turn on ') + (k === 'controlEnabled' ? 'browser control' : 'ignoring certificate errors');
+  }
+  const sel = $('settings-session');
+  const names = state.sessions.map((s) => s.name);
+  if (!names.includes('default')) names.unshift('default');
+  const cur = sel.value;
+  sel.replaceChildren(...names.map((n) => el('option', {value: n, textContent: n})));
+  if (names.includes(cur)) sel.value = cur;
+}
+
+// The live view: frames pushed while the tab is looked at.
+function stopLive() {
+  if (live) { live.close(); live = null; }
+  frameMeta = null;
+  $('frame').removeAttribute('src');
+}
+
+function startLive() {
+  stopLive();
+  if (!selected) return;
+  const q = new URLSearchParams({session: selected.session, surface_id: selected.id});
+  live = new EventSource('/api/live?' + q);
+  live.addEventListener('frame', (ev) => {
+    const f = JSON.parse(ev.data);
+    frameMeta = f;
+    $('frame').src = 'data:image/jpeg;base64,' + f.jpeg;
+    window.__loupeLastFrame = {seq: f.seq, at: Date.now()};
+  });
+  live.addEventListener('end', () => stopLive());
+}
+
+// A person's input on the picture goes to the page at the same point,
+// in order, while the tab is theirs.
+let inputChain = Promise.resolve();
+function send(input) {
+  const t = tabOf(selected);
+  if (!t || t.mode !== 'human') return;
+  const sel = selected;
+  inputChain = inputChain.then(() => api('human-input', sel.session, Object.assign({surface_id: sel.id}, input)).catch(showError));
+}
+
+function point(ev) {
+  const img = $('frame');
+  const r = img.getBoundingClientRect();
+  const w = frameMeta ? frameMeta.device_width : img.naturalWidth;
+  const h = frameMeta ? frameMeta.device_height : img.naturalHeight;
+  const x = Math.max(0, (ev.clientX - r.left) / r.width * w);
+  const y = Math.max(0, (ev.clientY - r.top) / r.height * h);
+  return {x: Math.round(x * 10) / 10, y: Math.round(y * 10) / 10};
+}
+
+function chordOf(ev) {
+  const mods = [];
+  if (ev.ctrlKey) mods.push('Control');
+  if (ev.altKey) mods.push('Alt');
+  if (ev.metaKey) mods.push('Meta');
+  if (ev.shiftKey && ev.key.length > 1) mods.push('Shift');
+  return mods.concat([ev.key === ' ' ? 'Space' : ev.key]).join('+');
+}
+
+function wire() {
+  const screen = $('screen'), img = $('frame');
+  img.addEventListener('click', (ev) => {
+    screen.focus();
+    send(Object.assign({kind: 'click', clicks: Math.min(ev.detail || 1, 2)}, point(ev)));
+  });
+  img.addEventListener('wheel', (ev) => {
+    const t = tabOf(selected);
+    if (!t || t.mode !== 'human') return;
+    ev.preventDefault();
+    send(Object.assign({kind: 'wheel', dx: ev.deltaX, dy: ev.deltaY}, point(ev)));
+  }, {passive: false});
+  screen.addEventListener('keydown', (ev) => {
+    const t = tabOf(selected);
+    if (!t || t.mode !== 'human') return;
+    if (['Control', 'Alt', 'Meta', 'Shift'].includes(ev.key)) return;
+    ev.preventDefault();
+    if (ev.key.length === 1 && !ev.ctrlKey && !ev.metaKey && !ev.altKey) send({kind: 'text', text: ev.key});
+    else send({kind: 'key', keys: chordOf(ev)});
+  });
+  const inTab = (op) => () => selected && act(op, selected.session, {}, selected.id);
+  $('back').addEventListener('click', inTab('back'));
+  $('forward').addEventListener('click', inTab('forward'));
+  $('reload').addEventListener('click', inTab('reload'));
+  $('retry').addEventListener('click', inTab('reload'));
+  $('toolbar').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const url = $('address').value.trim();
+    if (selected && url) act('open', selected.session, {url}, selected.id);
+  });
+  $('control').addEventListener('click', () => {
+    const t = tabOf(selected);
+    if (t) act(t.mode === 'human' ? 'resume' : 'takeover', selected.session, {surface_id: t.id});
+  });
+  $('close-tab').addEventListener('click', () => {
+    if (selected) act('tab close', selected.session, {surface_id: selected.id});
+  });
+  $('open-settings').addEventListener('click', () => $('settings').showModal());
+  for (const k of ['controlEnabled', 'ignoreCertificateErrors']) {
+    $(k + '-t').addEventListener('click', () =>
+      act('settings set', 'default', {key: k, value: String(!state.settings[k])}));
+  }
+  const result = (p) => p.then((out) => {
+    $('settings-result').textContent = out ? (out.cleared ? 'Cleared ' + out.cleared + '; kept ' + out.kept + '.' :
+      'Imported ' + out.imported + ' cookies from ' + out.from + '; skipped ' + (out.skipped_expired + out.skipped_app_bound + out.skipped_undecryptable) + '.') :
+      $('op-error').textContent;
+  });
+  const session = () => $('settings-session').value || 'default';
+  $('clear-cache').addEventListener('click', () => result(act('settings clear-cache', session(), {})));
+  $('clear-data').addEventListener('click', () => {
+    if (confirm('Clear every cookie and all site data of session ' + session() + '?')) result(act('settings clear-data', session(), {}));
+  });
+  $('import-cookies').addEventListener('click', () => result(act('import-cookies', session(), {})));
+}
+
+function listen() {
+  const es = new EventSource('/api/events');
+  es.addEventListener('open', () => { $('conn').textContent = 'live'; });
+  es.addEventListener('error', () => { $('conn').textContent = 'reconnecting…'; });
+  es.addEventListener('event', (ev) => {
+    const e = JSON.parse(ev.data);
+    if (e.kind === 'approval.answered' && !answered.some((a) => a.approval_id === e.approval_id)) {
+      answered.push({approval_id: e.approval_id, op: e.op, state: e.state});
+    }
+    if (selected && e.surface_id === selected.id && (e.kind === 'op.settled' || e.kind === 'tab.crashed')) loadProblems();
+    refresh();
+  });
+}
+
+wire();
+listen();
+refresh();

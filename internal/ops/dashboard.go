@@ -1,0 +1,56 @@
+package ops
+
+import (
+	"context"
+	"net"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/wire"
+)
+
+// Dashboard starts the dashboard, or finds the one running.
+type Dashboard interface {
+	// Serve returns the dashboard's address with its sign-in token,
+	// starting it on addr ("" for a free loopback port) or moving it
+	// there.
+	Serve(addr string) (url string, err error)
+}
+
+// DashboardIn says where the dashboard listens.
+type DashboardIn struct {
+	Addr string `json:"addr,omitempty" flag:"addr" meta:"HOST:PORT" help:"where to listen (default: 127.0.0.1 on a free port; another address is reachable by others, who still need the token)"`
+	// Open is the CLI's: it opens the address in the system's browser.
+	Open bool `json:"open,omitempty" flag:"open" help:"open the address in your browser"`
+}
+
+// Validate checks the address.
+func (in *DashboardIn) Validate() error {
+	if in.Addr == "" {
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(in.Addr); err != nil {
+		return usage("%s %q: want HOST:PORT, such as 127.0.0.1:8765", fld("addr"), in.Addr)
+	}
+	return nil
+}
+
+// DashboardOut is the dashboard's address.
+type DashboardOut = wire.DashboardOut
+
+func dashboardOps() []*Op {
+	op := define("dashboard", "start the dashboard (or find it) and print its address: watch tabs live, take over, approve, settle unknown outcomes, change settings", Write, actTimeout,
+		func(ctx context.Context, env Env, in *DashboardIn) (*DashboardOut, error) {
+			d := env.Dashboard()
+			if d == nil {
+				return nil, apitype.Errorf(apitype.TransportUnsupported, "this process serves no dashboard; the daemon does").
+					Fix("run it from the CLI ({1})", apitype.Step{Op: "dashboard"})
+			}
+			url, err := d.Serve(in.Addr)
+			if err != nil {
+				return nil, apitype.Errorf(apitype.BadInput, "%v", err)
+			}
+			return &DashboardOut{URL: url}, nil
+		}).as(ActControl).sessionWide().noMCP("the dashboard is a person's; its address signs them in")
+	op.NoBrowser = true
+	return []*Op{op}
+}
