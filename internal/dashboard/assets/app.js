@@ -77,13 +77,25 @@ function tabOf(sel) {
   return s && s.tab_list.find((t) => t.id === sel.id);
 }
 
+// Each part of the page is built again only when what it shows changed:
+// an element a person (or a program) is about to click stays the same
+// element while nothing about it changes.
+const shown = {};
+function changed(part, ...what) {
+  const j = JSON.stringify(what);
+  if (shown[part] === j) return false;
+  shown[part] = j;
+  return true;
+}
+
 function render() {
-  renderApprovals();
-  renderTabs();
-  renderView();
-  renderOps();
-  renderDownloads();
-  renderSettings();
+  const sel = selected && {session: selected.session, id: selected.id};
+  if (changed('approvals', state.approvals, answered)) renderApprovals();
+  if (changed('tabs', state.sessions.map((s) => [s.name, s.browser, s.attached, s.tab_list]), sel)) renderTabs();
+  renderView(); // a few text fields and classes; it keeps its elements
+  if (changed('ops', state.operations)) renderOps();
+  if (changed('downloads', state.sessions.map((s) => s.downloads))) renderDownloads();
+  if (changed('settings', state.settings, state.sessions.map((s) => s.name))) renderSettings();
 }
 
 function renderApprovals() {
@@ -108,7 +120,13 @@ function renderApprovals() {
 
 async function answer(a, approve) {
   const out = await act(approve ? 'approve' : 'deny', a.session, {approval_id: a.approval_id});
-  if (out) answered.push({approval_id: a.approval_id, op: a.op, state: approve ? 'approved' : 'denied'});
+  if (out) noteAnswer({approval_id: a.approval_id, op: a.op, state: approve ? 'approved' : 'denied'});
+}
+
+function noteAnswer(a) {
+  if (answered.some((x) => x.approval_id === a.approval_id)) return;
+  answered.push(a);
+  if (state) render();
 }
 
 function marks(t) {
@@ -364,13 +382,13 @@ function wire() {
 
 function listen() {
   const es = new EventSource('/api/events');
-  es.addEventListener('open', () => { $('conn').textContent = 'live'; });
+  // Read the state once the stream is open: what happened before it
+  // is in that read, what happens after comes down the stream.
+  es.addEventListener('open', () => { $('conn').textContent = 'live'; refresh(); });
   es.addEventListener('error', () => { $('conn').textContent = 'reconnecting…'; });
   es.addEventListener('event', (ev) => {
     const e = JSON.parse(ev.data);
-    if (e.kind === 'approval.answered' && !answered.some((a) => a.approval_id === e.approval_id)) {
-      answered.push({approval_id: e.approval_id, op: e.op, state: e.state});
-    }
+    if (e.kind === 'approval.answered') noteAnswer({approval_id: e.approval_id, op: e.op, state: e.state});
     if (selected && e.surface_id === selected.id && (e.kind === 'op.settled' || e.kind === 'tab.crashed')) loadProblems();
     refresh();
   });
@@ -378,4 +396,3 @@ function listen() {
 
 wire();
 listen();
-refresh();

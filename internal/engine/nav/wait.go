@@ -11,6 +11,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
+	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
 // WaitOptions name one condition to wait for. The caller's context must
@@ -186,24 +187,65 @@ func awaitCommit(ctx context.Context, t *engine.Tab) error {
 }
 
 func waitRef(ctx context.Context, t *engine.Tab, deadline time.Time, ref string) error {
-	t.Lock()
-	tg, err := capture.Resolve(ctx, t, ref)
-	t.Unlock()
-	if err != nil {
-		return err
+	_, refErr := snapshot.ParseRef(ref)
+	for {
+		tg, err := resolveWhenThere(ctx, t, deadline, ref)
+		if err != nil {
+			return err
+		}
+		// A locator's element may be replaced while it is waited on (a
+		// page that renders again): it is looked for again after a
+		// bounded wait. A ref names one element for good.
+		until := deadline
+		if refErr != nil && time.Until(until) > locatorRecheck {
+			until = time.Now().Add(locatorRecheck)
+		}
+		ms := time.Until(until).Milliseconds()
+		if ms <= 0 {
+			return errWaitTimeout
+		}
+		var ok bool
+		if err := tg.World.Call(ctx, "waitVisible", &ok, tg.Elem, ms); err != nil {
+			return capture.StaleIfGone(ref, err)
+		}
+		if ok {
+			return nil
+		}
+		if refErr == nil || !time.Now().Before(deadline) {
+			return errWaitTimeout
+		}
 	}
-	ms := time.Until(deadline).Milliseconds()
-	if ms <= 0 {
-		return errWaitTimeout
+}
+
+// locatorRecheck bounds how long a locator that matches nothing waits
+// for a change of the top document before it is resolved again: changes
+// inside other frames (which a locator may step into) are not seen by
+// the top document's observer.
+const locatorRecheck = 500 * time.Millisecond
+
+// resolveWhenThere resolves a target; a locator that matches nothing yet
+// is resolved again after each change of the page, until the deadline. A
+// ref never appears later: it is resolved once.
+func resolveWhenThere(ctx context.Context, t *engine.Tab, deadline time.Time, target string) (*capture.Element, error) {
+	_, refErr := snapshot.ParseRef(target)
+	for {
+		t.Lock()
+		tg, err := capture.Resolve(ctx, t, target)
+		t.Unlock()
+		if e, ok := apitype.As(err); err == nil || refErr == nil || !ok || e.Code != apitype.RefNotFound {
+			return tg, err
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return nil, errWaitTimeout
+		}
+		if wait > locatorRecheck {
+			wait = locatorRecheck
+		}
+		if err := waitInPage(ctx, t, time.Now().Add(wait), "waitChange"); err != nil && !errors.Is(err, errWaitTimeout) {
+			return nil, err
+		}
 	}
-	var ok bool
-	if err := tg.World.Call(ctx, "waitVisible", &ok, tg.Elem, ms); err != nil {
-		return capture.StaleIfGone(ref, err)
-	}
-	if !ok {
-		return errWaitTimeout
-	}
-	return nil
 }
 
 func waitURL(ctx context.Context, t *engine.Tab, pattern string) error {

@@ -50,3 +50,28 @@ func TestWaitTextInFrames(t *testing.T) {
 	_, err := nav.Wait(withTimeout(ctxT(t), 300*time.Millisecond), tab, nav.WaitOptions{Text: "nowhere at all"})
 	wantCode(t, err, apitype.Timeout)
 }
+
+// TestWaitForLocatorToAppear: a wait for a locator that matches nothing
+// yet waits for it to appear (the page adds it after a click); one that
+// never appears times out; a ref is never waited for — it cannot appear
+// later.
+func TestWaitForLocatorToAppear(t *testing.T) {
+	tab := openTab(t, "form2.html")
+	s := snap(t, tab)
+	if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Later"), action.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nav.Wait(withTimeout(ctxT(t), 3*time.Second), tab, nav.WaitOptions{Ref: `css=p:nth-of-type(2)`}); err != nil {
+		t.Fatalf("a locator of an element the page adds: %v", err)
+	}
+	start := time.Now()
+	_, err := nav.Wait(withTimeout(ctxT(t), 700*time.Millisecond), tab, nav.WaitOptions{Ref: `role=button[name="Never"]`})
+	wantCode(t, err, apitype.Timeout)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("a 700ms wait took %v", d)
+	}
+	_, err = nav.Wait(withTimeout(ctxT(t), 3*time.Second), tab, nav.WaitOptions{Ref: "e999999"})
+	if e, ok := apitype.As(err); !ok || e.Code == apitype.Timeout {
+		t.Fatalf("a ref never issued was waited for: %v", err)
+	}
+}

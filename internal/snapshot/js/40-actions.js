@@ -522,6 +522,18 @@ function waitVisible(id, timeoutMs) {
   });
 }
 
+// waitChange resolves when the document changes (any mutation), or at
+// once while it is still loading; false after timeoutMs. A locator that
+// matches nothing yet is resolved again after each change (nav.Wait).
+function waitChange(timeoutMs) {
+  if (document.readyState !== 'complete') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const obs = new MutationObserver(() => { obs.disconnect(); resolve(true); });
+    obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    setTimeout(() => { obs.disconnect(); resolve(false); }, timeoutMs);
+  });
+}
+
 // waitLoad resolves when the document has loaded.
 function waitLoad(timeoutMs) {
   if (document.readyState === 'complete') return Promise.resolve(true);
@@ -608,4 +620,4 @@ function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { quiet, scrollMark, scrollSettled, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
+return { quiet, scrollMark, scrollSettled, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitChange, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };

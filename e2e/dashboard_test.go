@@ -1,0 +1,179 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// agentSite is the agent's site, on 127.0.0.2: /buy has a Buy button
+// whose clicks the server counts; /notes is a page-sized text area whose
+// value the page reports to the server as it changes (so the test sees
+// what a person typed without reading a tab the person holds).
+type agentSite struct {
+	*httptest.Server
+	mu     sync.Mutex
+	bought int
+	notes  string
+}
+
+func serveAgentSite(t *testing.T) *agentSite {
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &agentSite{}
+	a.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		switch r.URL.Path {
+		case "/buy":
+			fmt.Fprint(w, `<!doctype html><title>Shop</title><button onclick="fetch('/bought', {method: 'POST'})">Buy</button>`)
+		case "/bought":
+			a.bought++
+		case "/notes":
+			fmt.Fprint(w, `<!doctype html><title>Notes</title><textarea aria-label="Notes" style="position:fixed;inset:0;width:100%;height:100%;margin:0"
+				oninput="fetch('/note?v=' + encodeURIComponent(this.value))"></textarea>`)
+		case "/note":
+			a.notes = r.URL.Query().Get("v")
+		}
+	}))
+	a.Listener = ln
+	a.Start()
+	t.Cleanup(a.Close)
+	return a
+}
+
+func (a *agentSite) state() (int, string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.bought, a.notes
+}
+
+// TestDashboardDrivenByLoupe: a person at the dashboard — here loupe
+// itself, in a session of its own, acting on the dashboard's snapshot —
+// approves a write an agent in another session waits on, takes the
+// agent's tab over, types into it through the live view (the page gets
+// the keys), hands it back, and finds an unknown outcome listed, which
+// they acknowledge.
+func TestDashboardDrivenByLoupe(t *testing.T) {
+	e := newEnv(t)
+	site := serveAgentSite(t)
+	agent := func(args ...string) string { return e.ok(append([]string{"--session", "work", "--task", "agent"}, args...)...) }
+	person := func(args ...string) string { return e.ok(append([]string{"--session", "dash"}, args...)...) }
+
+	agent("open", site.URL+"/buy")
+	e.ok("policy", "set", "click", "ask", "--origin", "http://127.0.0.2:*")
+	url := strings.SplitN(e.ok("dashboard"), "\n", 2)[0]
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.Contains(url, "/?token=") {
+		t.Fatalf("dashboard address %q", url)
+	}
+	if again := strings.SplitN(e.ok("dashboard"), "\n", 2)[0]; again != url {
+		t.Fatalf("a second loupe dashboard started another: %q, then %q", url, again)
+	}
+	person("open", url)
+
+	// 1. The agent's click waits for approval; the person approves it on
+	// the dashboard.
+	done := make(chan result, 1)
+	go func() {
+		done <- e.run("--session", "work", "--task", "agent", "--op-id", "buy-1", "click", `role=button[name="Buy"]`)
+	}()
+	var pending struct {
+		Approvals []struct {
+			ID string `json:"approval_id"`
+		} `json:"approvals"`
+	}
+	eventually(t, "the click waiting for approval", func() bool {
+		e.okJSON(&pending, "approvals")
+		return len(pending.Approvals) == 1
+	})
+	approve := fmt.Sprintf(`role=button[name="Approve %s"]`, pending.Approvals[0].ID)
+	person("wait", "--target", approve)
+	snap := person("snapshot")
+	if !strings.Contains(snap, "click role=button") || !strings.Contains(snap, "task agent") {
+		t.Fatalf("the approval card does not say what and which task:\n%s", snap)
+	}
+	person("click", approve)
+	if r := <-done; r.code != 0 {
+		t.Fatalf("the approved click: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	eventually(t, "the approved click reaching the shop", func() bool { n, _ := site.state(); return n == 1 })
+	person("wait", "--text", "approved")
+
+	// 2. The person takes the agent's tab over and types into it through
+	// the live view.
+	agent("open", site.URL+"/notes")
+	var tabs struct{ Tabs []struct{ ID string } }
+	e.okJSON(&tabs, "--session", "work", "tabs")
+	tab := tabs.Tabs[0].ID
+	watch := fmt.Sprintf(`role=button[name="Watch %s of work: Notes"]`, tab)
+	person("wait", "--target", watch)
+	person("click", watch)
+	person("click", fmt.Sprintf(`role=button[name="Take over %s"]`, tab))
+	person("wait", "--target", fmt.Sprintf(`role=button[name="Resume %s"]`, tab))
+	if r := e.run("--session", "work", "snapshot"); r.code == 0 || !strings.Contains(r.stderr, "HUMAN_CONTROL") {
+		t.Fatalf("the agent read a tab the person holds: exit %d %s", r.code, r.stderr)
+	}
+	person("wait", "--target", `role=image[name="Live view of the tab"]`)
+	person("click", `role=image[name="Live view of the tab"]`)
+	person("type", "MK-BY-HAND")
+	person("press", "Enter")
+	eventually(t, "the keys reaching the page", func() bool { _, v := site.state(); return v == "MK-BY-HAND\n" })
+	person("click", fmt.Sprintf(`role=button[name="Resume %s"]`, tab))
+	person("wait", "--target", fmt.Sprintf(`role=button[name="Take over %s"]`, tab))
+	if got := agent("eval", `document.querySelector('textarea').value`); !strings.Contains(got, `MK-BY-HAND\n`) {
+		t.Fatalf("after the resume the agent reads %s", got)
+	}
+
+	// 3. A write cut short by a take-over has an unknown outcome: the
+	// dashboard lists it, and the person acknowledges it.
+	typing := make(chan result, 1)
+	go func() {
+		typing <- e.run("--session", "work", "--task", "agent", "--op-id", "notes-long", "type", `role=textbox[name="Notes"]`, strings.Repeat("x", 4000))
+	}()
+	eventually(t, "the long write under way", func() bool { _, v := site.state(); return len(v) > 20 })
+	e.ok("--session", "work", "takeover", tab)
+	if r := <-typing; !strings.Contains(r.stdout+r.stderr, "TAKEN_OVER") {
+		t.Fatalf("the write cut short: %s%s", r.stdout, r.stderr)
+	}
+	ack := `role=button[name="Acknowledge notes-long"]`
+	if r := e.run("--session", "dash", "wait", "--target", ack); r.code != 0 {
+		t.Fatalf("no way to acknowledge the unknown outcome: %s\n%s\nledger: %s", r.stderr, person("snapshot"), e.ok("ops", "show", "notes-long"))
+	}
+	if snap := person("snapshot"); !strings.Contains(snap, "unknown: check the page") {
+		t.Fatalf("the unknown outcome is not marked:\n%s", snap)
+	}
+	person("click", ack)
+	var op struct {
+		State        string `json:"state"`
+		Acknowledged string `json:"acknowledged"`
+	}
+	eventually(t, "the acknowledgement in the ledger", func() bool {
+		e.okJSON(&op, "ops", "show", "notes-long")
+		return op.Acknowledged != ""
+	})
+	if op.State != "unknown" {
+		t.Fatalf("acknowledging changed the state to %s", op.State)
+	}
+	// The person's own calls are in the ledger as theirs.
+	var list struct {
+		Operations []struct{ Op, Task, Client string } `json:"operations"`
+	}
+	e.okJSON(&list, "ops", "--session", "work")
+	var mine int
+	for _, o := range list.Operations {
+		if o.Task == "person" && o.Client == "dashboard" {
+			mine++
+		}
+	}
+	if mine == 0 {
+		b, _ := json.Marshal(list)
+		t.Fatalf("no operation of the person's in the ledger: %s", b)
+	}
+}
