@@ -64,7 +64,9 @@ func (a *agentSite) state() (int, string) {
 func TestDashboardDrivenByLoupe(t *testing.T) {
 	e := newEnv(t)
 	site := serveAgentSite(t)
-	agent := func(args ...string) string { return e.ok(append([]string{"--session", "work", "--task", "agent"}, args...)...) }
+	agent := func(args ...string) string {
+		return e.ok(append([]string{"--session", "work", "--task", "agent"}, args...)...)
+	}
 	person := func(args ...string) string { return e.ok(append([]string{"--session", "dash"}, args...)...) }
 
 	agent("open", site.URL+"/buy")
