@@ -36,7 +36,7 @@ type req struct {
 	method, path, host, origin, fetchSite, ctype, body, cookie string
 }
 
-func do(t *testing.T, s *dashboard.Server, r req) (*http.Response, string) {
+func do(t testing.TB, s *dashboard.Server, r req) (*http.Response, string) {
 	t.Helper()
 	if r.method == "" {
 		r.method = http.MethodGet
@@ -66,7 +66,7 @@ func do(t *testing.T, s *dashboard.Server, r req) (*http.Response, string) {
 }
 
 // signIn exchanges the printed URL's token for the cookie.
-func signIn(t *testing.T, s *dashboard.Server) string {
+func signIn(t testing.TB, s *dashboard.Server) string {
 	t.Helper()
 	u, _ := url.Parse(s.URL())
 	resp, _ := do(t, s, req{path: "/?" + u.RawQuery})
