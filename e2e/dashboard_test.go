@@ -20,6 +20,13 @@ type agentSite struct {
 	mu     sync.Mutex
 	bought int
 	notes  string
+	hits   map[string]int
+}
+
+func (a *agentSite) loads(path string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.hits[path]
 }
 
 func serveAgentSite(t *testing.T) *agentSite {
@@ -27,10 +34,11 @@ func serveAgentSite(t *testing.T) *agentSite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &agentSite{}
+	a := &agentSite{hits: map[string]int{}}
 	a.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
 		defer a.mu.Unlock()
+		a.hits[r.URL.Path]++
 		switch r.URL.Path {
 		case "/buy":
 			fmt.Fprint(w, `<!doctype html><title>Shop</title><button onclick="fetch('/bought', {method: 'POST'})">Buy</button>`)
@@ -123,6 +131,12 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 		t.Fatalf("the agent read a tab the person holds: exit %d %s", r.code, r.stderr)
 	}
 	person("wait", "--target", `role=image[name="Live view of the tab"]`)
+	// The person's own reload of a tab they hold leaves it theirs.
+	loads := site.loads("/notes")
+	person("click", `role=button[name="Reload"]`)
+	eventually(t, "the person's reload", func() bool { return site.loads("/notes") == loads+1 })
+	person("wait", "--target", fmt.Sprintf(`role=button[name="Resume %s"]`, tab))
+	person("wait", "--target", `role=image[name="Live view of the tab"]`)
 	person("click", `role=image[name="Live view of the tab"]`)
 	person("type", "MK-BY-HAND")
 	person("press", "Enter")
@@ -178,4 +192,30 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 		b, _ := json.Marshal(list)
 		t.Fatalf("no operation of the person's in the ledger: %s", b)
 	}
+
+	// 4. A tab of the person's own, a page that does not load, a retry
+	// once it does, and the tab closed.
+	person("click", `role=button[name="New tab in work"]`)
+	var after struct{ Tabs []struct{ ID, URL string } }
+	eventually(t, "the person's new tab", func() bool {
+		e.okJSON(&after, "--session", "work", "tabs")
+		return len(after.Tabs) == 2
+	})
+	mineTab := after.Tabs[1].ID
+	person("wait", "--target", fmt.Sprintf(`role=button[name="Close tab"]`))
+	down := httptest.NewServer(http.NotFoundHandler())
+	deadURL := down.URL + "/gone"
+	down.Close() // nothing listens there now
+	person("fill", `role=textbox[name="Address"]`, deadURL)
+	person("press", "Enter")
+	if r := e.run("--session", "dash", "wait", "--text", "This page did not load"); r.code != 0 {
+		t.Fatalf("no load error shown: %s\n%s\n%s", r.stderr, person("snapshot"), e.ok("--session", "work", "tabs"))
+	}
+	person("click", `role=button[name="Retry"]`)
+	person("wait", "--text", "This page did not load")
+	person("click", `role=button[name="Close tab"]`)
+	eventually(t, "the person's tab closing", func() bool {
+		e.okJSON(&after, "--session", "work", "tabs")
+		return len(after.Tabs) == 1 && after.Tabs[0].ID != mineTab
+	})
 }

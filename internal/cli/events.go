@@ -32,7 +32,7 @@ With --session, only that session's events (and those of no session).
   --count N      exit after N events
 `
 
-var kinds = []string{events.TabOpened, events.TabClosed, events.TabCrashed, events.TabTakenOver, events.TabResumed,
+var kinds = []string{events.TabOpened, events.TabChanged, events.TabClosed, events.TabCrashed, events.TabTakenOver, events.TabResumed,
 	events.ApprovalAsked, events.ApprovalAnswered, events.OpSettled, events.DownloadStarted, events.DownloadProgress, events.DownloadDone,
 	events.BrowserGone, events.TaskEnded, events.Dropped}
 

@@ -298,8 +298,8 @@ func (b *Browser) onTargetEvent(ctx context.Context, ev cdp.Event) {
 		b.mu.Lock()
 		t := b.byTarget[e.TargetInfo.TargetID]
 		b.mu.Unlock()
-		if t != nil {
-			t.setInfo(e.TargetInfo.Title, e.TargetInfo.URL)
+		if t != nil && t.setInfo(e.TargetInfo.Title, e.TargetInfo.URL) {
+			b.tellTab(TabChanged, t, e.TargetInfo.URL, e.TargetInfo.Title)
 		}
 	}
 }

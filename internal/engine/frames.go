@@ -248,6 +248,9 @@ func (t *Tab) onFrameEvent(s *cdp.Session, ev cdp.Event) {
 		switch {
 		case ev.Method == "Page.frameStoppedLoading":
 			f.navigating = false
+			if e.FrameID == t.TargetID && t.b != nil {
+				t.b.tellTab(TabChanged, t, f.url, t.title)
+			}
 		case e.Disposition != "" && e.Disposition != "currentTab":
 			// Opens elsewhere (a new tab or window): this frame stays.
 		case strings.HasPrefix(e.NavigationType, "sameDocument"):

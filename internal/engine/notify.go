@@ -4,11 +4,12 @@ import "github.com/loupe-dev/loupe/internal/cdp"
 
 // Kinds of TabEvent.
 const (
-	TabOpened = "opened"
-	TabClosed = "closed"
+	TabOpened  = "opened"
+	TabClosed  = "closed"
+	TabChanged = "changed" // its address or title changed, or it stopped loading
 )
 
-// TabEvent is a page root that appeared or went away.
+// TabEvent is a page root that appeared, changed or went away.
 type TabEvent struct {
 	Kind      string
 	SurfaceID string
@@ -17,8 +18,9 @@ type TabEvent struct {
 }
 
 // WithTabEvents makes the browser tell fn of every page root that appears
-// or goes away — opened by an agent, by a page or by a person. fn runs on
-// the connection's reader and must not block.
+// or goes away — opened by an agent, by a page or by a person — and of
+// each change of its address or title and each end of its loading. fn
+// runs on the connection's reader and must not block.
 func WithTabEvents(fn func(TabEvent)) Option { return func(b *Browser) { b.onTab = fn } }
 
 func (b *Browser) tellTab(kind string, t *Tab, url, title string) {

@@ -160,10 +160,14 @@ func (t *Tab) wait(ctx context.Context) error {
 	}
 }
 
-func (t *Tab) setInfo(title, url string) {
+// setInfo records the target's title and address; it reports whether
+// either changed.
+func (t *Tab) setInfo(title, url string) bool {
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	changed := t.title != title || t.url != url
 	t.title, t.url = title, url
-	t.mu.Unlock()
+	return changed
 }
 
 // SetTitle records the page's title as the browser reports it when asked

@@ -1,5 +1,5 @@
 // Package events is loupe's stream of what happens to sessions, tabs and
-// writes — tabs opened, closed and crashed, take-overs and resumes,
+// writes — tabs opened, changed, closed and crashed, take-overs and resumes,
 // approvals asked and answered, writes settled, downloads, browsers gone —
 // for `loupe events`, the dashboard and scripts.
 //
@@ -19,6 +19,7 @@ import (
 const (
 	TabOpened        = "tab.opened"
 	TabClosed        = "tab.closed"
+	TabChanged       = "tab.changed" // its address or title changed, or it stopped loading
 	TabCrashed       = "tab.crashed"
 	TabTakenOver     = "tab.taken_over"
 	TabResumed       = "tab.resumed"

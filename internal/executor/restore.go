@@ -22,8 +22,8 @@ import (
 // previewed file — and, for every session, the last surface and ref
 // numbers it drew, in Config.TabsFile. The file is rewritten after every
 // operation, before its reply (so an id the reply hands out is on file
-// before the caller has it), and soon after a tab opens or closes (a
-// page's own navigation between operations is caught by the next). The
+// before the caller has it), and soon after a tab opens, changes its
+// address or title, or closes. The
 // next executor starts each session's numbering past the kept numbers —
 // ids from before a restart are refused as gone, never reissued — and a
 // margin more after a daemon that did not stop cleanly. The next executor brings a
@@ -79,7 +79,7 @@ func (x *Executor) startRestore(path string) {
 			}
 			for _, e := range sub.Next() {
 				switch e.Kind {
-				case events.TabOpened, events.TabClosed, events.TabCrashed, events.BrowserGone, events.Dropped:
+				case events.TabOpened, events.TabChanged, events.TabClosed, events.TabCrashed, events.BrowserGone, events.Dropped:
 					x.restore.rec.Touch()
 				}
 			}

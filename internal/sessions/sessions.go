@@ -159,10 +159,7 @@ func (s *Session) downloadsDir() string { return filepath.Join(s.FilesDir(), "do
 // may give input (watchPerson), the watch for it.
 func (s *Session) options(watchPerson bool) []engine.Option {
 	opts := []engine.Option{engine.WithIDs(&s.ids), engine.WithTabEvents(func(e engine.TabEvent) {
-		kind := events.TabOpened
-		if e.Kind == engine.TabClosed {
-			kind = events.TabClosed
-		}
+		kind := map[string]string{engine.TabOpened: events.TabOpened, engine.TabClosed: events.TabClosed, engine.TabChanged: events.TabChanged}[e.Kind]
 		s.cfg.Events.Publish(events.Event{Kind: kind, Session: s.name, SurfaceID: e.SurfaceID, URL: e.URL, Title: e.Title})
 	})}
 	if h := s.cfg.Crashed; h != nil {

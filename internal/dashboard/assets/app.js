@@ -22,7 +22,7 @@ let selected = null;       // {session, id} of the tab looked at
 let answered = [];         // approvals answered while the page was open
 let live = null;           // the EventSource of the live view
 let frameMeta = null;      // the last frame's viewport size
-let refreshing = false, again = false;
+let again = false;
 
 async function api(op, session, input, surface) {
   const r = await fetch('/api/op', {
@@ -41,34 +41,40 @@ function showError(e) {
   p.hidden = false;
 }
 
+// act runs an operation and shows the state after it.
 async function act(op, session, input, surface) {
+  let out = null;
   try {
     showError(null);
-    const out = await api(op, session, input, surface);
-    refresh();
-    return out;
+    out = await api(op, session, input, surface);
   } catch (e) {
     showError(e);
-    refresh();
-    return null;
   }
+  await refresh();
+  return out;
 }
 
 // refresh reads the state again; news during a read asks for one more.
-async function refresh() {
-  if (refreshing) { again = true; return; }
-  refreshing = true;
-  try {
-    do {
-      again = false;
-      const r = await fetch('/api/state');
-      if (!r.ok) { $('conn').textContent = 'signed out: open the address loupe dashboard printed'; return; }
-      state = await r.json();
-      render();
-    } while (again);
-  } finally {
-    refreshing = false;
+// It resolves once a read that began after the call has been shown.
+let reading = null;
+function refresh() {
+  again = true;
+  if (!reading) {
+    reading = (async () => {
+      try {
+        while (again) {
+          again = false;
+          const r = await fetch('/api/state');
+          if (!r.ok) { $('conn').textContent = 'signed out: open the address loupe dashboard printed'; return; }
+          state = await r.json();
+          render();
+        }
+      } finally {
+        reading = null;
+      }
+    })();
   }
+  return reading;
 }
 
 function tabOf(sel) {
