@@ -46,7 +46,10 @@ func serveAgentSite(t *testing.T) *agentSite {
 			a.bought++
 		case "/notes":
 			fmt.Fprint(w, `<!doctype html><title>Notes</title><textarea aria-label="Notes" style="position:fixed;inset:0;width:100%;height:100%;margin:0"
-				oninput="fetch('/note?v=' + encodeURIComponent(this.value))"></textarea>`)
+				oninput="fetch('/note?v=' + encodeURIComponent(this.value))"></textarea>
+				<script>console.error('MK-CONSOLE-ERROR'); fetch('/missing.json');</script>`)
+		case "/missing.json":
+			http.NotFound(w, r)
 		case "/note":
 			a.notes = r.URL.Query().Get("v")
 		}
@@ -125,6 +128,9 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	watch := fmt.Sprintf(`role=button[name="Watch %s of work: Notes"]`, tab)
 	person("wait", "--target", watch)
 	person("click", watch)
+	// The tab's console errors and failed requests.
+	person("wait", "--text", "MK-CONSOLE-ERROR")
+	person("wait", "--text", "404")
 	person("click", fmt.Sprintf(`role=button[name="Take over %s"]`, tab))
 	person("wait", "--target", fmt.Sprintf(`role=button[name="Resume %s"]`, tab))
 	if r := e.run("--session", "work", "snapshot"); r.code == 0 || !strings.Contains(r.stderr, "HUMAN_CONTROL") {
@@ -135,6 +141,7 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	loads := site.loads("/notes")
 	person("click", `role=button[name="Reload"]`)
 	eventually(t, "the person's reload", func() bool { return site.loads("/notes") == loads+1 })
+	person("wait", "--text", "reload executed") // it has loaded: the page takes input again
 	person("wait", "--target", fmt.Sprintf(`role=button[name="Resume %s"]`, tab))
 	person("wait", "--target", `role=image[name="Live view of the tab"]`)
 	person("click", `role=image[name="Live view of the tab"]`)
@@ -193,7 +200,25 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 		t.Fatalf("no operation of the person's in the ledger: %s", b)
 	}
 
-	// 4. A tab of the person's own, a page that does not load, a retry
+	// 4. The settings page turns browser control off and on again.
+	person("click", `role=button[name="Settings"]`)
+	person("click", `role=button[name="Turn off browser control"]`)
+	person("wait", "--target", `role=button[name="Turn on browser control"]`)
+	if out := e.ok("settings"); !strings.Contains(out, "controlEnabled false") {
+		t.Fatalf("the dashboard's setting did not take: %s", out)
+	}
+	if r := e.run("--session", "work", "press", "Shift"); r.code == 0 || !strings.Contains(r.stderr, "DENIED") {
+		t.Fatalf("an agent write with control off: exit %d %s", r.code, r.stderr)
+	}
+	// (Here the person is loupe, whose own clicks control off refuses
+	// too: the CLI turns it on, and the page shows it when reopened.)
+	e.ok("settings", "set", "controlEnabled", "true")
+	person("click", `role=button[name="Close settings"]`)
+	person("click", `role=button[name="Settings"]`)
+	person("wait", "--target", `role=button[name="Turn off browser control"]`)
+	person("click", `role=button[name="Close settings"]`)
+
+	// 5. A tab of the person's own, a page that does not load, a retry
 	// once it does, and the tab closed.
 	person("click", `role=button[name="New tab in work"]`)
 	var after struct{ Tabs []struct{ ID, URL string } }
