@@ -98,25 +98,37 @@ func TestSlicedWalkEqualsFresh(t *testing.T) {
 // keeps getting turns, waiting for one well under what a walk in one task
 // holds it (the last task, which turns the whole tree into JSON, is its
 // longest wait: 15-36 % of the whole walk on this machine, loaded or not).
+//
+// The longest wait is one scheduling hiccup away from any figure on a
+// shared machine (another process taking the cores for a second), so a
+// measure that misses is taken once more; the page must miss twice.
 func TestSlicedWalkLetsThePageRun(t *testing.T) {
-	tab := bigTab(t, "huge.html")
-	ctx := enginetest.Ctx(t)
-	evalMain(t, tab, churn(false), nil)
-	if _, err := capture.Take(ctx, tab, capture.SnapshotOptions{}); err != nil {
-		t.Fatal(err)
+	measure := func(tab *engine.Tab) (turns, sliced, whole float64) {
+		ctx := enginetest.Ctx(t)
+		evalMain(t, tab, churn(false), nil)
+		if _, err := capture.Take(ctx, tab, capture.SnapshotOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		evalMain(t, tab, `window.__stop = true; window.__turns`, &turns)
+		evalMain(t, tab, `window.__gap`, &sliced)
+		// A walk not in slices (a fresh one) holds the page for all of it.
+		evalMain(t, tab, churn(false), nil)
+		if _, err := capture.Take(ctx, tab, capture.SnapshotOptions{NoCache: true}); err != nil {
+			t.Fatal(err)
+		}
+		evalMain(t, tab, `window.__stop = true; window.__gap`, &whole)
+		return turns, sliced, whole
 	}
-	var turns, sliced, whole float64
-	evalMain(t, tab, `window.__stop = true; window.__turns`, &turns)
-	evalMain(t, tab, `window.__gap`, &sliced)
-	// A walk not in slices (a fresh one) holds the page for all of it.
-	evalMain(t, tab, churn(false), nil)
-	if _, err := capture.Take(ctx, tab, capture.SnapshotOptions{NoCache: true}); err != nil {
-		t.Fatal(err)
-	}
-	evalMain(t, tab, `window.__stop = true; window.__gap`, &whole)
-	t.Logf("the page had %v turns during the walk in slices and waited at most %.0f ms for one; %.0f ms during a walk in one task", turns, sliced, whole)
-	if whole < 150 || sliced > whole/2 {
-		t.Fatalf("the page waited at most %.0f ms for a turn during the walk in slices, %.0f ms during one in one task", sliced, whole)
+	for attempt := 1; ; attempt++ {
+		// Each attempt's first walk is a first walk: a tab of its own.
+		turns, sliced, whole := measure(bigTab(t, "huge.html"))
+		t.Logf("the page had %v turns during the walk in slices and waited at most %.0f ms for one; %.0f ms during a walk in one task", turns, sliced, whole)
+		if whole >= 150 && sliced <= whole/2 {
+			return
+		}
+		if attempt == 2 {
+			t.Fatalf("the page waited at most %.0f ms for a turn during the walk in slices, %.0f ms during one in one task", sliced, whole)
+		}
 	}
 }
 
