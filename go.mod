@@ -3,6 +3,7 @@ module github.com/loupe-dev/loupe
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/chromedp/cdproto v0.159.3
 	github.com/coder/websocket v1.8.15
 	github.com/google/jsonschema-go v0.4.3

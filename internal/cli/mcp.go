@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -26,7 +27,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/policy"
 )
 
-const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon] [--headed] [--cdp URL] [--session NAME] [--task ID] [--allow-eval] [--allow-local-pages] [--tools core|full] [--token TOKEN|auto] [--max-sessions N]"
+const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon] [--headed] [--cdp URL] [--session NAME] [--task ID] [--allow-eval] [--allow-local-pages] [--tools core|full] [--token TOKEN|auto] [--max-sessions N] [--print-config CLIENT]"
 
 const mcpHelp = mcpUsage + `
 
@@ -53,11 +54,19 @@ daemon's sessions.
                          "Authorization: Bearer TOKEN" (auto: a random one,
                          printed on stderr)
   --max-sessions N       with --http: at most N MCP sessions at once (default 16)
+  --print-config CLIENT  print the configuration that makes CLIENT start this
+                         server (with the other flags given), and where it goes:
+                         claude-code, claude-desktop, cursor, vscode, codex or
+                         windsurf; nothing is served
   --tools core|full      core: only the core tools (fewer tokens in the tool
                          list); full (the default): every tool`
 
 type mcpFlags struct {
 	http, cdp, tools, token  string
+	printConfig              string
+	// serverArgs are the flags without --print-config: what a client's
+	// configuration starts loupe mcp with.
+	serverArgs []string
 	daemon, headed, allowEva bool
 	localPages               bool
 	maxSessions              int
@@ -76,8 +85,21 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 	fs.BoolVar(&f.localPages, "allow-local-pages", false, "")
 	fs.StringVar(&f.token, "token", "", "")
 	fs.IntVar(&f.maxSessions, "max-sessions", 16, "")
+	fs.StringVar(&f.printConfig, "print-config", "", "")
 	if err := fs.Parse(args); err != nil {
 		return f, err
+	}
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--print-config" || a == "-print-config":
+			i++ // and its value
+		case strings.HasPrefix(a, "--print-config=") || strings.HasPrefix(a, "-print-config="):
+		default:
+			f.serverArgs = append(f.serverArgs, a)
+		}
+	}
+	if f.printConfig != "" && f.http != "" {
+		return f, errors.New("--print-config is for clients that start loupe mcp themselves, over stdio; drop --http")
 	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -115,6 +137,20 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 // mcp serves MCP until the client goes away (stdio) or a signal arrives.
 func (c *cmd) mcp(ctx context.Context, args []string) int {
 	f, err := parseMCPFlags(args)
+	if err == nil && f.printConfig != "" {
+		bin, berr := os.Executable()
+		if berr != nil {
+			return c.fail(berr)
+		}
+		server := []string{"mcp"}
+		if c.sessionSet {
+			server = append(server, "--session", c.session)
+		}
+		if c.task != "" {
+			server = append(server, "--task", c.task)
+		}
+		return c.printMCPConfig(f.printConfig, bin, append(server, f.serverArgs...))
+	}
 	if err != nil {
 		return c.usage(err, mcpUsage)
 	}
