@@ -62,11 +62,11 @@ daemon's sessions.
                          list); full (the default): every tool`
 
 type mcpFlags struct {
-	http, cdp, tools, token  string
-	printConfig              string
+	http, cdp, tools, token string
+	printConfig             string
 	// serverArgs are the flags without --print-config: what a client's
 	// configuration starts loupe mcp with.
-	serverArgs []string
+	serverArgs               []string
 	daemon, headed, allowEva bool
 	localPages               bool
 	maxSessions              int

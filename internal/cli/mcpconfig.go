@@ -23,7 +23,9 @@ var mcpClients = map[string]mcpClient{
 	"claude-code": {
 		where:   ".mcp.json in the project (or run the command below)",
 		snippet: func(bin string, args []string) string { return mcpServersJSON("mcpServers", bin, args, true) },
-		add:     func(bin string, args []string) string { return "claude mcp add loupe -- " + shellWords(append([]string{bin}, args...)) },
+		add: func(bin string, args []string) string {
+			return "claude mcp add loupe -- " + shellWords(append([]string{bin}, args...))
+		},
 	},
 	"claude-desktop": {
 		where: "claude_desktop_config.json (Settings → Developer → Edit Config; ~/Library/Application Support/Claude on macOS, %APPDATA%\\Claude on Windows)",
@@ -52,7 +54,9 @@ var mcpClients = map[string]mcpClient{
 			}
 			return "[mcp_servers.loupe]\ncommand = " + tomlString(bin) + "\nargs = [" + strings.Join(q, ", ") + "]\n"
 		},
-		add: func(bin string, args []string) string { return "codex mcp add loupe -- " + shellWords(append([]string{bin}, args...)) },
+		add: func(bin string, args []string) string {
+			return "codex mcp add loupe -- " + shellWords(append([]string{bin}, args...))
+		},
 	},
 	"windsurf": {
 		where:   "~/.codeium/windsurf/mcp_config.json",
