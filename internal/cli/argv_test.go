@@ -26,7 +26,7 @@ func TestUsageLine(t *testing.T) {
 		"select":     "select TARGET VALUE...",
 		"scroll":     "scroll [TARGET] [--dx N] [--dy N]",
 		"open":       "open URL [--new-tab] [--partition NAME]",
-		"snapshot":   "snapshot [-i|--interactive] [--depth N] [--viewport] [--locators] [--scope TARGET] [--max-chars N] [--no-compact] [--no-cache]",
+		"snapshot":   "snapshot [-i|--interactive] [--depth N] [--viewport] [--locators] [--scope TARGET] [--max-chars N] [--no-compact] [--no-cache] [--grep TEXT] [--since last] [-o FILE]",
 		"screenshot": "screenshot [TARGET] [--full] [-o FILE]",
 		"wait":       "wait [--text TEXT] [--target TARGET] [--url PATTERN] [--load] [--timeout DURATION]",
 		"query":      "query [--role ROLE] [--name NAME] [--text TEXT] [--exact] [--within TARGET] [--frame-of TARGET] [--limit N]",

@@ -208,7 +208,7 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	// that by the policy's approval timeout).
 	ctx, cancel := c.deadline(ctx, wait+60*time.Second+approvalSlack)
 	defer cancel()
-	var outFile string
+	var outFile, snapFile string
 	switch v := in.(type) {
 	case *ops.ScreenshotIn:
 		if v.Out != "" {
@@ -227,6 +227,7 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 		v.Files = nil
 	case *ops.SnapshotIn:
 		v.BackendIDs = c.json
+		snapFile = v.Out
 	case *ops.PreviewIn:
 		// The person names the file: any they can read, by its whole path.
 		abs, err := filepath.Abs(v.Path)
@@ -273,6 +274,9 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	if outFile != "" {
 		return c.writeScreenshot(raw, outFile)
 	}
+	if snapFile != "" {
+		return c.writeSnapshot(raw, snapFile)
+	}
 	if c.json {
 		fmt.Fprintln(c.stdout, string(withOperationID(raw, resp.OperationID)))
 		return 0
@@ -309,6 +313,26 @@ func (c *cmd) writeScreenshot(raw json.RawMessage, path string) int {
 	}
 	out.Path, out.PNG = abs, nil
 	return c.print(out, abs)
+}
+
+// writeSnapshot writes a snapshot's text to a file, for a shell agent to
+// read in parts, and prints where and how big it is.
+func (c *cmd) writeSnapshot(raw json.RawMessage, path string) int {
+	var out ops.SnapshotOut
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return c.fail(err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return c.fail(err)
+	}
+	if err := os.WriteFile(abs, []byte(out.Snapshot.Text), 0o644); err != nil {
+		return c.fail(fmt.Errorf("writing %s: %w", path, err))
+	}
+	lines := strings.Count(out.Snapshot.Text, "\n")
+	return c.print(map[string]any{"path": abs, "surface_id": out.SurfaceID, "chars": out.Chars, "tokens": out.Tokens, "lines": lines,
+		"document_token": out.DocumentToken},
+		fmt.Sprintf("%s: snapshot of %s, %d lines, %d chars (~%d tokens)", abs, out.SurfaceID, lines, out.Chars, out.Tokens))
 }
 
 // print writes v as JSON with --json, else the text.

@@ -66,6 +66,11 @@ func (e *env) Previews() ops.Previews { return e.x.previews }
 
 func (e *env) Dashboard() ops.Dashboard { return e.x.dashboard }
 
+func (e *env) LastSnapshot(surface string) (string, bool) {
+	s, ok := e.c.Last(surface)
+	return s.Text, ok
+}
+
 func (e *env) Task() string { return e.task }
 
 // Tab is the caller's current surface. A caller without one gets the

@@ -473,7 +473,11 @@ func (x *Executor) remember(c *call, out any) {
 	if in == nil {
 		return
 	}
-	c.client.Remember(snap.SurfaceID, sessions.Snapshot{Options: *in, Text: body(snap.Snapshot.Text)})
+	text := snap.Snapshot.Text
+	if snap.Full != "" {
+		text = snap.Full // a grep or since read: the caller saw the page whole
+	}
+	c.client.Remember(snap.SurfaceID, sessions.Snapshot{Options: *in, Text: body(text)})
 }
 
 // failed gives a refusal before the run its operation (and the write's

@@ -116,6 +116,9 @@ func (x *Executor) report(ctx context.Context, c *call, before *state, o *apityp
 	if o.Snapshot && !ok {
 		in = ops.SnapshotIn{}
 	}
+	// A grep or since read was remembered whole: the report compares
+	// whole pages.
+	in.Grep, in.Since = "", ""
 	if o.MaxChars > 0 {
 		in.MaxChars = o.MaxChars
 	}

@@ -28,6 +28,11 @@ type SnapshotIn struct {
 	// BackendIDs adds each ref's DOM backendNodeId (the CLI asks for it
 	// with --json).
 	BackendIDs bool `json:"backend_ids,omitempty" mcp:"-" cli:"set by --json"`
+	// Grep and Since make a snapshot cheap to read (see snapshot.Grep and
+	// sinceLast); Out is the CLI's: the text goes to a file.
+	Grep  string `json:"grep,omitempty" flag:"grep" meta:"TEXT" help:"only the lines that contain TEXT (any case), with their ancestors and refs"`
+	Since string `json:"since,omitempty" flag:"since" meta:"last" help:"only what changed since your last snapshot of this surface (+ added, - removed lines)"`
+	Out   string `json:"-" flag:"o" meta:"FILE" help:"write the snapshot to FILE and print its path and size"`
 }
 
 // Validate checks the numbers and the scope.
@@ -37,6 +42,12 @@ func (in *SnapshotIn) Validate() error {
 	}
 	if in.MaxChars > 0 && in.MaxChars < 200 {
 		return usage("%s %d is too small to show anything (at least 200)", fld("max_chars"), in.MaxChars)
+	}
+	if in.Since != "" && in.Since != "last" {
+		return usage("%s %q: want last (what changed since your last snapshot)", fld("since"), in.Since)
+	}
+	if len(in.Grep) > 1000 {
+		return usage("%s: at most 1000 characters", fld("grep"))
 	}
 	return checkTarget("scope", in.Scope, false)
 }
@@ -267,6 +278,12 @@ func actOps() []*Op {
 				}
 				out := snapshotOut(s)
 				out.DocumentToken = token
+				if in.Grep != "" {
+					grep(out, in.Grep)
+				}
+				if in.Since == "last" {
+					sinceLast(env, out)
+				}
 				return out, nil
 			}).mcp(Tool{Name: "browser_snapshot", Core: true, Defaults: map[string]any{"max_chars": 40000}, Desc: "The page as a tree of roles and names, frames included, with [ref=eN] on every line an agent can act on."}),
 		define("click", "click an element (trusted mouse input at its centre)", Write, actTimeout, click(1)).mcp(Tool{Name: "browser_click", Core: true, Select: "double", Value: false, Default: true, Desc: "Click an element (trusted mouse input) by ref or locator; reports what changed."}),

@@ -97,6 +97,9 @@ type Env interface {
 	// Dashboard starts (or finds) the dashboard; nil where this process
 	// serves none (an in-process MCP server).
 	Dashboard() Dashboard
+	// LastSnapshot is the text of the caller's last snapshot of a
+	// surface, if it took one.
+	LastSnapshot(surface string) (string, bool)
 	// Task is the caller's task.
 	Task() string
 }

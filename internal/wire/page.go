@@ -38,7 +38,21 @@ type Snapshot struct {
 	Chars     int  `json:"chars"`
 	Tokens    int  `json:"tokens"`
 	Truncated bool `json:"truncated,omitempty"`
+	// Grep is the text only lines with it were kept for (snapshot
+	// --grep), and Matched how many lines had it.
+	Grep    string `json:"grep,omitempty" cap:"text"`
+	Matched int    `json:"matched,omitempty"`
+	// Since says Text is what changed since the caller's last snapshot
+	// ("last"; "none: …" when there was none and Text is whole), with
+	// how many lines came and went.
+	Since   string `json:"since,omitempty" cap:"-"`
+	Added   int    `json:"added,omitempty"`
+	Removed int    `json:"removed,omitempty"`
+	// Full is the whole snapshot a grep or since read was cut from, for
+	// the caller's next since; it is never sent.
+	Full string `json:"-" cap:"-"`
 }
+
 
 // SnapshotOut is the output of snapshot. The snapshot is embedded (its
 // fields are the JSON object's) so that the type can have a Text method

@@ -46,6 +46,7 @@ func examples() map[string]any {
 			Text:  "- iframe \"Sign in\" [ref=e4]\n  - textbox \"Email\" [ref=e5]\n",
 			Refs:  []RefInfo{{Ref: "e5", FrameID: "F1A2", BackendNodeID: 42, Role: "textbox", Name: "Email", Control: true}},
 			Nodes: 3, Frames: 2, Chars: 52, Tokens: 13, Truncated: true,
+			Grep: "email", Matched: 1, Since: "last", Added: 1, Removed: 2, Full: "(not sent)",
 		}},
 		"ActOut": &ActOut{Surface: "s1", Ref: "e5", Executed: true, Value: "me@example.com", Note: "typed and submitted",
 			URL: "https://example.com/", X: 120.5, Y: 48},

@@ -191,7 +191,7 @@ func Take(ctx context.Context, t *engine.Tab, o SnapshotOptions) (*Snapshot, err
 	}
 	r := snapshot.Render(snapshot.Header{Surface: t.ID, Title: title, URL: out.URL}, nodes, ro)
 	out.Chars, out.Tokens, out.Truncated = len(r.Text), (len(r.Text)+3)/4, r.Truncated
-	out.Text = r.Text + fmt.Sprintf("[%d chars, ~%d tokens]\n", out.Chars, out.Tokens)
+	out.Text = r.Text + snapshot.Footer(r.Text)
 	k.keepSnapshot(o, caps, out)
 	return out, nil
 }

@@ -1,0 +1,89 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/testpages"
+)
+
+// TestCheapReads: snapshot -o writes the text to a file and says where
+// and how big; --grep prints only the matching lines, with their
+// ancestors and refs that still act; --since last prints what changed
+// since the caller's last snapshot, and nothing when nothing did.
+func TestCheapReads(t *testing.T) {
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	e.ok("open", srv.Page("large.html"))
+	full := e.ok("snapshot")
+
+	path := filepath.Join(t.TempDir(), "page.txt")
+	var wrote struct {
+		Path          string `json:"path"`
+		Chars, Tokens int
+		Lines         int
+	}
+	e.okJSON(&wrote, "snapshot", "-o", path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wrote.Path != path || wrote.Chars < 1000 || len(b) < wrote.Chars || !strings.Contains(string(b), "[ref=e") {
+		t.Fatalf("snapshot -o: %+v, %d bytes in the file", wrote, len(b))
+	}
+	if out := e.ok("snapshot", "-o", path); !strings.Contains(out, path) || strings.Contains(out, "[ref=") {
+		t.Fatalf("snapshot -o printed the snapshot, not where it went:\n%s", out)
+	}
+
+	grep := e.ok("snapshot", "--grep", "MK-LARGE-BOTTOM")
+	if len(grep) > len(full)/10 || !strings.Contains(grep, "MK-LARGE-BOTTOM-7f3b") || !strings.HasPrefix(grep, "surface s1:") {
+		t.Fatalf("--grep printed %d of %d chars:\n%.2000s", len(grep), len(full), grep)
+	}
+	// Every kept line but the header is the match or an ancestor of
+	// it: each one indented less than the next, down to the match.
+	lines := strings.Split(strings.TrimSpace(grep), "\n")
+	body := lines[1 : len(lines)-1] // the header, the size line
+	for i := 1; i < len(body); i++ {
+		if indent(body[i]) <= indent(body[i-1]) && !strings.Contains(body[i], "MK-LARGE-BOTTOM") {
+			t.Fatalf("--grep kept a line that is neither the match nor its ancestor:\n%s", grep)
+		}
+	}
+	var g struct{ Matched int }
+	e.okJSON(&g, "snapshot", "--grep", "mk-large-bottom")
+	if g.Matched != 1 {
+		t.Fatalf("--grep in another case matched %d lines", g.Matched)
+	}
+	if out := e.ok("snapshot", "--grep", "nowhere-on-this-page"); !strings.Contains(out, `(no line has "nowhere-on-this-page")`) {
+		t.Fatalf("--grep of nothing:\n%s", out)
+	}
+
+	// --since last: nothing, then what a change added and removed.
+	e.ok("snapshot")
+	if out := e.ok("snapshot", "--since", "last"); !strings.Contains(out, "nothing changed since your last snapshot") {
+		t.Fatalf("--since last with no change:\n%s", out)
+	}
+	e.ok("eval", `document.body.insertAdjacentHTML('afterbegin', '<button>MK-ADDED-BUTTON</button>')`)
+	since := e.ok("snapshot", "--since", "last")
+	if !strings.Contains(since, `+ - button "MK-ADDED-BUTTON" [ref=e`) || len(since) > 2000 {
+		t.Fatalf("--since last after a change:\n%.3000s", since)
+	}
+	ref := refOf(t, strings.ReplaceAll(since, "+ - ", "- "), "button", "MK-ADDED-BUTTON")
+	e.ok("click", ref) // a ref from a since read acts: the button takes focus
+	// The since read became the last snapshot: the button is not new
+	// again, only focused now.
+	if out := e.ok("snapshot", "--since", "last"); !strings.Contains(out, `[focused] [ref=`+ref+`]`) || !strings.Contains(out, "1 line added, 1 removed") {
+		t.Fatalf("after the click:\n%s", out)
+	}
+	var s struct {
+		Since          string
+		Added, Removed int
+	}
+	e.okJSON(&s, "--session", "other", "snapshot", "--since", "last")
+	if !strings.HasPrefix(s.Since, "none") {
+		t.Fatalf("a first snapshot with --since last: %+v", s)
+	}
+}
+
+func indent(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }

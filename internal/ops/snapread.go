@@ -1,0 +1,72 @@
+package ops
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loupe-dev/loupe/internal/snapshot"
+	"github.com/loupe-dev/loupe/internal/textdiff"
+)
+
+// Cheap reads of a snapshot, for agents that pay for every character:
+// only the lines about something (grep), or only what changed (since).
+
+// grep keeps a snapshot's lines that contain needle and their ancestors.
+func grep(out *SnapshotOut, needle string) {
+	kept, n := snapshot.Grep(snapshot.WithoutFooter(out.Snapshot.Text), needle)
+	out.Full = out.Snapshot.Text
+	setText(out, kept)
+	out.Grep, out.Matched = needle, n
+}
+
+// sinceDiffLines and sinceDiffChars bound what since shows; past them it
+// says how many changes it left out.
+const (
+	sinceDiffLines = 400
+	sinceDiffChars = 40000
+)
+
+// sinceLast replaces a snapshot's text by what changed since the caller's
+// last snapshot of the surface ("+ line", "- line" under the header), or
+// says that nothing did. With no earlier snapshot the whole one stands.
+// The whole text is still the caller's last snapshot from now on.
+func sinceLast(env Env, out *SnapshotOut) {
+	full := snapshot.WithoutFooter(out.Snapshot.Text)
+	if out.Full != "" {
+		full = snapshot.WithoutFooter(out.Full)
+	}
+	last, ok := env.LastSnapshot(out.SurfaceID)
+	out.Since = "last"
+	if !ok {
+		out.Since = "none: this is your first snapshot of " + out.SurfaceID
+		return
+	}
+	header, body, _ := strings.Cut(full, "\n")
+	_, lastBody, _ := strings.Cut(snapshot.WithoutFooter(last), "\n")
+	d := textdiff.Lines(lastBody, body)
+	if out.Full == "" {
+		out.Full = out.Snapshot.Text
+	}
+	out.Added, out.Removed = d.Added, d.Removed
+	text := header + "\n"
+	if d.Added+d.Removed == 0 {
+		text += "(nothing changed since your last snapshot)\n"
+	} else {
+		text += fmt.Sprintf("(since your last snapshot: %s added, %d removed)\n", lines(d.Added), d.Removed) + d.Format(sinceDiffLines, sinceDiffChars)
+	}
+	setText(out, text)
+}
+
+// setText replaces a snapshot's text, which still ends with its size
+// line, and its size.
+func setText(out *SnapshotOut, t string) {
+	out.Chars, out.Tokens = len(t), (len(t)+3)/4
+	out.Snapshot.Text = t + snapshot.Footer(t)
+}
+
+func lines(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
+}
