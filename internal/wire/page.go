@@ -53,7 +53,6 @@ type Snapshot struct {
 	Full string `json:"-" cap:"-"`
 }
 
-
 // SnapshotOut is the output of snapshot. The snapshot is embedded (its
 // fields are the JSON object's) so that the type can have a Text method
 // beside the snapshot's Text field.
