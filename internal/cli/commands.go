@@ -59,6 +59,12 @@ The first command starts it on its own.
 			run:     (*cmd).mcp,
 		},
 		{
+			name:    "skill",
+			summary: "write loupe's skill for a coding agent (SKILL.md and references), or print it",
+			help:    skillHelp,
+			run:     (*cmd).skillVerb,
+		},
+		{
 			name:    "version",
 			summary: "print loupe's version and build",
 			help:    "usage: loupe version\n\nPrint loupe's version and build: a hash of this executable, which the daemon\nmust share (`loupe --version` is the same).\n",
