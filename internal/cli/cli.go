@@ -209,7 +209,10 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	ctx, cancel := c.deadline(ctx, wait+60*time.Second+approvalSlack)
 	defer cancel()
 	var outFile, snapFile string
+	script := false
 	switch v := in.(type) {
+	case *ops.HistoryIn:
+		script = v.As == "script"
 	case *ops.ScreenshotIn:
 		if v.Out != "" {
 			outFile, v.Data = v.Out, true
@@ -276,6 +279,14 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	}
 	if snapFile != "" {
 		return c.writeSnapshot(raw, snapFile)
+	}
+	if script {
+		var h ops.HistoryOut
+		if err := json.Unmarshal(raw, &h); err != nil {
+			return c.fail(err)
+		}
+		fmt.Fprint(c.stdout, c.historyScript(&h))
+		return 0
 	}
 	if c.json {
 		fmt.Fprintln(c.stdout, string(withOperationID(raw, resp.OperationID)))

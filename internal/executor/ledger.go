@@ -30,8 +30,12 @@ type ledgerStage struct{ l *ledger.Ledger }
 // write refuses the write (nothing dispatched): a write loupe cannot
 // account for does not go out.
 func (s ledgerStage) Reserve(ctx context.Context, w Write) error {
+	var input string
+	if b, err := json.Marshal(w.Input); err == nil && w.Input != nil {
+		input = string(b)
+	}
 	err := s.l.Reserve(ctx, ledger.Entry{ID: w.ID, Session: w.Session, Task: w.Task, Client: w.Client, Surface: w.Surface, Epoch: w.Epoch,
-		Document: w.Document, Op: w.Op, Action: string(w.Action), Digest: w.Digest})
+		Document: w.Document, Op: w.Op, Action: string(w.Action), Digest: w.Digest, Input: input, Locator: w.Locator})
 	var dup *ledger.DuplicateError
 	switch {
 	case err == nil:

@@ -10,6 +10,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/sessions"
+	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
 // Write describes a write to the stages that guard it.
@@ -37,6 +38,9 @@ type Write struct {
 	// Person: the write is the person's own, at the dashboard; a tab
 	// they hold does not stop it.
 	Person bool
+	// Locator is the stable locator of the element the input names by
+	// ref, as the ref table has it (kept in the ledger for history).
+	Locator string
 }
 
 // Policy decides whether a write may run: allow it, refuse it (DENIED), or
@@ -95,6 +99,7 @@ func (x *Executor) guard(ctx, askCtx context.Context, c *call, id string) error 
 		c.write.Task = c.task
 	}
 	x.where(ctx, c)
+	c.write.Locator = x.locatorOf(ctx, c)
 	// A person's own commands (take-over, policy, approvals) are not
 	// theirs to approve.
 	if c.op.Action == ops.ActControl {
@@ -167,6 +172,31 @@ func (x *Executor) where(ctx context.Context, c *call) {
 			}
 		}
 	}
+}
+
+// locatorOf is the stable locator of the element a write's input names:
+// the ref table's for a ref, the input itself for a locator ("" for none,
+// or a ref the table does not know).
+func (x *Executor) locatorOf(ctx context.Context, c *call) string {
+	target := elementOf(c.in)
+	if target == "" || c.op.NoBrowser || !c.sess.Live() {
+		return ""
+	}
+	ref, err := snapshot.NormalizeRef(target)
+	if err != nil {
+		return target // a locator already
+	}
+	t, err := c.env.Tab(ctx)
+	if err != nil {
+		return ""
+	}
+	t.Lock() // the table's owner serialises access to it
+	b, ok := t.Refs().Lookup(ref)
+	t.Unlock()
+	if ok {
+		return b.Locator
+	}
+	return ""
 }
 
 // documentGate refuses a write planned on a document the caller's surface

@@ -55,12 +55,18 @@ type Entry struct {
 	// Acknowledged is when a person said they had seen an unknown
 	// outcome (zero: nobody has).
 	Acknowledged time.Time `json:"acknowledged,omitzero"`
+	// Input is the write's input as JSON ("" when it was larger than
+	// MaxInput); Locator the stable locator of the element it named by
+	// ref, when there was one.
+	Input   string `json:"input,omitempty"`
+	Locator string `json:"locator,omitempty"`
 }
 
 // Filter selects entries for List; zero fields match everything.
 type Filter struct {
 	State   State
 	Session string
+	Task    string
 	Limit   int // most recent first; 0: 100
 }
 

@@ -605,3 +605,27 @@ func TestAcknowledge(t *testing.T) {
 		t.Errorf("acknowledging an id never reserved: %v", err)
 	}
 }
+
+// TestInputKept: a write's input and its target's locator are kept with
+// it; an input larger than MaxInput is not.
+func TestInputKept(t *testing.T) {
+	ctx := context.Background()
+	l, _ := newLedger(t)
+	in := `{"ref":"e12","text":"hello"}`
+	if err := l.Reserve(ctx, Entry{ID: "small", Input: in, Locator: `role=textbox[name="Name"]`}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Reserve(ctx, Entry{ID: "large", Input: `{"text":"` + strings.Repeat("x", MaxInput) + `"}`}); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := l.Get(ctx, "small")
+	if e.Input != in || e.Locator != `role=textbox[name="Name"]` {
+		t.Errorf("kept %q and %q", e.Input, e.Locator)
+	}
+	if e, _ := l.Get(ctx, "large"); e.Input != "" {
+		t.Errorf("a large input was kept (%d bytes)", len(e.Input))
+	}
+	if list, _ := l.List(ctx, Filter{Task: "nobody"}); len(list) != 0 {
+		t.Errorf("a task filter matched %d rows", len(list))
+	}
+}

@@ -219,11 +219,22 @@ func migrations() ([]string, error) {
 }
 
 const entryColumns = `id, session, task, client, generation, surface, epoch, document, op, action, digest,
-	state, code, reason, reserved, settled`
+	state, code, reason, reserved, settled, input, locator`
 
 // readColumns are what a read scans: the columns a reservation writes,
 // and a person's acknowledgement.
 const readColumns = entryColumns + `, acknowledged`
+
+// MaxInput bounds the input a row keeps: a larger one (an upload's files)
+// is not kept.
+const MaxInput = 4 << 10
+
+func keptInput(in string) string {
+	if len(in) > MaxInput {
+		return ""
+	}
+	return in
+}
 
 // Reserve records e as reserved by this generation, before its write is
 // dispatched; it returns once the row is durable on disk (see the
@@ -242,10 +253,10 @@ func (l *impl) Reserve(ctx context.Context, e Entry) error {
 		return ErrClosed
 	}
 	res, err := l.db.ExecContext(ctx, `INSERT INTO operations (`+entryColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'reserved', '', '', ?, NULL)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'reserved', '', '', ?, NULL, ?, ?)
 		ON CONFLICT (id) DO NOTHING`,
 		e.ID, e.Session, e.Task, e.Client, l.gen, e.Surface, e.Epoch, e.Document, e.Op, e.Action, e.Digest,
-		time.Now().UnixNano())
+		time.Now().UnixNano(), keptInput(e.Input), e.Locator)
 	if err != nil {
 		return fmt.Errorf("ledger: reserving %s: %w", e.ID, err)
 	}
@@ -374,6 +385,9 @@ func (l *impl) List(ctx context.Context, f Filter) ([]Entry, error) {
 	if f.Session != "" {
 		where, args = append(where, "session = ?"), append(args, f.Session)
 	}
+	if f.Task != "" {
+		where, args = append(where, "task = ?"), append(args, f.Task)
+	}
 	q := `SELECT ` + readColumns + ` FROM operations`
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
@@ -415,7 +429,7 @@ func scanEntry(r interface{ Scan(...any) error }) (Entry, error) {
 	var settled sql.NullInt64
 	var acked sql.NullInt64
 	err := r.Scan(&e.ID, &e.Session, &e.Task, &e.Client, &e.Generation, &e.Surface, &e.Epoch, &e.Document,
-		&e.Op, &e.Action, &e.Digest, &e.State, &e.Code, &e.Reason, &reserved, &settled, &acked)
+		&e.Op, &e.Action, &e.Digest, &e.State, &e.Code, &e.Reason, &reserved, &settled, &e.Input, &e.Locator, &acked)
 	if err != nil {
 		return Entry{}, err
 	}

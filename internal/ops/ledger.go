@@ -2,7 +2,9 @@ package ops
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ledger"
@@ -52,8 +54,39 @@ func (in *OpIDIn) Validate() error {
 func operationOf(e ledger.Entry) wire.Operation {
 	return wire.Operation{ID: e.ID, Session: e.Session, Task: e.Task, Client: e.Client, Generation: e.Generation, SurfaceID: e.Surface,
 		Op: e.Op, Action: e.Action, Digest: e.Digest, State: string(e.State), Code: e.Code, Reason: e.Reason,
-		Reserved: e.Reserved, Settled: e.Settled, Acknowledged: e.Acknowledged}
+		Reserved: e.Reserved, Settled: e.Settled, Acknowledged: e.Acknowledged, Input: rawInput(e.Input), Locator: e.Locator}
 }
+
+func rawInput(s string) json.RawMessage {
+	if s == "" || !json.Valid([]byte(s)) {
+		return nil
+	}
+	return json.RawMessage(s)
+}
+
+// HistoryIn selects what history shows.
+type HistoryIn struct {
+	Session string `json:"session,omitempty" flag:"session" meta:"NAME" help:"only this session's writes (default: every session's)"`
+	Task    string `json:"task,omitempty" flag:"task" meta:"ID" help:"only this task's writes"`
+	Limit   int    `json:"limit,omitempty" flag:"limit" meta:"N" help:"the last N writes (default 100)"`
+	// As is the CLI's: script prints a shell script that does the
+	// executed writes again.
+	As string `json:"-" flag:"as" meta:"script" help:"script: print a shell script of loupe commands that does the executed writes again"`
+}
+
+// Validate checks the limit and the form.
+func (in *HistoryIn) Validate() error {
+	if in.Limit < 0 {
+		return usage("%s takes a positive number", fld("limit"))
+	}
+	if in.As != "" && in.As != "script" {
+		return usage("--as %q: want script", in.As)
+	}
+	return nil
+}
+
+// HistoryOut is what ran, oldest first.
+type HistoryOut = wire.HistoryOut
 
 // OperationsOut lists ledger entries.
 type OperationsOut = wire.OperationsOut
@@ -110,5 +143,19 @@ func ledgerOps() []*Op {
 			return &OperationOut{Operation: operationOf(e)}, nil
 		}).as(ActControl).sessionWide().noMCP("a person looks at the page and says so; an agent cannot have seen what it does not know")
 	ack.NoBrowser = true
-	return []*Op{list, show, ack}
+	history := define("history", "list the writes that ran, oldest first, with their outcomes and targets (--as script: a script that does them again)", Read, actTimeout,
+		func(ctx context.Context, env Env, in *HistoryIn) (*HistoryOut, error) {
+			l, err := env.Operations()
+			if err != nil {
+				return nil, err
+			}
+			es, err := l.List(ctx, ledger.Filter{Session: in.Session, Task: in.Task, Limit: in.Limit})
+			if err != nil {
+				return nil, err
+			}
+			slices.Reverse(es) // oldest first
+			return &HistoryOut{Operations: mapSlice(es, operationOf)}, nil
+		}).sessionWide().noMCP("a person's record of a session, to turn into a job or a test; agents read the ledger with browser_operations")
+	history.NoBrowser = true
+	return []*Op{list, show, ack, history}
 }

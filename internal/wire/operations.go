@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -24,6 +25,11 @@ type Operation struct {
 	Settled    time.Time `json:"settled,omitzero"`
 	// Acknowledged: a person said they have seen this unknown outcome.
 	Acknowledged time.Time `json:"acknowledged,omitzero"`
+	// Input is what the write was asked (its input, as JSON; absent when
+	// larger than the ledger keeps); Locator the stable locator of the
+	// element it named by ref.
+	Input   json.RawMessage `json:"input,omitempty" cap:"-"`
+	Locator string          `json:"locator,omitempty" cap:"text"`
 }
 
 // line is the operation on one line.
@@ -64,3 +70,30 @@ type OperationOut struct{ Operation }
 
 // Text is its line.
 func (o *OperationOut) Text() string { return o.line() }
+
+// HistoryOut is what ran, oldest first (loupe history).
+type HistoryOut struct {
+	Operations []Operation `json:"operations"`
+}
+
+// Text is one line an operation: when, how it ended, what, on what.
+func (o *HistoryOut) Text() string {
+	if len(o.Operations) == 0 {
+		return "nothing ran"
+	}
+	ls := make([]string, len(o.Operations))
+	for i, op := range o.Operations {
+		s := fmt.Sprintf("%s %s %s", op.Reserved.UTC().Format("15:04:05"), op.State, op.Op)
+		if op.Locator != "" {
+			s += " " + op.Locator
+		}
+		if op.Task != "" {
+			s += " (task " + op.Task + ")"
+		}
+		if op.Code != "" {
+			s += ": " + op.Code
+		}
+		ls[i] = s
+	}
+	return strings.Join(ls, "\n")
+}

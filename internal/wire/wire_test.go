@@ -91,6 +91,7 @@ func examples() map[string]any {
 		}},
 		"DownloadsOut":     &DownloadsOut{Finished: &download, Downloads: []Download{download}},
 		"OperationsOut":    &OperationsOut{Operations: []Operation{exampleOperation}},
+		"HistoryOut":       &HistoryOut{Operations: []Operation{exampleOperation}},
 		"OperationOut":     &OperationOut{exampleOperation},
 		"ControlOut":       &ControlOut{SurfaceID: "s1", Mode: "agent", Epoch: 2, StaleRefs: 14},
 		"ViewportOut":      &ViewportOut{SurfaceID: "s1", Width: 390, Height: 844, Scale: 3, Mobile: true},
@@ -295,7 +296,8 @@ var exampleOperation = Operation{ID: "op-1f2e", Session: "work", Task: "t1", Cli
 	Op: "click", Action: "input", Digest: "9a1b2c3d4e5f6a7b", State: "unknown", Code: "OUTCOME_UNKNOWN",
 	Reason:   "loupe (pid 42) stopped before this write was settled",
 	Reserved: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Settled: time.Date(2026, 12, 1, 12, 0, 1, 0, time.UTC),
-	Acknowledged: time.Date(2026, 12, 1, 12, 5, 0, 0, time.UTC)}
+	Acknowledged: time.Date(2026, 12, 1, 12, 5, 0, 0, time.UTC),
+	Input:        json.RawMessage(`{"ref":"e12"}`), Locator: `role=button[name="Pay"]`}
 
 var exampleGrant = Grant{ID: "g-1f2e3d4c5b6a7988", Session: "default", Task: "research", Generation: "7",
 	Tabs: []string{"s1", "s4"}, Expires: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+
+	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/snapshot"
+)
+
+// `loupe history --as script`: the writes that ran, as a shell script of
+// loupe commands that does them again. Only executed writes are done
+// again; the rest are there as comments saying why not: an unknown
+// outcome is never replayed, a write that did not execute did nothing,
+// a person's own command (take-over, approvals, settings) is theirs to
+// give, and a command that names a tab by its surface id, an element by
+// a ref loupe kept no locator for, or whose input was not kept cannot
+// mean the same thing in another run. Targets named by ref are written as
+// the stable locators the ledger kept for them.
+
+// historyScript renders what ran as a script.
+func (c *cmd) historyScript(h *ops.HistoryOut) string {
+	bin, err := os.Executable()
+	if err != nil {
+		bin = "loupe"
+	}
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n# What ran, as loupe history printed it: the executed writes, done again.\n")
+	b.WriteString("# Run it against a fresh page: LOUPE_SESSION picks the session (default \"default\").\n")
+	b.WriteString("set -e\nLOUPE=${LOUPE:-" + quote(bin) + "}\nS=${LOUPE_SESSION:-default}\n\n")
+	for _, o := range h.Operations {
+		line, why := c.replayLine(o.Op, o.Input, o.Locator)
+		switch {
+		case why != "":
+			fmt.Fprintf(&b, "# %s (%s): not done again, %s\n", o.ID, o.State, why)
+			if line != "" {
+				fmt.Fprintf(&b, "#   %s\n", line)
+			}
+		case o.State != "executed":
+			what := map[string]string{"not_executed": "it did not execute", "unknown": "its outcome is unknown: loupe never replays it",
+				"reserved": "it was still running"}[o.State]
+			fmt.Fprintf(&b, "# %s (%s %s): not done again, %s\n#   %s\n", o.ID, o.State, o.Code, what, line)
+		default:
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
+}
+
+// replayLine is the command that does a write again, or why there is
+// none (the command is still given, to read, where there is one).
+func (c *cmd) replayLine(name string, input json.RawMessage, locator string) (line, why string) {
+	op, ok := c.reg.Lookup(name)
+	if !ok {
+		return "", "loupe no longer has a command " + quote(name)
+	}
+	if op.Action == ops.ActControl {
+		return "", "a person's own command (" + name + ")"
+	}
+	if len(input) == 0 {
+		return "", "its input was too large to keep (" + name + ")"
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(input, &fields); err != nil {
+		return "", "its input does not read back"
+	}
+	if ref, ok := fields["ref"]; ok {
+		var r string
+		_ = json.Unmarshal(ref, &r)
+		if _, err := snapshot.NormalizeRef(r); err == nil {
+			if locator == "" {
+				words, _ := argvOf(op, fields)
+				return "$LOUPE --session \"$S\" " + strings.Join(words, " "), "its target " + r + " had no stable locator"
+			}
+			fields["ref"], _ = json.Marshal(locator)
+		}
+	}
+	words, why := argvOf(op, fields)
+	line = "$LOUPE --session \"$S\" " + strings.Join(words, " ")
+	if why == "" {
+		for _, k := range []string{"surface_id", "from", "to"} {
+			if v, ok := fields[k]; ok && !bytes.Equal(v, []byte(`""`)) {
+				why = "it names a tab or an element by an id of that run (" + k + ")"
+			}
+		}
+	}
+	return line, why
+}
+
+// argvOf is the command line that gives op this input: positionals in
+// order, then flags. Fields the CLI fills in itself are left out.
+func argvOf(op *ops.Op, fields map[string]json.RawMessage) (words []string, why string) {
+	words = strings.Fields(op.Name)
+	var flags []string
+	typ := op.InType()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		raw, given := fields[name]
+		if name == "" || name == "-" || !given || f.Tag.Get("cli") != "" {
+			continue
+		}
+		arg, flag := f.Tag.Get("arg"), f.Tag.Get("flag")
+		switch {
+		case arg != "" && f.Type.Kind() == reflect.Slice:
+			var vs []string
+			if json.Unmarshal(raw, &vs) != nil {
+				return words, "its " + name + " does not read back"
+			}
+			for _, v := range vs {
+				words = append(words, quote(v))
+			}
+		case arg != "":
+			var v string
+			if json.Unmarshal(raw, &v) != nil {
+				return words, "its " + name + " does not read back"
+			}
+			if v != "" {
+				words = append(words, quote(v))
+			}
+		case flag != "" && f.Type.Kind() == reflect.Bool:
+			if string(raw) == "true" {
+				flags = append(flags, "--"+flag)
+			}
+		case flag != "":
+			var v string
+			if json.Unmarshal(raw, &v) != nil {
+				v = string(raw) // a number
+			}
+			if v != "" && v != "0" {
+				flags = append(flags, "--"+flag, quote(v))
+			}
+		}
+	}
+	return append(words, flags...), ""
+}
