@@ -66,6 +66,8 @@ func (e *env) Previews() ops.Previews { return e.x.previews }
 
 func (e *env) Dashboard() ops.Dashboard { return e.x.dashboard }
 
+func (e *env) MarkPersonal() { e.s.SetPersonal() }
+
 func (e *env) LastSnapshot(surface string) (string, bool) {
 	s, ok := e.c.Last(surface)
 	return s.Text, ok

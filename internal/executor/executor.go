@@ -335,6 +335,18 @@ func (x *Executor) do(ctx context.Context, req Request) (*Result, error) {
 	if err := x.loadRestored(gctx, c); err != nil {
 		return nil, failed(err, req.Op)
 	}
+	// Held for the person's answer, by the approval timeout rather
+	// than the operation's deadline.
+	waited, err := x.personalGate(ctx, c)
+	if err != nil {
+		return nil, failed(err, req.Op)
+	}
+	if waited > 0 { // the gates after it get a whole deadline again
+		c.approvedAfter = waited
+		var cancel context.CancelFunc
+		gctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
 	if c.kind == ops.Write {
 		if err := x.documentGate(gctx, c, req.DocumentToken); err != nil {
 			return nil, failed(err, req.Op)
@@ -388,6 +400,7 @@ func (x *Executor) do(ctx context.Context, req Request) (*Result, error) {
 	}
 	if c.kind == ops.Write {
 		x.ownOpened(ctx, c)
+		x.markOwn(ctx, c)
 	}
 	x.remember(c, out)
 	res := &Result{Out: out, OperationID: c.write.ID, Grant: c.grant, ApprovedAfter: c.approvedAfter}

@@ -114,7 +114,7 @@ func (x *Executor) guard(ctx, askCtx context.Context, c *call, id string) error 
 	if err != nil {
 		return err
 	}
-	c.approvedAfter = waited
+	c.approvedAfter += waited
 	// The wait for a person may have outlasted ctx: the gate and the
 	// reservation that follow get a bound of their own.
 	ctx, cancel := context.WithTimeout(askCtx, stageTimeout)

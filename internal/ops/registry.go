@@ -100,6 +100,9 @@ type Env interface {
 	// LastSnapshot is the text of the caller's last snapshot of a
 	// surface, if it took one.
 	LastSnapshot(surface string) (string, bool)
+	// MarkPersonal says the session's browser is a person's own: its
+	// tabs are theirs (see executor/personal.go).
+	MarkPersonal()
 	// Task is the caller's task.
 	Task() string
 }

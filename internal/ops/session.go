@@ -2,9 +2,12 @@ package ops
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strings"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/chromium"
 	"github.com/loupe-dev/loupe/internal/electron"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/status"
@@ -12,18 +15,56 @@ import (
 
 // AttachIn is the input of attach.
 type AttachIn struct {
-	CDP string `json:"cdp" flag:"cdp" meta:"URL" help:"DevTools endpoint: http://host:port (from --remote-debugging-port) or a ws:// URL"`
+	CDP string `json:"cdp,omitempty" flag:"cdp" meta:"URL" help:"DevTools endpoint: http://host:port (from --remote-debugging-port) or a ws:// URL"`
+	// Chrome attaches to the person's own running Chrome, found by the
+	// DevToolsActivePort its profile has while remote debugging is on.
+	Chrome  bool   `json:"chrome,omitempty" flag:"chrome" help:"attach to your own running Chrome (found by its profile's DevToolsActivePort); its tabs stay yours"`
+	Channel string `json:"channel,omitempty" flag:"channel" meta:"CHANNEL" help:"with --chrome: stable (default), beta, canary or chromium"`
+	Profile string `json:"profile,omitempty" flag:"profile" meta:"DIR" help:"with --chrome: the browser's profile (user data) directory"`
 	// ElectronMain is the Electron main process's Node inspector; with it
 	// loupe tells windows, WebContentsViews and webviews apart.
 	ElectronMain string `json:"electron_main,omitempty" flag:"electron-main" meta:"URL" help:"Electron main process inspector (http://127.0.0.1:9229, from --inspect) to classify windows, views and webviews"`
 }
 
-// Validate checks the endpoint is given.
+// Validate checks one way to find the browser is given.
 func (in *AttachIn) Validate() error {
-	if in.CDP == "" {
-		return usage("missing %s (e.g. http://127.0.0.1:9222)", fld("cdp"))
+	switch {
+	case in.CDP == "" && !in.Chrome:
+		return usage("missing %s (e.g. http://127.0.0.1:9222) or %s", fld("cdp"), fld("chrome"))
+	case in.CDP != "" && in.Chrome:
+		return usage("give %s or %s, not both", fld("cdp"), fld("chrome"))
+	case !in.Chrome && (in.Channel != "" || in.Profile != ""):
+		return usage("%s and %s go with %s", fld("channel"), fld("profile"), fld("chrome"))
+	case in.Channel != "" && !slices.Contains(chromium.Channels, in.Channel):
+		return usage("%s %q: want %s", fld("channel"), in.Channel, strings.Join(chromium.Channels, ", "))
 	}
 	return nil
+}
+
+// chromeEndpoint finds the DevTools endpoint of the person's running
+// Chrome, or says in one line how to turn remote debugging on.
+func chromeEndpoint(in *AttachIn) (string, error) {
+	dir := in.Profile
+	if dir == "" {
+		ch := in.Channel
+		if ch == "" {
+			ch = "stable"
+		}
+		d, err := chromium.UserDataDir(ch)
+		if err != nil {
+			return "", usage("%v", err)
+		}
+		dir = d
+	}
+	ws, err := chromium.ActiveEndpoint(dir)
+	if errors.Is(err, chromium.ErrNoDebugging) {
+		return "", apitype.Errorf(apitype.BrowserStart, "no Chrome with remote debugging on uses %s", dir).
+			Fix("turn it on in Chrome at chrome://inspect/#remote-debugging (or start Chrome with --remote-debugging-port=9222), then attach again")
+	}
+	if err != nil {
+		return "", apitype.Wrap(apitype.BrowserStart, err, "%v", err)
+	}
+	return ws, nil
 }
 
 func sessionOps() []*Op {
@@ -51,9 +92,20 @@ func sessionOps() []*Op {
 					return nil, err
 				}
 			}
-			b, err := env.Attach(ctx, in.CDP)
+			endpoint := in.CDP
+			if in.Chrome {
+				ws, err := chromeEndpoint(in)
+				if err != nil {
+					return nil, err
+				}
+				endpoint = ws
+			}
+			b, err := env.Attach(ctx, endpoint)
 			if err != nil {
 				return nil, err
+			}
+			if in.Chrome {
+				env.MarkPersonal() // its tabs are the person's
 			}
 			if classify != nil {
 				if err := b.SetClassifier(ctx, classify); err != nil {

@@ -140,6 +140,10 @@ type Session struct {
 	ids engine.IDs
 	// tabs say who drives each tab, by its page's surface id.
 	tabs map[string]*tabControl
+	// personal: the browser is a person's own (attach --chrome), whose
+	// tabs are theirs, but for the pages loupe opened in it (own).
+	personal bool
+	own      map[string]bool
 }
 
 // Name is the session's name.
@@ -203,6 +207,7 @@ func (s *Session) Downloads() (*download.Tracker, error) {
 func (s *Session) end() (finish func(ctx context.Context) error) {
 	b, dl := s.browser, s.dl
 	s.browser, s.dl = nil, nil
+	s.personal, s.own = false, nil
 	s.forgetClients()
 	return func(ctx context.Context) error {
 		if b == nil {
@@ -223,6 +228,38 @@ func (s *Session) end() (finish func(ctx context.Context) error) {
 // It changes nothing: a browser that died is reported (BROWSER_GONE) by
 // the next call of Browser, not here.
 func (s *Session) Live() bool { return s.Running() != nil }
+
+// SetPersonal marks the session's browser as a person's own: its tabs
+// are theirs, except those loupe opens from now on (MarkOwn).
+func (s *Session) SetPersonal() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.personal, s.own = true, map[string]bool{}
+}
+
+// Personal reports whether the session's browser is a person's own.
+func (s *Session) Personal() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.personal
+}
+
+// MarkOwn records a page loupe opened (by its surface id).
+func (s *Session) MarkOwn(page string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.own == nil {
+		s.own = map[string]bool{}
+	}
+	s.own[page] = true
+}
+
+// Own reports whether loupe opened a page.
+func (s *Session) Own(page string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.own[page]
+}
 
 // IDs are the session's id spaces (surfaces and refs), which outlive
 // its browsers.

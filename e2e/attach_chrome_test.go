@@ -1,0 +1,130 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/chromium"
+)
+
+// personsChrome starts a Chromium of a person's own, with its own profile
+// and remote debugging on, at page; it is stopped after the test.
+func personsChrome(t *testing.T, page string) (profile string, endpoint string) {
+	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile = t.TempDir()
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--remote-debugging-port=0", "--user-data-dir="+profile,
+		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", page)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	// Chromium writes DevToolsActivePort once it listens; nothing tells
+	// us when, so its profile is looked at until then (bounded).
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if ws, err := chromium.ActiveEndpoint(profile); err == nil {
+			return profile, ws
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the person's Chromium never wrote DevToolsActivePort")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestAttachPersonsChrome: attach --chrome finds the person's running
+// browser by its profile, lists their tab, and reads or acts in it only
+// with their approval — denied, nothing happens; approved, it does — while
+// a tab loupe opened needs none; close leaves their browser and tab; and
+// with remote debugging off loupe says how to turn it on.
+func TestAttachPersonsChrome(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>My bank</title><p>MK-PERSONS-PAGE</p><button>Pay</button>`)
+	}))
+	t.Cleanup(srv.Close)
+	profile, endpoint := personsChrome(t, srv.URL+"/mine")
+	e := newEnv(t)
+
+	if r := e.run("attach", "--chrome", "--profile", t.TempDir()); r.code != 1 || !strings.Contains(r.stderr, "chrome://inspect/#remote-debugging") {
+		t.Fatalf("a profile with debugging off: exit %d %s", r.code, r.stderr)
+	}
+	if out := e.ok("attach", "--chrome", "--profile", profile); !strings.Contains(out, "attached") && !strings.Contains(out, "Chrome") {
+		t.Fatalf("attach --chrome: %s", out)
+	}
+	var tabs struct{ Tabs []struct{ ID, URL string } }
+	e.okJSON(&tabs, "tabs")
+	if len(tabs.Tabs) != 1 || !strings.HasSuffix(tabs.Tabs[0].URL, "/mine") {
+		t.Fatalf("the person's tabs: %+v", tabs.Tabs)
+	}
+	mine := tabs.Tabs[0].ID
+
+	// A read in the person's tab waits for them: denied, nothing read.
+	answer := func(approve bool) result {
+		done := make(chan result, 1)
+		go func() { done <- e.run("--task", "agent", "snapshot") }()
+		var pending struct {
+			Approvals []struct {
+				ID   string `json:"approval_id"`
+				Page string `json:"page"`
+				Rule string `json:"rule"`
+			} `json:"approvals"`
+		}
+		eventually(t, "the read waiting for the person", func() bool {
+			e.okJSON(&pending, "approvals")
+			return len(pending.Approvals) == 1
+		})
+		if a := pending.Approvals[0]; a.Page != mine || !strings.Contains(a.Rule, "did not open") {
+			t.Fatalf("the approval: %+v", a)
+		}
+		if approve {
+			e.ok("approve", pending.Approvals[0].ID)
+		} else {
+			e.ok("deny", pending.Approvals[0].ID)
+		}
+		return <-done
+	}
+	if r := answer(false); r.code == 0 || !strings.Contains(r.stderr, "DENIED") || strings.Contains(r.stdout, "MK-PERSONS-PAGE") {
+		t.Fatalf("a denied read: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := answer(true); r.code != 0 || !strings.Contains(r.stdout, "MK-PERSONS-PAGE") {
+		t.Fatalf("an approved read: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// A tab loupe opens is the agent's: no approval.
+	e.ok("--task", "agent", "tab", "new", srv.URL+"/agents")
+	if out := e.ok("--task", "agent", "snapshot"); !strings.Contains(out, "MK-PERSONS-PAGE") {
+		t.Fatalf("the agent's own tab: %s", out)
+	}
+
+	// close detaches: the person's browser and tab are still there.
+	e.ok("close")
+	resp, err := http.Get(strings.Replace(strings.SplitN(endpoint, "/devtools/", 2)[0], "ws://", "http://", 1) + "/json/list")
+	if err != nil {
+		t.Fatalf("the person's browser after close: %v", err)
+	}
+	defer resp.Body.Close()
+	var targets []struct{ Type, URL string }
+	_ = json.NewDecoder(resp.Body).Decode(&targets)
+	var found bool
+	for _, tg := range targets {
+		found = found || (tg.Type == "page" && strings.HasSuffix(tg.URL, "/mine"))
+	}
+	if !found {
+		t.Fatalf("close closed the person's tab: %+v", targets)
+	}
+}
