@@ -163,3 +163,74 @@ func rssKB(b *testing.B, pid int) int {
 	b.Fatal("no VmRSS")
 	return 0
 }
+
+// BenchmarkCLIClick is `loupe click REF` through the daemon on a warm
+// session (a button that changes nothing): what a shell agent pays a
+// click, process start included.
+func BenchmarkCLIClick(b *testing.B) {
+	srv := testpages.Start(b, "127.0.0.1")
+	e := &env{t: &testing.T{}, home: mustTemp(b)}
+	defer func() { e.run("daemon", "stop"); os.RemoveAll(e.home) }()
+	if r := e.run("open", srv.Page("basic.html")); r.code != 0 {
+		b.Fatal(r.stderr)
+	}
+	snap := e.run("snapshot").stdout
+	ref := ""
+	for _, l := range strings.Split(snap, "\n") {
+		if strings.Contains(l, "- button") {
+			if i := strings.Index(l, "[ref="); i >= 0 {
+				ref = strings.TrimSuffix(l[i+5:], "]")
+				if j := strings.Index(ref, "]"); j >= 0 {
+					ref = ref[:j]
+				}
+				break
+			}
+		}
+	}
+	if ref == "" {
+		b.Fatalf("no button on the page:\n%s", snap)
+	}
+	var ds []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if r := e.run("click", ref); r.code != 0 {
+			b.Fatalf("click: %+v", r)
+		}
+		ds = append(ds, time.Since(start))
+	}
+	b.ReportMetric(medianMS(ds), "median-ms")
+}
+
+// BenchmarkSnapshotGrep: on the large page, a whole snapshot against
+// snapshot --grep for one row, through the CLI on a warm session (each
+// a walk the page agent reuses): time and characters printed.
+func BenchmarkSnapshotGrep(b *testing.B) {
+	srv := testpages.Start(b, "127.0.0.1")
+	e := &env{t: &testing.T{}, home: mustTemp(b)}
+	defer func() { e.run("daemon", "stop"); os.RemoveAll(e.home) }()
+	if r := e.run("open", srv.Page("large.html")); r.code != 0 {
+		b.Fatal(r.stderr)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{{"full", []string{"snapshot"}}, {"grep", []string{"snapshot", "--grep", "MK-LARGE-BOTTOM"}}} {
+		b.Run(c.name, func(b *testing.B) {
+			e.run(c.args...)
+			var ds []time.Duration
+			chars := 0
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				r := e.run(c.args...)
+				if r.code != 0 {
+					b.Fatalf("%v: %s", c.args, r.stderr)
+				}
+				ds = append(ds, time.Since(start))
+				chars = len(r.stdout)
+			}
+			b.ReportMetric(medianMS(ds), "median-ms")
+			b.ReportMetric(float64(chars), "chars")
+		})
+	}
+}
