@@ -21,8 +21,9 @@ func TestHistoryReplays(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><meta charset="utf-8"><title>Form</title>
 			<label>Name <input id="n"></label><label><input type="checkbox" id="c"> Agree</label>
+			<label>Password <input type="password" id="pw"></label>
 			<select aria-label="Size"><option>S</option><option>M</option><option>L</option></select>
-			<button onclick="out.textContent = 'Sent: ' + n.value + (c.checked ? ' (agreed)' : '') + ' size ' + document.querySelector('select').value">Send</button>
+			<button onclick="out.textContent = 'Sent: ' + n.value + (c.checked ? ' (agreed)' : '') + ' size ' + document.querySelector('select').value + (pw.value === 'MK-s3cret-pw' ? ' signed in' : '')">Send</button>
 			<p id="out"></p>`)
 	}))
 	t.Cleanup(srv.Close)
@@ -32,6 +33,10 @@ func TestHistoryReplays(t *testing.T) {
 	e.ok("fill", refOf(t, snap, "textbox", "Name"), "Ada O'Lovelace")
 	e.ok("check", refOf(t, snap, "checkbox", "Agree"))
 	e.ok("select", refOf(t, snap, "combobox", "Size"), "L")
+	// A password: its text is echoed masked and kept nowhere.
+	if out := e.ok("fill", refOf(t, snap, "textbox", "Password"), "MK-s3cret-pw"); strings.Contains(out, "MK-s3cret-pw") {
+		t.Fatalf("fill echoed the password: %s", out)
+	}
 	if r := e.run("click", `role=button[name="Nope"]`); r.code == 0 {
 		t.Fatal("a click on nothing succeeded")
 	}
@@ -39,7 +44,7 @@ func TestHistoryReplays(t *testing.T) {
 	e.ok("resume")
 	e.ok("snapshot")
 	e.ok("click", refOf(t, e.ok("snapshot"), "button", "Send"))
-	want := "Sent: Ada O'Lovelace (agreed) size L"
+	want := "Sent: Ada O'Lovelace (agreed) size L signed in"
 	if got := e.ok("text"); !strings.Contains(got, want) {
 		t.Fatalf("the page after the run: %s", got)
 	}
@@ -61,6 +66,15 @@ func TestHistoryReplays(t *testing.T) {
 		t.Fatalf("the script does again a write that did not execute:\n%s", script)
 	}
 
+	if strings.Contains(script, "MK-s3cret-pw") || !strings.Contains(script, `"$LOUPE_SECRET_1"`) {
+		t.Fatalf("the script and the password:\n%s", script)
+	}
+	for _, f := range []string{"ledger.db", "ledger.db-wal"} {
+		if b, err := os.ReadFile(filepath.Join(e.home, f)); err == nil && strings.Contains(string(b), "MK-s3cret-pw") {
+			t.Fatalf("%s keeps the password", f)
+		}
+	}
+
 	// A fresh home, a fresh page: the script gets it to the same state.
 	fresh := newEnv(t)
 	path := filepath.Join(t.TempDir(), "replay.sh")
@@ -70,7 +84,7 @@ func TestHistoryReplays(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", path)
-	cmd.Env = append(os.Environ(), "LOUPE="+loupeBin, "LOUPE_HOME="+fresh.home, "LOUPE_SESSION=replayed")
+	cmd.Env = append(os.Environ(), "LOUPE="+loupeBin, "LOUPE_HOME="+fresh.home, "LOUPE_SESSION=replayed", "LOUPE_SECRET_1=MK-s3cret-pw")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the script: %v\n%s\n%s", err, out, script)
 	}

@@ -22,6 +22,10 @@ import (
 // mean the same thing in another run. Targets named by ref are written as
 // the stable locators the ledger kept for them.
 
+// secretMark stands for a secret's text in a line until the script names
+// the variable that gives it.
+const secretMark = "\x00secret\x00"
+
 // historyScript renders what ran as a script.
 func (c *cmd) historyScript(h *ops.HistoryOut) string {
 	bin, err := os.Executable()
@@ -32,8 +36,19 @@ func (c *cmd) historyScript(h *ops.HistoryOut) string {
 	b.WriteString("#!/bin/sh\n# What ran, as loupe history printed it: the executed writes, done again.\n")
 	b.WriteString("# Run it against a fresh page: LOUPE_SESSION picks the session (default \"default\").\n")
 	b.WriteString("set -e\nLOUPE=${LOUPE:-" + quote(bin) + "}\nS=${LOUPE_SESSION:-default}\n\n")
+	secrets := 0
 	for _, o := range h.Operations {
 		line, why := c.replayLine(o.Op, o.Input, o.Locator)
+		if strings.Contains(line, secretMark) {
+			// What was typed into a password field was never kept: the
+			// script asks for it when it runs.
+			secrets++
+			v := fmt.Sprintf("LOUPE_SECRET_%d", secrets)
+			line = strings.Replace(line, quote(secretMark), `"$`+v+`"`, 1)
+			if why == "" && o.State == "executed" {
+				fmt.Fprintf(&b, ": \"${%s:?set %s to the secret typed into %s}\"\n", v, v, o.Locator)
+			}
+		}
 		switch {
 		case why != "":
 			fmt.Fprintf(&b, "# %s (%s): not done again, %s\n", o.ID, o.State, why)
@@ -67,6 +82,9 @@ func (c *cmd) replayLine(name string, input json.RawMessage, locator string) (li
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(input, &fields); err != nil {
 		return "", "its input does not read back"
+	}
+	if string(fields["secret"]) == "true" {
+		fields["text"], _ = json.Marshal(secretMark)
 	}
 	if ref, ok := fields["ref"]; ok {
 		var r string

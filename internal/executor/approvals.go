@@ -89,6 +89,18 @@ func elementOf(in any) string {
 	return f.Ref
 }
 
+// hasText reports whether a write's input carries text to type ("text").
+func hasText(in any) bool {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return false
+	}
+	var f struct {
+		Text *string `json:"text"`
+	}
+	return json.Unmarshal(b, &f) == nil && f.Text != nil && *f.Text != ""
+}
+
 // List returns the waiting writes, oldest first.
 func (q *approvals) List() []wire.Approval {
 	q.mu.Lock()

@@ -33,6 +33,9 @@ func (s ledgerStage) Reserve(ctx context.Context, w Write) error {
 	var input string
 	if b, err := json.Marshal(w.Input); err == nil && w.Input != nil {
 		input = string(b)
+		if w.Secret {
+			input = withoutSecret(b)
+		}
 	}
 	err := s.l.Reserve(ctx, ledger.Entry{ID: w.ID, Session: w.Session, Task: w.Task, Client: w.Client, Surface: w.Surface, Epoch: w.Epoch,
 		Document: w.Document, Op: w.Op, Action: string(w.Action), Digest: w.Digest, Input: input, Locator: w.Locator})
@@ -69,4 +72,16 @@ func (x *Executor) opLog() (*ledger.Ledger, error) {
 		return nil, fmt.Errorf("this process keeps no operation ledger")
 	}
 	return x.store, nil
+}
+
+// withoutSecret is an input with its text taken out and marked secret:
+// what is typed into a password field is kept nowhere.
+func withoutSecret(in []byte) string {
+	var m map[string]any
+	if json.Unmarshal(in, &m) != nil {
+		return ""
+	}
+	m["text"], m["secret"] = "", true
+	b, _ := json.Marshal(m)
+	return string(b)
 }

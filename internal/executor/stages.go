@@ -41,6 +41,9 @@ type Write struct {
 	// Locator is the stable locator of the element the input names by
 	// ref, as the ref table has it (kept in the ledger for history).
 	Locator string
+	// Secret: the write types into a password field; its text is kept
+	// nowhere (the ledger keeps the rest of its input).
+	Secret bool
 }
 
 // Policy decides whether a write may run: allow it, refuse it (DENIED), or
@@ -100,6 +103,7 @@ func (x *Executor) guard(ctx, askCtx context.Context, c *call, id string) error 
 	}
 	x.where(ctx, c)
 	c.write.Locator = x.locatorOf(ctx, c)
+	c.write.Secret = x.typesSecret(ctx, c)
 	// A person's own commands (take-over, policy, approvals) are not
 	// theirs to approve.
 	if c.op.Action == ops.ActControl {
@@ -197,6 +201,19 @@ func (x *Executor) locatorOf(ctx context.Context, c *call) string {
 		return b.Locator
 	}
 	return ""
+}
+
+// typesSecret reports whether a write types text into a password field.
+func (x *Executor) typesSecret(ctx context.Context, c *call) bool {
+	target := elementOf(c.in)
+	if target == "" || c.op.NoBrowser || !c.sess.Live() || !hasText(c.in) {
+		return false
+	}
+	t, err := c.env.Tab(ctx)
+	if err != nil {
+		return false
+	}
+	return capture.Secret(ctx, t, target)
 }
 
 // documentGate refuses a write planned on a document the caller's surface

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -107,4 +108,19 @@ func DocumentToken(t *engine.Tab) string {
 		return ""
 	}
 	return "d-" + f.Document
+}
+
+// Secret reports whether a target is a field whose text is a secret (a
+// password input), so that what is typed into it is kept nowhere: not in
+// the ledger, not in a reply. An element that cannot be resolved is not
+// reported as one (the write itself will say what is wrong).
+func Secret(ctx context.Context, t *engine.Tab, target string) bool {
+	t.Lock()
+	el, err := Resolve(ctx, t, target)
+	t.Unlock()
+	if err != nil {
+		return false
+	}
+	var secret bool
+	return el.World.Call(ctx, "secret", &secret, el.Elem) == nil && secret
 }

@@ -434,6 +434,12 @@ function focus(id) {
   return { ok: true };
 }
 
+// isSecret: a field whose text is a secret (a password input).
+function isSecret(el) { return !!el && el.localName === 'input' && el.type === 'password'; }
+
+// secret reports whether an element is a field whose text is a secret.
+function secret(id) { return isSecret(target(id)); }
+
 function readValue(el) {
   if ('value' in el && (el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select')) return String(el.value);
   if (el.isContentEditable) return el.innerText;
@@ -446,7 +452,12 @@ function read(id, what, arg) {
   switch (what) {
     case 'text': return { ok: true, value: el.innerText !== undefined ? el.innerText : el.textContent };
     case 'html': return { ok: true, value: el.outerHTML };
-    case 'value': return { ok: true, value: readValue(el) };
+    case 'value': {
+      // A password field's value is shown as the snapshot shows it: a
+      // mask, never the secret.
+      const v = readValue(el);
+      return isSecret(el) ? { ok: true, value: v ? '•'.repeat(Math.min(v.length, 8)) : '', secret: true } : { ok: true, value: v };
+    }
     case 'attr': return { ok: true, value: el.getAttribute(arg), present: el.hasAttribute(arg) };
     case 'box': {
       const r = rectOf(el);
@@ -620,4 +631,4 @@ function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { quiet, scrollMark, scrollSettled, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitChange, waitLoad, pageText, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
+return { quiet, scrollMark, scrollSettled, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
