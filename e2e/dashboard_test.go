@@ -79,6 +79,9 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 		return e.ok(append([]string{"--session", "work", "--task", "agent"}, args...)...)
 	}
 	person := func(args ...string) string { return e.ok(append([]string{"--session", "dash"}, args...)...) }
+	// The page shows news after an event and a read of the state: under
+	// CI's load that can take longer than wait's default 3 s.
+	personWait := func(args ...string) { person(append(append([]string{"wait"}, args...), "--timeout", "15s")...) }
 
 	agent("open", site.URL+"/buy")
 	e.ok("policy", "set", "click", "ask", "--origin", "http://127.0.0.2:*")
@@ -107,7 +110,7 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 		return len(pending.Approvals) == 1
 	})
 	approve := fmt.Sprintf(`role=button[name="Approve %s"]`, pending.Approvals[0].ID)
-	person("wait", "--target", approve)
+	personWait("--target", approve)
 	snap := person("snapshot")
 	if !strings.Contains(snap, "click role=button") || !strings.Contains(snap, "task agent") {
 		t.Fatalf("the approval card does not say what and which task:\n%s", snap)
@@ -117,7 +120,7 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 		t.Fatalf("the approved click: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	eventually(t, "the approved click reaching the shop", func() bool { n, _ := site.state(); return n == 1 })
-	person("wait", "--text", "approved")
+	personWait("--text", "approved")
 
 	// 2. The person takes the agent's tab over and types into it through
 	// the live view.
@@ -126,30 +129,30 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	e.okJSON(&tabs, "--session", "work", "tabs")
 	tab := tabs.Tabs[0].ID
 	watch := fmt.Sprintf(`role=button[name="Watch %s of work: Notes"]`, tab)
-	person("wait", "--target", watch)
+	personWait("--target", watch)
 	person("click", watch)
 	// The tab's console errors and failed requests.
-	person("wait", "--text", "MK-CONSOLE-ERROR")
-	person("wait", "--text", "404")
+	personWait("--text", "MK-CONSOLE-ERROR")
+	personWait("--text", "404")
 	person("click", fmt.Sprintf(`role=button[name="Take over %s"]`, tab))
-	person("wait", "--target", fmt.Sprintf(`role=button[name="Resume %s"]`, tab))
+	personWait("--target", fmt.Sprintf(`role=button[name="Resume %s"]`, tab))
 	if r := e.run("--session", "work", "snapshot"); r.code == 0 || !strings.Contains(r.stderr, "HUMAN_CONTROL") {
 		t.Fatalf("the agent read a tab the person holds: exit %d %s", r.code, r.stderr)
 	}
-	person("wait", "--target", `role=image[name="Live view of the tab"]`)
+	personWait("--target", `role=image[name="Live view of the tab"]`)
 	// The person's own reload of a tab they hold leaves it theirs.
 	loads := site.loads("/notes")
 	person("click", `role=button[name="Reload"]`)
 	eventually(t, "the person's reload", func() bool { return site.loads("/notes") == loads+1 })
-	person("wait", "--text", "reload executed") // it has loaded: the page takes input again
-	person("wait", "--target", fmt.Sprintf(`role=button[name="Resume %s"]`, tab))
-	person("wait", "--target", `role=image[name="Live view of the tab"]`)
+	personWait("--text", "reload executed") // it has loaded: the page takes input again
+	personWait("--target", fmt.Sprintf(`role=button[name="Resume %s"]`, tab))
+	personWait("--target", `role=image[name="Live view of the tab"]`)
 	person("click", `role=image[name="Live view of the tab"]`)
 	person("type", "MK-BY-HAND")
 	person("press", "Enter")
 	eventually(t, "the keys reaching the page", func() bool { _, v := site.state(); return v == "MK-BY-HAND\n" })
 	person("click", fmt.Sprintf(`role=button[name="Resume %s"]`, tab))
-	person("wait", "--target", fmt.Sprintf(`role=button[name="Take over %s"]`, tab))
+	personWait("--target", fmt.Sprintf(`role=button[name="Take over %s"]`, tab))
 	if got := agent("eval", `document.querySelector('textarea').value`); !strings.Contains(got, `MK-BY-HAND\n`) {
 		t.Fatalf("after the resume the agent reads %s", got)
 	}
@@ -166,7 +169,7 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 		t.Fatalf("the write cut short: %s%s", r.stdout, r.stderr)
 	}
 	ack := `role=button[name="Acknowledge notes-long"]`
-	if r := e.run("--session", "dash", "wait", "--target", ack); r.code != 0 {
+	if r := e.run("--session", "dash", "wait", "--target", ack, "--timeout", "15s"); r.code != 0 {
 		t.Fatalf("no way to acknowledge the unknown outcome: %s\n%s\nledger: %s", r.stderr, person("snapshot"), e.ok("ops", "show", "notes-long"))
 	}
 	if snap := person("snapshot"); !strings.Contains(snap, "unknown: check the page") {
@@ -203,7 +206,7 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	// 4. The settings page turns browser control off and on again.
 	person("click", `role=button[name="Settings"]`)
 	person("click", `role=button[name="Turn off browser control"]`)
-	person("wait", "--target", `role=button[name="Turn on browser control"]`)
+	personWait("--target", `role=button[name="Turn on browser control"]`)
 	if out := e.ok("settings"); !strings.Contains(out, "controlEnabled false") {
 		t.Fatalf("the dashboard's setting did not take: %s", out)
 	}
@@ -215,7 +218,7 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	e.ok("settings", "set", "controlEnabled", "true")
 	person("click", `role=button[name="Close settings"]`)
 	person("click", `role=button[name="Settings"]`)
-	person("wait", "--target", `role=button[name="Turn off browser control"]`)
+	personWait("--target", `role=button[name="Turn off browser control"]`)
 	person("click", `role=button[name="Close settings"]`)
 
 	// 5. A tab of the person's own, a page that does not load, a retry
@@ -227,17 +230,17 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 		return len(after.Tabs) == 2
 	})
 	mineTab := after.Tabs[1].ID
-	person("wait", "--target", fmt.Sprintf(`role=button[name="Close tab"]`))
+	personWait("--target", fmt.Sprintf(`role=button[name="Close tab"]`))
 	down := httptest.NewServer(http.NotFoundHandler())
 	deadURL := down.URL + "/gone"
 	down.Close() // nothing listens there now
 	person("fill", `role=textbox[name="Address"]`, deadURL)
 	person("press", "Enter")
-	if r := e.run("--session", "dash", "wait", "--text", "This page did not load"); r.code != 0 {
+	if r := e.run("--session", "dash", "wait", "--text", "This page did not load", "--timeout", "15s"); r.code != 0 {
 		t.Fatalf("no load error shown: %s\n%s\n%s", r.stderr, person("snapshot"), e.ok("--session", "work", "tabs"))
 	}
 	person("click", `role=button[name="Retry"]`)
-	person("wait", "--text", "This page did not load")
+	personWait("--text", "This page did not load")
 	person("click", `role=button[name="Close tab"]`)
 	eventually(t, "the person's tab closing", func() bool {
 		e.okJSON(&after, "--session", "work", "tabs")
