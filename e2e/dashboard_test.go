@@ -214,10 +214,8 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 		t.Fatalf("an agent write with control off: exit %d %s", r.code, r.stderr)
 	}
 	// (Here the person is loupe, whose own clicks control off refuses
-	// too: the CLI turns it on, and the page shows it when reopened.)
+	// too: the CLI turns it on, and the open page shows it at once.)
 	e.ok("settings", "set", "controlEnabled", "true")
-	person("click", `role=button[name="Close settings"]`)
-	person("click", `role=button[name="Settings"]`)
 	personWait("--target", `role=button[name="Turn off browser control"]`)
 	person("click", `role=button[name="Close settings"]`)
 

@@ -31,6 +31,7 @@ const (
 	DownloadDone     = "download.finished"
 	BrowserGone      = "browser.gone"
 	TaskEnded        = "task.ended"
+	SettingsChanged  = "settings.changed" // the settings or the approval policy changed, or a partition was cleared
 	Dropped          = "dropped"
 )
 

@@ -403,6 +403,10 @@ func (x *Executor) do(ctx context.Context, req Request) (*Result, error) {
 		x.markOwn(ctx, c)
 	}
 	x.remember(c, out)
+	if c.kind == ops.Write && (c.op.Group == "settings" || c.op.Group == "policy") {
+		// Pages that show them (the dashboard) read them again.
+		x.events.Publish(events.Event{Kind: events.SettingsChanged, Session: c.sess.Name(), Op: c.op.Name})
+	}
 	res := &Result{Out: out, OperationID: c.write.ID, Grant: c.grant, ApprovedAfter: c.approvedAfter}
 	if before != nil {
 		res.Report = x.report(ctx, c, before, req.Report)

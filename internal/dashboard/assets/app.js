@@ -368,8 +368,7 @@ function wire() {
   $('close-tab').addEventListener('click', () => {
     if (selected) act('tab close', selected.session, {surface_id: selected.id});
   });
-  // Settings change from the CLI too, with no event: read them afresh.
-  $('open-settings').addEventListener('click', () => { refresh(); $('settings').showModal(); });
+  $('open-settings').addEventListener('click', () => $('settings').showModal());
   for (const k of ['controlEnabled', 'ignoreCertificateErrors']) {
     $(k + '-t').addEventListener('click', () =>
       act('settings set', 'default', {key: k, value: String(!state.settings[k])}));
