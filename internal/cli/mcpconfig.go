@@ -95,16 +95,11 @@ func tomlString(s string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// shellWords quotes words for a POSIX shell: bare when they are plain,
-// single-quoted otherwise.
+// shellWords quotes words for a POSIX shell, as recovery hints do.
 func shellWords(words []string) string {
 	out := make([]string, len(words))
 	for i, w := range words {
-		if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@,+") == "" {
-			out[i] = w
-		} else {
-			out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-		}
+		out[i] = quote(w)
 	}
 	return strings.Join(out, " ")
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -41,7 +42,7 @@ func (c *cmd) skillFiles() map[string]string {
 		sc := skill.Command{Name: op.Name, Usage: usageLine(op), Summary: op.Summary, Group: op.Group,
 			Write: op.Kind == ops.Write, Action: string(op.Action), Person: op.NoMCP != "" && op.Action == ops.ActControl}
 		for _, t := range op.Tools {
-			if !contains(sc.Tools, t.Name) {
+			if !slices.Contains(sc.Tools, t.Name) {
 				sc.Tools = append(sc.Tools, t.Name)
 			}
 		}
@@ -58,15 +59,6 @@ func (c *cmd) skillFiles() map[string]string {
 	}
 	sort.Slice(codes, func(i, j int) bool { return codes[i].Code < codes[j].Code })
 	return skill.Files(cmds, codes, Version)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // skillVerb is `loupe skill install|print`.
