@@ -11,6 +11,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/status"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/sessions"
+	"github.com/loupe-dev/loupe/internal/snapshot"
 	"github.com/loupe-dev/loupe/internal/textdiff"
 )
 
@@ -158,11 +159,5 @@ func (x *Executor) snapshot(ctx context.Context, c *call, in ops.SnapshotIn) (*o
 	return snap, nil
 }
 
-// body drops a snapshot's size footer, which changes with any change.
-func body(t string) string {
-	t = strings.TrimSuffix(t, "\n")
-	if i := strings.LastIndex(t, "\n["); i >= 0 && strings.HasSuffix(t, "tokens]") {
-		return t[:i]
-	}
-	return t
-}
+// body drops a snapshot's size footer and its last newline.
+func body(t string) string { return strings.TrimSuffix(snapshot.WithoutFooter(t), "\n") }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
 // handler serves one tool: its arguments are checked against the schema
@@ -234,14 +235,8 @@ func snapText(t string, truncated bool, chars int) string {
 	return t
 }
 
-// body drops a snapshot's size footer.
-func body(t string) string {
-	t = strings.TrimSuffix(t, "\n")
-	if i := strings.LastIndex(t, "\n["); i >= 0 && strings.HasSuffix(t, "tokens]") {
-		return t[:i]
-	}
-	return t
-}
+// body drops a snapshot's size footer and its last newline.
+func body(t string) string { return strings.TrimSuffix(snapshot.WithoutFooter(t), "\n") }
 
 // writeReport renders a write's report in tool calls.
 func writeReport(b *strings.Builder, r *apitype.Report) {

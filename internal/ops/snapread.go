@@ -60,7 +60,7 @@ func sinceLast(env Env, out *SnapshotOut) {
 // setText replaces a snapshot's text, which still ends with its size
 // line, and its size.
 func setText(out *SnapshotOut, t string) {
-	out.Chars, out.Tokens = len(t), (len(t)+3)/4
+	out.Chars, out.Tokens = len(t), snapshot.Tokens(t)
 	out.Snapshot.Text = t + snapshot.Footer(t)
 }
 

@@ -47,9 +47,6 @@ func Files(cmds []Command, codes []Code, version string) map[string]string {
 	}
 }
 
-// Tokens estimates a text's tokens as the snapshot does (chars / 4).
-func Tokens(s string) int { return (len(s) + 3) / 4 }
-
 func main(cmds []Command, version string) string {
 	by := map[string]Command{}
 	for _, c := range cmds {

@@ -5,9 +5,12 @@ import (
 	"strings"
 )
 
+// Tokens estimates a text's tokens: a quarter of its characters.
+func Tokens(text string) int { return (len(text) + 3) / 4 }
+
 // Footer is the size line a snapshot's text ends with.
 func Footer(text string) string {
-	return fmt.Sprintf("[%d chars, ~%d tokens]\n", len(text), (len(text)+3)/4)
+	return fmt.Sprintf("[%d chars, ~%d tokens]\n", len(text), Tokens(text))
 }
 
 // WithoutFooter is a snapshot's text without its size line.

@@ -190,7 +190,7 @@ func Take(ctx context.Context, t *engine.Tab, o SnapshotOptions) (*Snapshot, err
 		title += " (scope " + scopeRef + ")"
 	}
 	r := snapshot.Render(snapshot.Header{Surface: t.ID, Title: title, URL: out.URL}, nodes, ro)
-	out.Chars, out.Tokens, out.Truncated = len(r.Text), (len(r.Text)+3)/4, r.Truncated
+	out.Chars, out.Tokens, out.Truncated = len(r.Text), snapshot.Tokens(r.Text), r.Truncated
 	out.Text = r.Text + snapshot.Footer(r.Text)
 	k.keepSnapshot(o, caps, out)
 	return out, nil
