@@ -40,7 +40,7 @@ func (q *approvals) ask(ctx context.Context, w Write, timeout time.Duration, rul
 	p := &pending{answer: make(chan error, 1), a: wire.Approval{
 		ID: "a" + strconv.Itoa(q.seq), OperationID: w.ID, Op: w.Op, Action: string(w.Action), Session: w.Session,
 		Client: w.Client, SurfaceID: w.Surface, Page: w.Page, Origin: w.Origin, Digest: w.Digest, Rule: rule, Asked: time.Now(),
-		Task: w.Task, Target: elementOf(w.Input),
+		Task: w.Task, Target: w.Element,
 	}}
 	if q.pending == nil {
 		q.pending = map[string]*pending{}
@@ -75,30 +75,20 @@ func (q *approvals) ask(ctx context.Context, w Write, timeout time.Duration, rul
 	}
 }
 
-// elementOf is the element a write's input names: its "ref" field, a ref
-// or a locator, as every operation on an element calls it ("" for none).
-func elementOf(in any) string {
+// inputFields are what the stages read of a write's input, by the wire
+// names every operation uses: the element it names ("ref", a ref or a
+// locator) and the text it types ("text"). The input is read once.
+func inputFields(in any) (element, text string) {
 	b, err := json.Marshal(in)
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	var f struct {
-		Ref string `json:"ref"`
+		Ref  string `json:"ref"`
+		Text string `json:"text"`
 	}
 	_ = json.Unmarshal(b, &f)
-	return f.Ref
-}
-
-// hasText reports whether a write's input carries text to type ("text").
-func hasText(in any) bool {
-	b, err := json.Marshal(in)
-	if err != nil {
-		return false
-	}
-	var f struct {
-		Text *string `json:"text"`
-	}
-	return json.Unmarshal(b, &f) == nil && f.Text != nil && *f.Text != ""
+	return f.Ref, f.Text
 }
 
 // List returns the waiting writes, oldest first.

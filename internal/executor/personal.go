@@ -40,7 +40,8 @@ func (x *Executor) personalGate(ctx context.Context, c *call) (time.Duration, er
 	if c.kind == ops.Read {
 		action = ops.ActRead
 	}
-	w := Write{ID: apitype.NewOperationID(), Op: c.op.Name, Action: action, Session: c.sess.Name(), Client: c.client.ID(),
+	element, _ := inputFields(c.in)
+	w := Write{ID: apitype.NewOperationID(), Element: element, Op: c.op.Name, Action: action, Session: c.sess.Name(), Client: c.client.ID(),
 		Task: c.task, Surface: c.client.Current(), Page: page, Origin: originOf(t.URL()), Input: c.in, Digest: digest(c.op.Name, c.in)}
 	return x.waiting.ask(ctx, w, timeout, personalRule)
 }

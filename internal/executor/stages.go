@@ -38,9 +38,10 @@ type Write struct {
 	// Person: the write is the person's own, at the dashboard; a tab
 	// they hold does not stop it.
 	Person bool
-	// Locator is the stable locator of the element the input names by
-	// ref, as the ref table has it (kept in the ledger for history).
-	Locator string
+	// Element is the element the input names (its "ref": a ref or a
+	// locator); Locator its stable locator, as the ref table has it for
+	// a ref (kept in the ledger for history).
+	Element, Locator string
 	// Secret: the write types into a password field; its text is kept
 	// nowhere (the ledger keeps the rest of its input).
 	Secret bool
@@ -102,8 +103,10 @@ func (x *Executor) guard(ctx, askCtx context.Context, c *call, id string) error 
 		c.write.Task = c.task
 	}
 	x.where(ctx, c)
-	c.write.Locator = x.locatorOf(ctx, c)
-	c.write.Secret = x.typesSecret(ctx, c)
+	element, text := inputFields(c.in)
+	c.write.Element = element
+	c.write.Locator = x.locatorOf(ctx, c, element)
+	c.write.Secret = text != "" && x.typesSecret(ctx, c, element)
 	// A person's own commands (take-over, policy, approvals) are not
 	// theirs to approve.
 	if c.op.Action == ops.ActControl {
@@ -181,8 +184,7 @@ func (x *Executor) where(ctx context.Context, c *call) {
 // locatorOf is the stable locator of the element a write's input names:
 // the ref table's for a ref, the input itself for a locator ("" for none,
 // or a ref the table does not know).
-func (x *Executor) locatorOf(ctx context.Context, c *call) string {
-	target := elementOf(c.in)
+func (x *Executor) locatorOf(ctx context.Context, c *call, target string) string {
 	if target == "" || c.op.NoBrowser || !c.sess.Live() {
 		return ""
 	}
@@ -203,10 +205,10 @@ func (x *Executor) locatorOf(ctx context.Context, c *call) string {
 	return ""
 }
 
-// typesSecret reports whether a write types text into a password field.
-func (x *Executor) typesSecret(ctx context.Context, c *call) bool {
-	target := elementOf(c.in)
-	if target == "" || c.op.NoBrowser || !c.sess.Live() || !hasText(c.in) {
+// typesSecret reports whether the field a write types into is a password
+// field.
+func (x *Executor) typesSecret(ctx context.Context, c *call, target string) bool {
+	if target == "" || c.op.NoBrowser || !c.sess.Live() {
 		return false
 	}
 	t, err := c.env.Tab(ctx)
