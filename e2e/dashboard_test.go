@@ -228,7 +228,7 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 		return len(after.Tabs) == 2
 	})
 	mineTab := after.Tabs[1].ID
-	personWait("--target", fmt.Sprintf(`role=button[name="Close tab"]`))
+	personWait("--target", `role=button[name="Close tab"]`)
 	down := httptest.NewServer(http.NotFoundHandler())
 	deadURL := down.URL + "/gone"
 	down.Close() // nothing listens there now

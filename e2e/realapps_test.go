@@ -35,6 +35,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loupe-dev/loupe/internal/testenv"
 )
 
 const realappsDir = "realapps"
@@ -60,9 +62,7 @@ func (s *realSites) apiHits() []string {
 
 func startRealSites(t *testing.T) *realSites {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(realappsDir, "node_modules", ".package-lock.json")); err != nil {
-		t.Fatalf("the real-app corpus is not installed (%v): run `make corpus` (npm ci in e2e/realapps)", err)
-	}
+	testenv.Corpus(t, realappsDir)
 	s := &realSites{}
 	var lns [2]net.Listener
 	for i, host := range []string{"127.0.0.1", "127.0.0.2"} {

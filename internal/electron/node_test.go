@@ -12,6 +12,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/testenv"
 )
 
 // These tests run the real classification script in a real Node inspector
@@ -30,10 +32,7 @@ var listening = regexp.MustCompile(`Debugger listening on ws://([^/\s]+)/`)
 // process is killed, by its own handle, when the test ends.
 func startNode(t *testing.T, args ...string) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed; the transcript tests cover Inspect without it")
-	}
+	node := testenv.Node(t) // the transcript tests cover Inspect without it
 	cmd := exec.Command(node, append([]string{"--inspect=127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+
 	"github.com/loupe-dev/loupe/internal/preview"
 
 	"github.com/loupe-dev/loupe/internal/apitype"

@@ -393,12 +393,6 @@ func (s *Server) errorResult(err error) *mcp.CallToolResult {
 	}
 }
 
-// textResult is a result with one text block and, when given, structured
-// content.
-func textResult(text string, structured any) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}
-}
-
 // withMeta records the result's estimated tokens (characters of its text
 // over four) and the call's elapsed time in its _meta.
 func withMeta(r *mcp.CallToolResult, start time.Time) *mcp.CallToolResult {

@@ -20,10 +20,11 @@ package ops
 import (
 	"context"
 	"fmt"
-	"github.com/loupe-dev/loupe/internal/settings"
 	"reflect"
 	"sort"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/settings"
 
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/download"

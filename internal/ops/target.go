@@ -99,6 +99,10 @@ func NormalizeURL(raw string) (string, error) {
 			return "", usage("%q: port %s is not between 1 and 65535", raw, p)
 		}
 	}
+	// Go keeps a query as written, spaces and all; a browser sends it
+	// percent-encoded, and a trailing space would not survive the next
+	// TrimSpace (a fuzz find: "x.test? #").
+	u.RawQuery = escapeQuery(u.RawQuery)
 	out := u.String()
 	// Go prints some hosts it parsed (a zone with a raw non-ASCII byte)
 	// as escapes its own parser refuses; such an address is not one a
@@ -107,6 +111,31 @@ func NormalizeURL(raw string) (string, error) {
 		return "", usage("%q is not a URL: its host does not survive escaping", raw)
 	}
 	return out, nil
+}
+
+// escapeQuery percent-encodes what a browser encodes in a query: control
+// characters, space, '"', '<', '>', DEL and every byte of a non-ASCII
+// character. Escapes already there are kept, so it is idempotent.
+func escapeQuery(q string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' {
+			if b.Len() == 0 {
+				b.WriteString(q[:i])
+			}
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		} else if b.Len() > 0 {
+			b.WriteByte(c)
+		}
+	}
+	if b.Len() == 0 {
+		return q
+	}
+	return b.String()
 }
 
 // isPort reports whether s starts with a port number (as in

@@ -50,6 +50,10 @@ func TestNormalizeURL(t *testing.T) {
 		{"https://example.com/", "https://example.com/"},
 		{"http://x.test/a b", "http://x.test/a%20b"},
 		{"HTTP://Example.COM/A", "http://Example.COM/A"},
+		// A query is sent percent-encoded, as a browser sends it; escapes
+		// already there stay.
+		{"x.test? #", "https://x.test?%20"},
+		{"http://x.test/?q=a b&r=\u00e9%41", "http://x.test/?q=a%20b&r=%C3%A9%41"},
 		{"ws://x.test/socket", "ws://x.test/socket"},
 		{"wss://x.test", "wss://x.test"},
 		{"ftp://files.test/f", "ftp://files.test/f"},

@@ -48,7 +48,6 @@ type Server struct {
 	ln     net.Listener
 	srv    *http.Server
 	grants map[string]*Grant // by token
-	done   chan struct{}
 }
 
 // New returns a server; it listens on first use.

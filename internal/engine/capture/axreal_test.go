@@ -12,6 +12,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/testenv"
 )
 
 // realappsDir is the real-app corpus (e2e/realapps): widget libraries from
@@ -38,9 +39,7 @@ var realPages = []struct{ page, ready string }{
 // both naming this origin, the libraries, and the spec.
 func realServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(realappsDir, "node_modules", ".package-lock.json")); err != nil {
-		t.Fatalf("the real-app corpus is not installed (%v): run `make corpus`", err)
-	}
+	testenv.Corpus(t, realappsDir)
 	files := http.FileServer(http.Dir(realappsDir))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		clean := path.Clean(r.URL.Path)

@@ -68,12 +68,18 @@ func TestWatchFrames(t *testing.T) {
 		t.Fatalf("frame %d: %v picture, viewport %gx%g, painted %v", f.Seq, img.Bounds(), f.DeviceWidth, f.DeviceHeight, f.Painted)
 	}
 	// The rate bound, over 2 s of a page that paints 60 times a second.
-	start, first := time.Now(), f.Seq
+	// It is judged on the cast's own clock, not the test's: a frame comes
+	// only after the last one's ack, and acks are at least 200 ms apart,
+	// so n frames after the first span at least n x 200 ms of Received —
+	// however late a loaded machine lets this test read them. The lower
+	// bound is loose for the same reason: a starved renderer paints less.
+	start, first := time.Now(), f
 	for time.Since(start) < 2*time.Second {
 		f = next(t, frames)
 	}
-	if n := f.Seq - first; n > 12 || n < 3 {
-		t.Errorf("%d frames in %v at MaxFPS 5", n, time.Since(start))
+	n, span := f.Seq-first.Seq, f.Received.Sub(first.Received)
+	if limit := int64(span/(time.Second/5)) + 1; n > limit || n < 2 {
+		t.Errorf("%d frames in %v of the cast's clock at MaxFPS 5 (at most %d)", n, span, limit)
 	}
 	// A second viewer joins the same screencast.
 	ctx2, cancel2 := context.WithCancel(enginetest.Ctx(t))
