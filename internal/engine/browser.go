@@ -61,19 +61,19 @@ type Browser struct {
 
 	// mu guards the fields below.
 	mu         sync.Mutex
-	byTarget   map[string]*Tab
-	bySurface  map[string]*Tab
+	byTarget   map[string]*Surface
+	bySurface  map[string]*Surface
 	tombs      map[string]bool // surface ids of closed tabs
 	order      []string        // live surface ids, in the order they appeared
 	electron   bool            // the browser is an Electron app
 	classes    map[string]Classification
 	classifier Classifier
-	closing    bool                   // shutdown has begun: no new goroutines
-	waiters    map[string][]chan *Tab // target id → callers waiting for its tab
-	onCrash    CrashHandler           // set by WithCrashHandler; read-only after start
-	onTab      func(TabEvent)         // set by WithTabEvents; read-only after start
-	hooks      []SessionHook          // set by WithSessionHook; read-only after start
-	kept       map[string]any         // see Kept
+	closing    bool                       // shutdown has begun: no new goroutines
+	waiters    map[string][]chan *Surface // target id → callers waiting for its tab
+	onCrash    CrashHandler               // set by WithCrashHandler; read-only after start
+	onTab      func(TabEvent)             // set by WithTabEvents; read-only after start
+	hooks      []SessionHook              // set by WithSessionHook; read-only after start
+	kept       map[string]any             // see Kept
 }
 
 // Launch starts Chromium and returns the browser once its first tab is
@@ -124,8 +124,8 @@ func start(ctx context.Context, conn *cdp.Conn, version *chromium.Version, opts 
 	bg, stop := context.WithCancel(context.Background())
 	b := &Browser{
 		conn: conn, bg: bg, stop: stop, events: eventlog.New(), ids: &IDs{},
-		byTarget: map[string]*Tab{}, bySurface: map[string]*Tab{}, tombs: map[string]bool{},
-		waiters: map[string][]chan *Tab{},
+		byTarget: map[string]*Surface{}, bySurface: map[string]*Surface{}, tombs: map[string]bool{},
+		waiters: map[string][]chan *Surface{},
 	}
 	for _, o := range opts {
 		o(b)
@@ -307,14 +307,14 @@ func (b *Browser) onTargetEvent(ctx context.Context, ev cdp.Event) {
 // addTab records a page that attached. When it is new, the caller must
 // start its setup: addTab has counted that goroutine in b.wg (under b.mu,
 // so shutdown never waits while one is being added).
-func (b *Browser) addTab(sess *cdp.Session, info targetInfo) (*Tab, bool) {
+func (b *Browser) addTab(sess *cdp.Session, info targetInfo) (*Surface, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if t, ok := b.byTarget[info.TargetID]; ok || b.closing {
 		return t, false
 	}
 	b.wg.Add(1)
-	t := newTab(b, b.newSurfaceID(), info, sess)
+	t := newSurface(b, b.newSurfaceID(), info, sess)
 	b.byTarget[info.TargetID] = t
 	b.bySurface[t.ID] = t
 	b.order = append(b.order, t.ID)
@@ -357,10 +357,10 @@ func (b *Browser) removeTab(targetID string) {
 	}
 }
 
-// TabForTarget waits until the tab of a page target has attached and is
+// SurfaceForTarget waits until the tab of a page target has attached and is
 // set up (for a caller that has just created the target).
-func (b *Browser) TabForTarget(ctx context.Context, targetID string) (*Tab, error) {
-	ch := make(chan *Tab, 1)
+func (b *Browser) SurfaceForTarget(ctx context.Context, targetID string) (*Surface, error) {
+	ch := make(chan *Surface, 1)
 	b.mu.Lock()
 	if t, ok := b.byTarget[targetID]; ok {
 		ch <- t
@@ -378,13 +378,13 @@ func (b *Browser) TabForTarget(ctx context.Context, targetID string) (*Tab, erro
 	}
 }
 
-// Tab returns the surface with the given id (a tab or a frame in one). The
+// Surface returns the surface with the given id (a tab or a frame in one). The
 // browser has no current surface of its own: each caller keeps its own
 // (see package sessions), and "" asks for the first tab, for a caller
 // that has none yet. A surface that has closed is SURFACE_CLOSED, with
 // the live surfaces in the hint (loupe never picks another one by
 // itself); an id never seen is SURFACE_NOT_FOUND.
-func (b *Browser) Tab(ctx context.Context, id string) (*Tab, error) {
+func (b *Browser) Surface(ctx context.Context, id string) (*Surface, error) {
 	b.mu.Lock()
 	if id == "" && len(b.order) > 0 {
 		id = b.order[0]
@@ -420,7 +420,7 @@ func (b *Browser) Tab(ctx context.Context, id string) (*Tab, error) {
 
 // lookup finds a live surface by id, or reports it closed. Caller holds
 // b.mu.
-func (b *Browser) lookup(id string) (*Tab, bool) {
+func (b *Browser) lookup(id string) (*Surface, bool) {
 	if t := b.bySurface[id]; t != nil {
 		return t, false
 	}
@@ -430,7 +430,7 @@ func (b *Browser) lookup(id string) (*Tab, bool) {
 	for _, t := range b.byTarget {
 		t.mu.Lock()
 		closed := t.frameTombs[id]
-		var found *Tab
+		var found *Surface
 		for _, f := range t.frameSurf {
 			if f.ID == id {
 				found = f
@@ -465,10 +465,10 @@ func orNone(s string) string {
 
 // Pages lists the live page roots (tabs, windows, views, webviews) in the
 // order they appeared.
-func (b *Browser) Pages() []*Tab {
+func (b *Browser) Pages() []*Surface {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]*Tab, 0, len(b.order))
+	out := make([]*Surface, 0, len(b.order))
 	for _, id := range b.order {
 		out = append(out, b.bySurface[id])
 	}

@@ -44,7 +44,7 @@ var contextMethods = []string{
 // onContextEvent keeps the context tables. It runs on the reader
 // goroutine, so a context is known before any reply that follows its
 // creation.
-func (t *Tab) onContextEvent(s *cdp.Session, ev cdp.Event) {
+func (t *Surface) onContextEvent(s *cdp.Session, ev cdp.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch ev.Method {
@@ -90,7 +90,7 @@ func (t *Tab) onContextEvent(s *cdp.Session, ev cdp.Event) {
 
 // dropContext forgets a context and everything pointing at it. Caller
 // holds t.mu.
-func (t *Tab) dropContext(s *cdp.Session, id int64) {
+func (t *Surface) dropContext(s *cdp.Session, id int64) {
 	k := ctxKey{s, id}
 	f, ok := t.contexts[k]
 	if !ok {
@@ -113,7 +113,7 @@ func (t *Tab) dropContext(s *cdp.Session, id int64) {
 // (0, the session's default, for a tab). A frame surface whose frame has
 // gone is SURFACE_CLOSED; one with no document to run in yet (it is
 // loading) is EVAL_FAILED, with the wait that recovers.
-func (t *Tab) PageContext() (Session, int64, error) {
+func (t *Surface) PageContext() (Session, int64, error) {
 	if !t.IsFrame() {
 		return t.Session(), 0, nil
 	}
@@ -138,7 +138,7 @@ func (t *Tab) PageContext() (Session, int64, error) {
 // (sandboxed frames, data: URLs) as "://"; "null" is accepted too. Before
 // a frame's first commit its origin is unknown, and so is the relation
 // (""); a page root has none.
-func (t *Tab) OriginRelation() string {
+func (t *Surface) OriginRelation() string {
 	if !t.IsFrame() {
 		return ""
 	}

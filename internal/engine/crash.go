@@ -160,7 +160,7 @@ func (p *pageState) incarnationOf(s *cdp.Session) *incarnation {
 // trackCrashes starts a session's first incarnation and listens for its
 // crash reports. It runs before the session is set up, so no report is
 // missed.
-func (t *Tab) trackCrashes(s *cdp.Session) {
+func (t *Surface) trackCrashes(s *cdp.Session) {
 	t.mu.Lock()
 	if t.incs[s] == nil {
 		t.incs[s] = newIncarnation(0)
@@ -183,7 +183,7 @@ func (t *Tab) trackCrashes(s *cdp.Session) {
 // crashed records that the renderer behind s crashed. It runs on the reader
 // goroutine (a tap), so the crash is known before any later reply. A page
 // crash is reported twice (Inspector and Target): the second is ignored.
-func (t *Tab) crashed(s *cdp.Session) {
+func (t *Surface) crashed(s *cdp.Session) {
 	t.mu.Lock()
 	inc := t.incs[s]
 	first := inc != nil && inc.ctx.Err() == nil
@@ -231,7 +231,7 @@ func (t *Tab) crashed(s *cdp.Session) {
 
 // dropSessionState forgets the execution contexts of a session whose
 // renderer died (none is reported destroyed). Caller holds t.mu.
-func (t *Tab) dropSessionState(s *cdp.Session) {
+func (t *Surface) dropSessionState(s *cdp.Session) {
 	for k := range t.contexts {
 		if k.sess == s {
 			t.dropContext(s, k.id)
@@ -241,7 +241,7 @@ func (t *Tab) dropSessionState(s *cdp.Session) {
 
 // committed starts a new incarnation of s's renderer when s's own frame
 // commits a document after a crash. Caller holds t.mu (a frame tap).
-func (t *Tab) committed(s *cdp.Session, frameID string) {
+func (t *Surface) committed(s *cdp.Session, frameID string) {
 	old := t.incs[s]
 	if old == nil || old.ctx.Err() == nil || frameID != s.Target().TargetID {
 		return
@@ -254,7 +254,7 @@ func (t *Tab) committed(s *cdp.Session, frameID string) {
 // crashes. A tab and its frame surfaces share it; once a new document has
 // committed in the page (RecoverCrash, or a person reloading it), Crashed
 // returns a new channel.
-func (t *Tab) Crashed() <-chan struct{} {
+func (t *Surface) Crashed() <-chan struct{} {
 	if inc := t.incarnationOf(t.sess); inc != nil {
 		return inc.ctx.Done()
 	}
@@ -263,7 +263,7 @@ func (t *Tab) Crashed() <-chan struct{} {
 
 // IsCrashed reports whether the page's renderer has crashed and no new
 // document has committed since.
-func (t *Tab) IsCrashed() bool {
+func (t *Surface) IsCrashed() bool {
 	inc := t.incarnationOf(t.sess)
 	return inc != nil && inc.ctx.Err() != nil
 }
@@ -277,12 +277,14 @@ func (t *Tab) IsCrashed() bool {
 // the new document to commit. It returns the URL it loaded. A page that is
 // not crashed (or was recovered meanwhile) is left alone: its URL, nil. A
 // reload that crashes too is ErrTabCrashed.
-func (t *Tab) RecoverCrash(ctx context.Context) (string, error) {
+func (t *Surface) RecoverCrash(ctx context.Context) (string, error) {
 	if !t.IsCrashed() {
 		return t.tab.URL(), nil
 	}
-	t.op.Lock()
-	defer t.op.Unlock()
+	return Exclusively(ctx, t, func() (string, error) { return t.recoverCrash(ctx) })
+}
+
+func (t *Surface) recoverCrash(ctx context.Context) (string, error) {
 	t.mu.Lock()
 	inc := t.incs[t.sess]
 	if inc == nil || inc.ctx.Err() == nil {
@@ -290,7 +292,7 @@ func (t *Tab) RecoverCrash(ctx context.Context) (string, error) {
 		return t.tab.URL(), nil
 	}
 	url, next, again := safeURL(inc.url), inc.next, inc.again
-	surfaces := []*Tab{t.tab}
+	surfaces := []*Surface{t.tab}
 	for _, f := range t.frameSurf {
 		surfaces = append(surfaces, f)
 	}
@@ -334,7 +336,7 @@ func safeURL(u string) string {
 // CrashHandler hears of a page's renderer crash, once per crash, on a
 // goroutine of its own. ctx ends when the browser shuts down (which waits
 // for the handler to return).
-type CrashHandler func(ctx context.Context, t *Tab)
+type CrashHandler func(ctx context.Context, t *Surface)
 
 // WithCrashHandler makes the browser call h whenever a tab's renderer
 // crashes (after Crashed has closed), e.g. to hand the tab to a person and
@@ -343,7 +345,7 @@ func WithCrashHandler(h CrashHandler) Option { return func(b *Browser) { b.onCra
 
 // notifyCrash runs the crash handler for t on a goroutine of the
 // browser's (Go).
-func (b *Browser) notifyCrash(t *Tab) {
+func (b *Browser) notifyCrash(t *Surface) {
 	if h := b.onCrash; h != nil {
 		b.Go(func(ctx context.Context) { h(ctx, t) })
 	}

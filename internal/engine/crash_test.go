@@ -32,7 +32,7 @@ type crashRecorder struct {
 	ch   chan string
 }
 
-func (r *crashRecorder) handle(_ context.Context, t *engine.Tab) {
+func (r *crashRecorder) handle(_ context.Context, t *engine.Surface) {
 	r.mu.Lock()
 	r.tabs = append(r.tabs, t.ID)
 	r.mu.Unlock()
@@ -47,7 +47,7 @@ func (r *crashRecorder) calls() []string {
 
 // crashBrowser launches a browser for one test with a crash handler, and
 // opens the surfaces fixture (an OOPIF included) in its tab.
-func crashBrowser(t *testing.T) (*engine.Browser, *engine.Tab, *crashRecorder) {
+func crashBrowser(t *testing.T) (*engine.Browser, *engine.Surface, *crashRecorder) {
 	t.Helper()
 	bin, err := chromium.Find("")
 	if err != nil {
@@ -61,7 +61,7 @@ func crashBrowser(t *testing.T) (*engine.Browser, *engine.Tab, *crashRecorder) {
 	}
 	t.Cleanup(func() { _ = b.Close(context.Background()) })
 	a, _ := testpages.StartPair(t)
-	tab, err := b.Tab(ctxT(t), "")
+	tab, err := b.Surface(ctxT(t), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func crash(t *testing.T, s engine.Session) time.Duration {
 // holding waits until an operation started on its own goroutine holds the
 // tab's lock (a bounded poll: nothing signals it), failing if it ends
 // first.
-func holding(t *testing.T, tab *engine.Tab, done chan error) {
+func holding(t *testing.T, tab *engine.Surface, done chan error) {
 	t.Helper()
 	eventually(t, "the operation to hold the tab", func() bool {
 		select {
@@ -104,7 +104,7 @@ func holding(t *testing.T, tab *engine.Tab, done chan error) {
 		default:
 		}
 		if tab.TryLockForTest() {
-			tab.Unlock()
+			tab.ReleaseForTest()
 			return false
 		}
 		return true
@@ -129,7 +129,7 @@ func TestCrashDetectedListedAndRecovered(t *testing.T) {
 	for _, s := range before[1:] {
 		frames = append(frames, s.ID)
 	}
-	fs, err := b.Tab(ctxT(t), frames[0])
+	fs, err := b.Surface(ctxT(t), frames[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestCrashDetectedListedAndRecovered(t *testing.T) {
 		t.Fatalf("tabs after the crash: %+v", tabs)
 	}
 	for _, id := range frames {
-		if _, err := b.Tab(ctxT(t), id); codeOf(err) != apitype.SurfaceClosed {
+		if _, err := b.Surface(ctxT(t), id); codeOf(err) != apitype.SurfaceClosed {
 			t.Fatalf("frame surface %s of the crashed page: want SURFACE_CLOSED, got %v", id, err)
 		}
 	}
@@ -395,7 +395,7 @@ func TestCrashOfAnOOPIF(t *testing.T) {
 	cross := oneByURL(t, list, "label=cross")
 	nested := oneByURL(t, list, "label=nested")
 	mid := oneByURL(t, list, "/surfaces/mid.html")
-	fs, err := b.Tab(ctxT(t), cross.ID)
+	fs, err := b.Surface(ctxT(t), cross.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +432,7 @@ func TestCrashOfAnOOPIF(t *testing.T) {
 		if slices.ContainsFunc(list, func(s surface.Surface) bool { return s.ID == gone }) {
 			t.Fatalf("surface %s of the crashed frame still listed: %+v", gone, list)
 		}
-		if _, err := b.Tab(ctxT(t), gone); codeOf(err) != apitype.SurfaceClosed {
+		if _, err := b.Surface(ctxT(t), gone); codeOf(err) != apitype.SurfaceClosed {
 			t.Fatalf("surface %s of the crashed frame: want SURFACE_CLOSED, got %v", gone, err)
 		}
 	}

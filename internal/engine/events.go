@@ -17,7 +17,7 @@ func (b *Browser) Events() *eventlog.Log { return b.events }
 
 // recordEvents is the tap that feeds the event log. It runs on the reader
 // goroutine, after onContextEvent has seen every context created before.
-func (t *Tab) recordEvents(s *cdp.Session, ev cdp.Event) {
+func (t *Surface) recordEvents(s *cdp.Session, ev cdp.Event) {
 	t.b.events.Record(ev, eventSource{t, s})
 }
 
@@ -25,7 +25,7 @@ func (t *Tab) recordEvents(s *cdp.Session, ev cdp.Event) {
 // its surface only when the protocol says where it came from, never by a
 // URL or a title.
 type eventSource struct {
-	t *Tab
+	t *Surface
 	s *cdp.Session
 }
 
@@ -59,7 +59,7 @@ func (p *pageState) surfaceOf(frameID string) string {
 // answerDialog answers a JavaScript dialog as the event log decides
 // (eventlog.Log.AnswerDialog) and records it; the dialog that makes a
 // flood (see flood.go) is held open instead.
-func (t *Tab) answerDialog(ctx context.Context, s *cdp.Session, ev cdp.Event, flood *eventlog.FloodMeter) {
+func (t *Surface) answerDialog(ctx context.Context, s *cdp.Session, ev cdp.Event, flood *eventlog.FloodMeter) {
 	a := t.b.events.AnswerDialog(ev, eventSource{t, s}, flood)
 	if a.Hold {
 		t.holdDialogs(s)

@@ -85,7 +85,7 @@ func (p *pageState) heldCtx(s *cdp.Session, method string) context.Context {
 }
 
 // Blocked reports whether the tab's page is stopped in a held dialog.
-func (t *Tab) Blocked() bool {
+func (t *Surface) Blocked() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	h := t.held[t.sess]

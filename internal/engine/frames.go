@@ -46,14 +46,14 @@ type frame struct {
 
 // setup sets the page session up and resumes the page if it was paused at
 // attach.
-func (t *Tab) setup(ctx context.Context, waiting bool) {
+func (t *Surface) setup(ctx context.Context, waiting bool) {
 	defer close(t.ready)
 	t.setupErr = t.attachSession(ctx, t.sess, waiting)
 }
 
 // attachSession subscribes to a session (the page's or an OOPIF's), makes
 // it auto-attach the OOPIFs below it, records its frames, and resumes it.
-func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) error {
+func (t *Surface) attachSession(ctx context.Context, s *cdp.Session, waiting bool) error {
 	t.trackCrashes(s)
 	s.Tap(func(ev cdp.Event) { t.onFrameEvent(s, ev) },
 		"Page.frameNavigated", "Page.frameAttached", "Page.frameDetached", "Page.navigatedWithinDocument",
@@ -136,7 +136,7 @@ func (t *Tab) attachSession(ctx context.Context, s *cdp.Session, waiting bool) e
 // sessionLoop sets up OOPIF sessions as they attach and answers JavaScript
 // dialogs at once, by the session's policy, so they never block the page an
 // agent drives.
-func (t *Tab) sessionLoop(ctx context.Context, s *cdp.Session, events <-chan cdp.Event) {
+func (t *Surface) sessionLoop(ctx context.Context, s *cdp.Session, events <-chan cdp.Event) {
 	var flood eventlog.FloodMeter
 	for ev := range events {
 		switch ev.Method {
@@ -166,7 +166,7 @@ func (t *Tab) sessionLoop(ctx context.Context, s *cdp.Session, events <-chan cdp
 
 // onFrameEvent keeps the frame table current. It runs on the reader
 // goroutine (see cdp.Session.Tap).
-func (t *Tab) onFrameEvent(s *cdp.Session, ev cdp.Event) {
+func (t *Surface) onFrameEvent(s *cdp.Session, ev cdp.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch ev.Method {
@@ -326,7 +326,7 @@ func (t *Tab) onFrameEvent(s *cdp.Session, ev cdp.Event) {
 }
 
 // dropDescendants forgets the frames below id. Caller holds t.mu.
-func (t *Tab) dropDescendants(id string) {
+func (t *Surface) dropDescendants(id string) {
 	for fid, f := range t.frames {
 		if f.parent == id && fid != id {
 			t.dropDescendants(fid)
@@ -336,7 +336,7 @@ func (t *Tab) dropDescendants(id string) {
 }
 
 // forget drops a frame and what hangs off it. Caller holds t.mu.
-func (t *Tab) forget(id string) {
+func (t *Surface) forget(id string) {
 	delete(t.frames, id)
 	delete(t.worlds, id)
 	delete(t.worldLocks, id)
@@ -352,7 +352,7 @@ func (t *Tab) forget(id string) {
 	}
 }
 
-func (t *Tab) frameState(id string) (frame, bool) {
+func (t *Surface) frameState(id string) (frame, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	f, ok := t.frames[id]
@@ -376,7 +376,7 @@ type FrameInfo struct {
 }
 
 // Frame describes a frame of the page that has a live session now.
-func (t *Tab) Frame(id string) (FrameInfo, bool) {
+func (t *Surface) Frame(id string) (FrameInfo, bool) {
 	f, ok := t.frameState(id)
 	if !ok {
 		return FrameInfo{}, false
@@ -385,7 +385,7 @@ func (t *Tab) Frame(id string) (FrameInfo, bool) {
 }
 
 // ChildFrames returns the ids of the frames whose parent is id.
-func (t *Tab) ChildFrames(id string) []string {
+func (t *Surface) ChildFrames(id string) []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []string
@@ -399,7 +399,7 @@ func (t *Tab) ChildFrames(id string) []string {
 }
 
 // FrameDepth is the number of frames above id (0 for the top frame).
-func (t *Tab) FrameDepth(id string) int {
+func (t *Surface) FrameDepth(id string) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	d := 0
@@ -412,7 +412,7 @@ func (t *Tab) FrameDepth(id string) int {
 // CurrentWorld returns the agent's world in the frame's current document,
 // or nil if there is none yet (or the document changed since). It makes no
 // protocol call.
-func (t *Tab) CurrentWorld(frameID string) *World {
+func (t *Surface) CurrentWorld(frameID string) *World {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	w, f := t.worlds[frameID], t.frames[frameID]
@@ -426,7 +426,7 @@ func (t *Tab) CurrentWorld(frameID string) *World {
 // it in the session that hosts the frame and installing the agent on first
 // use. Worlds of different frames may be created concurrently; refs of a
 // document that went away are dropped by the next snapshot (under Lock).
-func (t *Tab) World(ctx context.Context, frameID string) (*World, error) {
+func (t *Surface) World(ctx context.Context, frameID string) (*World, error) {
 	if w := t.CurrentWorld(frameID); w != nil {
 		return w, nil
 	}
@@ -487,7 +487,7 @@ func mapWorldErr(err error) error {
 
 // Navigating reports whether the frame, or a frame above it, is navigating
 // to a new document: input sent now could land in the next document.
-func (t *Tab) Navigating(frameID string) bool {
+func (t *Surface) Navigating(frameID string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for f, d := t.frames[frameID], 0; f != nil && d < 64; f, d = t.frames[f.parent], d+1 {
@@ -503,7 +503,7 @@ func (t *Tab) Navigating(frameID string) bool {
 // existed before loupe attached). Its context is alive, so it belongs to
 // the current document: contexts of a document that went away are dropped
 // as Runtime reports them destroyed.
-func (t *Tab) agentWorld(ctx context.Context, f frame) (*World, error) {
+func (t *Surface) agentWorld(ctx context.Context, f frame) (*World, error) {
 	t.mu.Lock()
 	a, ok := t.agentCtx[f.id]
 	t.mu.Unlock()

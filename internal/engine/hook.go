@@ -17,7 +17,7 @@ import (
 // it may tap the session's events, and returns calls to send with the
 // engine's own setup, before the page runs (so they hold from the first
 // document). page is the page's own surface.
-type SessionHook func(page *Tab, s Session) []SetupCall
+type SessionHook func(page *Surface, s Session) []SetupCall
 
 // SetupCall is one protocol call of a session's setup.
 type SetupCall struct {
@@ -32,7 +32,7 @@ func WithSessionHook(h SessionHook) Option {
 
 // Browser is the browser the surface is in, for packages that start work
 // of the browser's from a session hook (Browser.Go).
-func (t *Tab) Browser() *Browser { return t.b }
+func (t *Surface) Browser() *Browser { return t.b }
 
 // Go runs fn on a goroutine of the browser's, as the crash handler runs:
 // ctx ends when the browser shuts down, which waits for fn to return. Once
@@ -72,7 +72,7 @@ func (p *pageState) inputSent(method string) func() {
 // any of the page's sessions) is being sent to the page, and none ended
 // within d: loupe's input is trusted, so package person takes a trusted
 // event in the page for a person's only then, not for loupe's echo.
-func (t *Tab) InputQuiet(d time.Duration) bool {
+func (t *Surface) InputQuiet(d time.Duration) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.inputBusy == 0 && time.Since(t.inputLast) >= d

@@ -56,7 +56,7 @@ func (b *Browser) beforeThisBrowser(surface string) bool {
 // RefBeforeThisBrowser reports whether a ref was issued by an earlier
 // browser of the session than the tab's: its element is gone with that
 // browser.
-func (t *Tab) RefBeforeThisBrowser(ref string) bool {
+func (t *Surface) RefBeforeThisBrowser(ref string) bool {
 	n, err := snapshot.ParseRef(ref)
 	return err == nil && n >= 1 && n < t.b.firstRef
 }

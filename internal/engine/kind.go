@@ -74,7 +74,7 @@ func (b *Browser) Electron() bool { return b.electron }
 // Kind is the surface's kind and the surface it is under: a frame's
 // parent frame or page ("" once its frame has gone), a webview guest's
 // host. It makes no protocol call.
-func (t *Tab) Kind() (kind, parent string) {
+func (t *Surface) Kind() (kind, parent string) {
 	if t.IsFrame() {
 		t.mu.Lock()
 		defer t.mu.Unlock()

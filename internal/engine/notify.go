@@ -23,7 +23,7 @@ type TabEvent struct {
 // runs on the connection's reader and must not block.
 func WithTabEvents(fn func(TabEvent)) Option { return func(b *Browser) { b.onTab = fn } }
 
-func (b *Browser) tellTab(kind string, t *Tab, url, title string) {
+func (b *Browser) tellTab(kind string, t *Surface, url, title string) {
 	if b.onTab != nil {
 		b.onTab(TabEvent{Kind: kind, SurfaceID: t.ID, URL: url, Title: title})
 	}

@@ -25,7 +25,7 @@ type ownerKey struct {
 // FrameOwner returns the agent's element id, in the parent frame's current
 // world, of the <iframe> that holds frameID. It is cached per parent
 // document: an iframe element keeps its frame for its life.
-func (t *Tab) FrameOwner(ctx context.Context, frameID, parentID string) (int64, error) {
+func (t *Surface) FrameOwner(ctx context.Context, frameID, parentID string) (int64, error) {
 	pw, err := t.World(ctx, parentID)
 	if err != nil {
 		return 0, err

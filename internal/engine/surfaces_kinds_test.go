@@ -43,7 +43,7 @@ func TestSurfaceOriginInherited(t *testing.T) {
 			if f.OriginRelation == "" {
 				return false
 			}
-			ft, err := enginetest.Browser().Tab(ctxT(t), f.ID)
+			ft, err := enginetest.Browser().Surface(ctxT(t), f.ID)
 			if err != nil {
 				return false
 			}
@@ -79,7 +79,7 @@ func TestSurfaceWebviewAfterItsHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = b.Close(context.Background()) })
-	guest, _ := b.Tab(ctxT(t), "")
+	guest, _ := b.Surface(ctxT(t), "")
 	if _, err := nav.Navigate(ctxT(t), guest, a.Page("frames/top.html")); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestSurfaceKindsElectron(t *testing.T) {
 	if !b.Electron() {
 		t.Fatal("user agent with Electron/ not recognised")
 	}
-	host, _ := b.Tab(ctxT(t), "")
+	host, _ := b.Surface(ctxT(t), "")
 	if _, err := nav.Navigate(ctxT(t), host, a.Page("frames/top.html")); err != nil {
 		t.Fatal(err)
 	}

@@ -52,11 +52,11 @@ func oneByURL(t *testing.T, list []surface.Surface, substr string) surface.Surfa
 	return m[0]
 }
 
-func openSurfaces(t *testing.T) (*engine.Browser, *engine.Tab) {
+func openSurfaces(t *testing.T) (*engine.Browser, *engine.Surface) {
 	t.Helper()
 	a, _ := testpages.StartPair(t)
 	b := ownBrowser(t)
-	tab, err := b.Tab(ctxT(t), "")
+	tab, err := b.Surface(ctxT(t), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestSurfaceIDsAcrossNavigation(t *testing.T) {
 
 	// The same-origin frame follows a link: same surface, new document;
 	// the frame below it is new.
-	ms, err := b.Tab(ctxT(t), mid.ID)
+	ms, err := b.Surface(ctxT(t), mid.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestSurfaceIDsAcrossNavigation(t *testing.T) {
 	if got := oneByURL(t, list, "page=2"); got.ID != mid.ID {
 		t.Fatalf("frame navigation changed the surface id: %s → %s", mid.ID, got.ID)
 	}
-	if _, err := b.Tab(ctxT(t), nested.ID); codeOf(err) != apitype.SurfaceClosed {
+	if _, err := b.Surface(ctxT(t), nested.ID); codeOf(err) != apitype.SurfaceClosed {
 		t.Fatalf("old nested frame: want SURFACE_CLOSED, got %v", err)
 	}
 
@@ -247,7 +247,7 @@ func TestSurfaceIDsAcrossNavigation(t *testing.T) {
 	if home.ID != cross.ID || home.OriginRelation != "same-origin" {
 		t.Fatalf("frame that changed process: want %s same-origin, got %+v", cross.ID, home)
 	}
-	hs, err := b.Tab(ctxT(t), home.ID)
+	hs, err := b.Surface(ctxT(t), home.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestSurfaceLifecycle(t *testing.T) {
 	case <-ctxT(t).Done():
 		t.Fatal("popup did not close")
 	}
-	_, err = b.Tab(ctxT(t), popup.ID)
+	_, err = b.Surface(ctxT(t), popup.ID)
 	if e, ok := apitype.As(err); !ok || e.Code != apitype.SurfaceClosed || !strings.Contains(e.Hint, tab.ID) || !strings.Contains(e.Hint, cross.ID) {
 		t.Fatalf("a closed surface: want SURFACE_CLOSED listing live surfaces, got %v", err)
 	}
@@ -360,10 +360,10 @@ func TestSurfaceLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the frame's tombstone", func() bool {
-		_, err := b.Tab(ctxT(t), cross.ID)
+		_, err := b.Surface(ctxT(t), cross.ID)
 		return codeOf(err) == apitype.SurfaceClosed
 	})
-	if _, err := b.Tab(ctxT(t), fs.ID); codeOf(err) != apitype.SurfaceClosed {
+	if _, err := b.Surface(ctxT(t), fs.ID); codeOf(err) != apitype.SurfaceClosed {
 		t.Fatalf("a removed frame: want SURFACE_CLOSED, got %v", err)
 	}
 	if _, err := action.Click(ctxT(t), fs, fref, action.ClickOptions{}); err == nil {
@@ -426,13 +426,13 @@ func TestSurfaceEvents(t *testing.T) {
 	// Dialogs: answered at once by the policy, recorded with their frame's
 	// surface.
 	top := snap(t, tab)
-	click := func(s *engine.Tab, snapOf *capture.Snapshot, name string) {
+	click := func(s *engine.Surface, snapOf *capture.Snapshot, name string) {
 		t.Helper()
 		if _, err := action.Click(ctxT(t), s, ref(t, snapOf, "button", name), action.ClickOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	waitText := func(s *engine.Tab, text string) {
+	waitText := func(s *engine.Surface, text string) {
 		t.Helper()
 		if _, err := nav.Wait(ctxT(t), s, nav.WaitOptions{Text: text}); err != nil {
 			t.Fatal(err)
@@ -443,7 +443,7 @@ func TestSurfaceEvents(t *testing.T) {
 	b.Events().SetDialogPolicy(eventlog.DialogPolicy{Mode: "accept", PromptText: "loupe"})
 	click(tab, top, "Prompt")
 	waitText(tab, "prompt:loupe")
-	cs, _ := b.Tab(ctxT(t), cross.ID)
+	cs, _ := b.Surface(ctxT(t), cross.ID)
 	cSnap := snap(t, cs)
 	click(cs, cSnap, "Ask")
 	waitText(cs, "confirm:cross:true")

@@ -178,7 +178,7 @@ func (q *approvals) handedOver(session, page string, epoch int64, state string) 
 // personInput hands a tab to the person whose own input loupe saw in it
 // (headed and attached browsers; see package engine/person), as `loupe
 // takeover` would: at once, ending the agents' waiting and queued writes.
-func (x *Executor) personInput(s *sessions.Session, t *engine.Tab) {
+func (x *Executor) personInput(s *sessions.Session, t *engine.Surface) {
 	page := t.PageID()
 	if mode, _ := s.Mode(page); mode == sessions.ModeHuman {
 		return

@@ -47,7 +47,7 @@ func (c *crashes) again(k laneKey, now time.Time) bool {
 // the write that was running reports TAB_CRASHED with its outcome
 // unknown), then it is reloaded at its last safe address for the person
 // to check. The agents may use it again once the person resumes it.
-func (x *Executor) crashed(ctx context.Context, s *sessions.Session, t *engine.Tab) {
+func (x *Executor) crashed(ctx context.Context, s *sessions.Session, t *engine.Surface) {
 	page, url := t.PageID(), t.URL()
 	epoch := s.CrashedOver(page)
 	x.waiting.takenOver(page)
@@ -68,7 +68,7 @@ func (x *Executor) crashed(ctx context.Context, s *sessions.Session, t *engine.T
 
 // crashError is the refusal of an operation on a tab that crashed: while
 // its renderer is down, and after, until a person hands it back.
-func crashError(t *engine.Tab, reloading bool) *apitype.Error {
+func crashError(t *engine.Surface, reloading bool) *apitype.Error {
 	msg := "tab %s's renderer crashed; it was reloaded for a person to check, and the agents get it back when they resume it; nothing was read or sent"
 	if reloading {
 		msg = "tab %s's renderer crashed; it is being reloaded for a person to check; nothing was read or sent"

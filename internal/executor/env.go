@@ -78,13 +78,13 @@ func (e *env) Task() string { return e.task }
 // Tab is the caller's current surface. A caller without one gets the
 // session's first tab (never another caller's choice), which becomes its
 // own current surface.
-func (e *env) Tab(ctx context.Context) (*engine.Tab, error) {
+func (e *env) Tab(ctx context.Context) (*engine.Surface, error) {
 	b, err := e.Browser(ctx)
 	if err != nil {
 		return nil, err
 	}
 	id := e.c.Current()
-	t, err := b.Tab(ctx, id) // "": the first tab
+	t, err := b.Surface(ctx, id) // "": the first tab
 	if err != nil {
 		return nil, err
 	}

@@ -133,8 +133,8 @@ func New(cfg Config) *Executor {
 	}
 	var x *Executor
 	downloads := func(s *sessions.Session) download.Options { return x.downloadPolicy(s) }
-	crashed := func(ctx context.Context, s *sessions.Session, t *engine.Tab) { x.crashed(ctx, s, t) }
-	person := func(_ context.Context, s *sessions.Session, t *engine.Tab) { x.personInput(s, t) }
+	crashed := func(ctx context.Context, s *sessions.Session, t *engine.Surface) { x.crashed(ctx, s, t) }
+	person := func(_ context.Context, s *sessions.Session, t *engine.Surface) { x.personInput(s, t) }
 	x = &Executor{
 		reg: cfg.Registry,
 		sessions: sessions.New(sessions.Config{

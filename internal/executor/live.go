@@ -34,7 +34,7 @@ func (x *Executor) Watch(ctx context.Context, session, surface string, o live.Op
 	if err != nil {
 		return nil, err
 	}
-	t, err := b.Tab(ctx, surface)
+	t, err := b.Surface(ctx, surface)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (x *Executor) ApprovalShot(ctx context.Context, id string) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	t, err := b.Tab(ctx, surface) // "" is the first tab
+	t, err := b.Surface(ctx, surface) // "" is the first tab
 	if err != nil {
 		return nil, err
 	}

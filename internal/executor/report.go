@@ -53,7 +53,7 @@ func (x *Executor) state(ctx context.Context, c *call) *state {
 		s.downloads = dl.Count()
 	}
 	if s.surface != "" {
-		if t, err := b.Tab(ctx, s.surface); err == nil {
+		if t, err := b.Surface(ctx, s.surface); err == nil {
 			s.url = t.URL()
 		}
 	}
@@ -71,7 +71,7 @@ func (x *Executor) report(ctx context.Context, c *call, before *state, o *apityp
 	// with the page it led to, once that has committed (bounded).
 	if c.sess.Live() && c.client.Current() != "" {
 		if b, err := c.sess.Browser(ctx); err == nil {
-			if t, err := b.Tab(ctx, c.client.Current()); err == nil {
+			if t, err := b.Surface(ctx, c.client.Current()); err == nil {
 				nav.AwaitCommit(ctx, t, commitWait)
 			}
 		}

@@ -240,16 +240,16 @@ func (x *Executor) loadRestored(ctx context.Context, c *call) error {
 	if err != nil {
 		return nil // the operation itself will say what is wrong
 	}
-	var t *engine.Tab
+	var t *engine.Surface
 	if switches {
-		t, err = b.Tab(ctx, sw.SwitchTo())
+		t, err = b.Surface(ctx, sw.SwitchTo())
 	} else {
 		t, err = c.env.Tab(ctx)
 	}
 	if err != nil {
 		return nil
 	}
-	page, err := b.Tab(ctx, t.PageID())
+	page, err := b.Surface(ctx, t.PageID())
 	if err != nil {
 		return nil
 	}

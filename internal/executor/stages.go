@@ -174,7 +174,7 @@ func (x *Executor) where(ctx context.Context, c *call) {
 		if in.Target() == "" {
 			w.Target, w.TargetOpener = w.Page, w.Opener // the caller's own
 		} else if b, err := c.env.Browser(ctx); err == nil {
-			if t, err := b.Tab(ctx, in.Target()); err == nil {
+			if t, err := b.Surface(ctx, in.Target()); err == nil {
 				w.Target, w.TargetOpener = t.PageID(), surface.Opener(t)
 			}
 		}
@@ -196,13 +196,14 @@ func (x *Executor) locatorOf(ctx context.Context, c *call, target string) string
 	if err != nil {
 		return ""
 	}
-	t.Lock() // the table's owner serialises access to it
-	b, ok := t.Refs().Lookup(ref)
-	t.Unlock()
-	if ok {
-		return b.Locator
-	}
-	return ""
+	var locator string
+	_ = t.Exclusive(ctx, func() error { // the table's owner serialises access to it
+		if b, ok := t.Refs().Lookup(ref); ok {
+			locator = b.Locator
+		}
+		return nil
+	})
+	return locator
 }
 
 // typesSecret reports whether the field a write types into is a password

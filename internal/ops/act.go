@@ -250,7 +250,7 @@ func actOps() []*Op {
 			return act(action.Click(ctx, tab, in.Target, action.ClickOptions{Button: in.button, Count: count, Modifiers: in.mods}))
 		}
 	}
-	targetAct := func(f func(ctx context.Context, tab *engine.Tab, ref string) (*action.Result, error)) func(ctx context.Context, env Env, in *TargetIn) (*ActOut, error) {
+	targetAct := func(f func(ctx context.Context, tab *engine.Surface, ref string) (*action.Result, error)) func(ctx context.Context, env Env, in *TargetIn) (*ActOut, error) {
 		return func(ctx context.Context, env Env, in *TargetIn) (*ActOut, error) {
 			tab, err := env.Tab(ctx)
 			if err != nil {
@@ -331,11 +331,11 @@ func actOps() []*Op {
 				return act(action.Select(ctx, tab, in.Target, in.Values))
 			}).mcp(Tool{Name: "browser_select", Core: true, Desc: "Choose options of a <select> by value or label."}),
 		define("check", "check a checkbox, radio button or switch", Write, actTimeout,
-			targetAct(func(ctx context.Context, tab *engine.Tab, ref string) (*action.Result, error) {
+			targetAct(func(ctx context.Context, tab *engine.Surface, ref string) (*action.Result, error) {
 				return action.SetChecked(ctx, tab, ref, true)
 			})).mcp(Tool{Name: "browser_check", Select: "checked", Value: true, Default: true, Desc: "Check (or with checked: false, uncheck) a checkbox, radio button or switch."}),
 		define("uncheck", "uncheck a checkbox or switch", Write, actTimeout,
-			targetAct(func(ctx context.Context, tab *engine.Tab, ref string) (*action.Result, error) {
+			targetAct(func(ctx context.Context, tab *engine.Surface, ref string) (*action.Result, error) {
 				return action.SetChecked(ctx, tab, ref, false)
 			})).mcp(Tool{Name: "browser_check", Select: "checked", Value: false}),
 		define("upload", "choose files for a file input", Write, actTimeout,
@@ -371,7 +371,7 @@ func actOps() []*Op {
 // typeText types, after emptying the field with --clear, and presses Enter
 // with --submit. A failure after the first step reports that input was
 // sent.
-func typeText(ctx context.Context, tab *engine.Tab, in *TypeIn) (*action.Result, error) {
+func typeText(ctx context.Context, tab *engine.Surface, in *TypeIn) (*action.Result, error) {
 	if in.Clear {
 		if _, err := action.Fill(ctx, tab, in.Target, ""); err != nil {
 			return nil, err

@@ -24,7 +24,7 @@ type PageIn struct {
 type ControlOut = wire.ControlOut
 
 // pageOf is the tab an input names, or the caller's current one's.
-func pageOf(ctx context.Context, env Env, id string) (*engine.Tab, error) {
+func pageOf(ctx context.Context, env Env, id string) (*engine.Surface, error) {
 	if id == "" {
 		return env.Tab(ctx)
 	}
@@ -32,7 +32,7 @@ func pageOf(ctx context.Context, env Env, id string) (*engine.Tab, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.Tab(ctx, id)
+	return b.Surface(ctx, id)
 }
 
 func controlOps() []*Op {

@@ -95,11 +95,11 @@ func humanOps() []*Op {
 			if err != nil {
 				return nil, err
 			}
-			t, err := b.Tab(ctx, in.ID)
+			t, err := b.Surface(ctx, in.ID)
 			if err != nil {
 				return nil, err
 			}
-			page, err := b.Tab(ctx, t.PageID())
+			page, err := b.Surface(ctx, t.PageID())
 			if err != nil {
 				return nil, err
 			}

@@ -105,7 +105,7 @@ func navOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				var tab *engine.Tab
+				var tab *engine.Surface
 				// With no tab left at all there is nobody's tab to
 				// retarget: open opens one, as a person's browser would.
 				if in.OpensTab() || b.TabCount() == 0 {

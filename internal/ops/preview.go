@@ -43,7 +43,7 @@ func (in *PreviewIn) Validate() error {
 
 // preview authorises the file for the caller's current tab and opens it
 // there.
-func preview(ctx context.Context, env Env, tab *engine.Tab, file string) (*NavOut, error) {
+func preview(ctx context.Context, env Env, tab *engine.Surface, file string) (*NavOut, error) {
 	t := tab
 	url, err := env.Previews().Allow(file, t.PageID(), env.Task(), func(prefix string) bool {
 		select {

@@ -57,7 +57,7 @@ type Env interface {
 	// Tab returns the caller's current surface (starting the browser if
 	// needed); a caller without one gets the first tab, which becomes its
 	// current one.
-	Tab(ctx context.Context) (*engine.Tab, error)
+	Tab(ctx context.Context) (*engine.Surface, error)
 	// Current is the caller's current surface id ("" before its first).
 	Current() string
 	// SetCurrent makes a surface the caller's current one. Other callers

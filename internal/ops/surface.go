@@ -38,7 +38,7 @@ func surfaceOps() []*Op {
 					s.Downloads = dl.Count()
 				}
 				s.Active, s.URL = env.Current(), ""
-				if t, err := b.Tab(ctx, s.Active); s.Active != "" && err == nil {
+				if t, err := b.Surface(ctx, s.Active); s.Active != "" && err == nil {
 					s.URL = t.URL()
 				}
 				return s, nil

@@ -55,7 +55,7 @@ func viewportOps() []*Op {
 				if err != nil {
 					return nil, err
 				}
-				page, err := b.Tab(ctx, t.PageID())
+				page, err := b.Surface(ctx, t.PageID())
 				if err != nil {
 					return nil, err
 				}

@@ -41,7 +41,7 @@ func BenchmarkFirstAccess(b *testing.B) {
 				b.StartTimer()
 				t0 := time.Now()
 				if c == "placeholder" {
-					t, err := br.Tab(ctx, id)
+					t, err := br.Surface(ctx, id)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -41,12 +41,12 @@ func tabsOf(b *engine.Browser) *tabs {
 // tab becomes the first of them, and a new tab opens for each of the
 // others (one at a time, so that their surface ids follow their order).
 // It returns the tabs, one per entry, as far as it got.
-func Restore(ctx context.Context, b *engine.Browser, entries []Entry) ([]*engine.Tab, error) {
+func Restore(ctx context.Context, b *engine.Browser, entries []Entry) ([]*engine.Surface, error) {
 	ts := tabsOf(b)
-	out := make([]*engine.Tab, 0, len(entries))
+	out := make([]*engine.Surface, 0, len(entries))
 	pages := b.Pages()
 	for i, e := range entries {
-		var t *engine.Tab
+		var t *engine.Surface
 		if i == 0 && len(pages) == 1 && pages[0].URL() == "about:blank" {
 			t = pages[0]
 		} else {
@@ -111,7 +111,7 @@ func Forget(b *engine.Browser, live func(page string) bool) {
 // as a person's would): its error is the caller's to report. With open
 // false only the viewport is applied: the caller is about to show
 // another document in the tab.
-func Load(ctx context.Context, b *engine.Browser, t *engine.Tab, open bool, authorise func(file string) (string, error)) error {
+func Load(ctx context.Context, b *engine.Browser, t *engine.Surface, open bool, authorise func(file string) (string, error)) error {
 	ts := tabsOf(b)
 	ts.mu.Lock()
 	p := ts.pending[t.PageID()]
@@ -167,7 +167,7 @@ func Load(ctx context.Context, b *engine.Browser, t *engine.Tab, open bool, auth
 
 // SetViewport applies a viewport preference to a tab and keeps it (nil
 // clears it: the window's own size again).
-func SetViewport(ctx context.Context, b *engine.Browser, t *engine.Tab, v *Viewport) error {
+func SetViewport(ctx context.Context, b *engine.Browser, t *engine.Surface, v *Viewport) error {
 	if v == nil {
 		if _, err := cdpproto.Call(ctx, t.Session(), emulation.ClearDeviceMetricsOverride, cdpproto.Empty{}); err != nil {
 			return err
@@ -186,7 +186,7 @@ func SetViewport(ctx context.Context, b *engine.Browser, t *engine.Tab, v *Viewp
 	return nil
 }
 
-func applyViewport(ctx context.Context, t *engine.Tab, v Viewport) error {
+func applyViewport(ctx context.Context, t *engine.Surface, v Viewport) error {
 	_, err := cdpproto.Call(ctx, t.Session(), emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
 		Width: int64(v.Width), Height: int64(v.Height), DeviceScaleFactor: v.Scale, Mobile: v.Mobile})
 	return err

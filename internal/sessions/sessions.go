@@ -46,11 +46,11 @@ type Config struct {
 	Downloads func(s *Session) download.Options
 	// Crashed hears of a tab's renderer crash (see engine.CrashHandler);
 	// nil leaves crashed tabs as they are.
-	Crashed func(ctx context.Context, s *Session, t *engine.Tab)
+	Crashed func(ctx context.Context, s *Session, t *engine.Surface)
 	// Person hears of a person's own input in a tab (see
 	// person.WithInput) — in headed browsers and attached ones,
 	// where a person can give any; nil watches for none.
-	Person func(ctx context.Context, s *Session, t *engine.Tab)
+	Person func(ctx context.Context, s *Session, t *engine.Surface)
 }
 
 // Manager holds the named sessions. It is safe for concurrent use.
@@ -167,10 +167,10 @@ func (s *Session) options(watchPerson bool) []engine.Option {
 		s.cfg.Events.Publish(events.Event{Kind: kind, Session: s.name, SurfaceID: e.SurfaceID, URL: e.URL, Title: e.Title})
 	})}
 	if h := s.cfg.Crashed; h != nil {
-		opts = append(opts, engine.WithCrashHandler(func(ctx context.Context, t *engine.Tab) { h(ctx, s, t) }))
+		opts = append(opts, engine.WithCrashHandler(func(ctx context.Context, t *engine.Surface) { h(ctx, s, t) }))
 	}
 	if h := s.cfg.Person; h != nil && watchPerson {
-		opts = append(opts, person.WithInput(func(ctx context.Context, t *engine.Tab) { h(ctx, s, t) }))
+		opts = append(opts, person.WithInput(func(ctx context.Context, t *engine.Surface) { h(ctx, s, t) }))
 	}
 	return opts
 }

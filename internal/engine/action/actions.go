@@ -48,7 +48,7 @@ type target struct {
 
 // resolve finds the element a ref or locator names (see capture.Resolve).
 // Caller holds t.Lock.
-func resolve(ctx context.Context, t *engine.Tab, ref string) (*target, error) {
+func resolve(ctx context.Context, t *engine.Surface, ref string) (*target, error) {
 	el, err := capture.Resolve(ctx, t, ref)
 	if err != nil {
 		return nil, err
@@ -57,11 +57,11 @@ func resolve(ctx context.Context, t *engine.Tab, ref string) (*target, error) {
 }
 
 // inSubframe reports whether the element is below the top frame.
-func (tg *target) inSubframe(t *engine.Tab) bool { return tg.Frame != t.TargetID }
+func (tg *target) inSubframe(t *engine.Surface) bool { return tg.Frame != t.TargetID }
 
 // point prepares the element for pointer input and returns its centre in
 // top-level viewport coordinates.
-func point(ctx context.Context, t *engine.Tab, tg *target, hit, enabled bool) (x, y float64, err error) {
+func point(ctx context.Context, t *engine.Surface, tg *target, hit, enabled bool) (x, y float64, err error) {
 	r, err := prepare(ctx, t, tg, hit, enabled)
 	if err != nil {
 		return 0, 0, err
@@ -83,7 +83,7 @@ func point(ctx context.Context, t *engine.Tab, tg *target, hit, enabled bool) (x
 // prepare runs the agent's actionability checks; in a subframe the
 // protocol scrolls the element into view first (across processes), and
 // the agent only checks. Its point is in the element's frame viewport.
-func prepare(ctx context.Context, t *engine.Tab, tg *target, hit, enabled bool) (*agentResult, error) {
+func prepare(ctx context.Context, t *engine.Surface, tg *target, hit, enabled bool) (*agentResult, error) {
 	scroll := true
 	if tg.inSubframe(t) {
 		if err := scrollInto(ctx, tg); err != nil {
@@ -96,7 +96,7 @@ func prepare(ctx context.Context, t *engine.Tab, tg *target, hit, enabled bool) 
 
 // focusFirst gives focus to a subframe element through the protocol before
 // the agent works on it (a cross-site frame may not focus itself).
-func focusFirst(ctx context.Context, t *engine.Tab, tg *target) error {
+func focusFirst(ctx context.Context, t *engine.Surface, tg *target) error {
 	if !tg.inSubframe(t) {
 		return nil
 	}
@@ -129,7 +129,7 @@ func focusNode(ctx context.Context, tg *target) error {
 // onElement resolves ref and runs one agent action function on its
 // element (the element id is passed first); an agent failure becomes a
 // registry error. Caller holds t.Lock.
-func onElement(ctx context.Context, t *engine.Tab, ref, fn string, args ...any) (*target, *agentResult, error) {
+func onElement(ctx context.Context, t *engine.Surface, ref, fn string, args ...any) (*target, *agentResult, error) {
 	tg, err := resolve(ctx, t, ref)
 	if err != nil {
 		return nil, nil, err
@@ -150,7 +150,7 @@ func runOn(ctx context.Context, tg *target, fn string, args ...any) (*agentResul
 	return &r, nil
 }
 
-func result(t *engine.Tab, tg *target) *Result {
+func result(t *engine.Surface, tg *target) *Result {
 	r := &Result{Surface: t.ID, Executed: true, URL: t.URL()}
 	if tg != nil {
 		r.Ref = tg.Ref
@@ -170,41 +170,41 @@ type ClickOptions struct {
 
 // Click clicks the element's centre with trusted mouse input, after
 // checking it is attached, visible, enabled, stable and on top.
-func Click(ctx context.Context, t *engine.Tab, ref string, o ClickOptions) (*Result, error) {
-	t.Lock()
-	defer t.Unlock()
-	tg, err := resolve(ctx, t, ref)
-	if err != nil {
-		return nil, err
-	}
-	x, y, err := point(ctx, t, tg, true, true)
-	if err != nil {
-		return nil, err
-	}
-	if o.Count < 1 {
-		o.Count = 1
-	}
-	if o.Button == "" {
-		o.Button = "left"
-	}
-	landed := pressCheck(ctx, t, tg, true)
-	if err := input.Click(ctx, t.Session(), x, y, o.Button, o.Count, o.Modifiers); err != nil {
-		var ap *input.AfterPressError
-		if errors.As(err, &ap) && errors.Is(err, cdp.ErrSessionGone) {
-			// The click closed its page (window.close() in a handler):
-			// the page went before it could answer the release.
-			r := result(t, tg)
-			r.Note = "clicked; the page closed"
-			return r, nil
+func Click(ctx context.Context, t *engine.Surface, ref string, o ClickOptions) (*Result, error) {
+	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		tg, err := resolve(ctx, t, ref)
+		if err != nil {
+			return nil, err
 		}
-		return nil, executedErr(err)
-	}
-	if err := landed(); err != nil {
-		return nil, err
-	}
-	r := result(t, tg)
-	r.X, r.Y = x, y
-	return r, nil
+		x, y, err := point(ctx, t, tg, true, true)
+		if err != nil {
+			return nil, err
+		}
+		if o.Count < 1 {
+			o.Count = 1
+		}
+		if o.Button == "" {
+			o.Button = "left"
+		}
+		landed := pressCheck(ctx, t, tg, true)
+		if err := input.Click(ctx, t.Session(), x, y, o.Button, o.Count, o.Modifiers); err != nil {
+			var ap *input.AfterPressError
+			if errors.As(err, &ap) && errors.Is(err, cdp.ErrSessionGone) {
+				// The click closed its page (window.close() in a handler):
+				// the page went before it could answer the release.
+				r := result(t, tg)
+				r.Note = "clicked; the page closed"
+				return r, nil
+			}
+			return nil, executedErr(err)
+		}
+		if err := landed(); err != nil {
+			return nil, err
+		}
+		r := result(t, tg)
+		r.X, r.Y = x, y
+		return r, nil
+	})
 }
 
 // executedErr marks a failure that happened while input was being sent:
@@ -226,100 +226,100 @@ func (e *partialError) Unwrap() error { return e.err }
 func (e *partialError) Executed() bool { return true }
 
 // Hover moves the mouse over the element's centre.
-func Hover(ctx context.Context, t *engine.Tab, ref string) (*Result, error) {
-	t.Lock()
-	defer t.Unlock()
-	tg, err := resolve(ctx, t, ref)
-	if err != nil {
-		return nil, err
-	}
-	x, y, err := point(ctx, t, tg, true, false)
-	if err != nil {
-		return nil, err
-	}
-	if err := input.Move(ctx, t.Session(), x, y, 0); err != nil {
-		return nil, executedErr(err)
-	}
-	r := result(t, tg)
-	r.X, r.Y = x, y
-	return r, nil
+func Hover(ctx context.Context, t *engine.Surface, ref string) (*Result, error) {
+	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		tg, err := resolve(ctx, t, ref)
+		if err != nil {
+			return nil, err
+		}
+		x, y, err := point(ctx, t, tg, true, false)
+		if err != nil {
+			return nil, err
+		}
+		if err := input.Move(ctx, t.Session(), x, y, 0); err != nil {
+			return nil, executedErr(err)
+		}
+		r := result(t, tg)
+		r.X, r.Y = x, y
+		return r, nil
+	})
 }
 
 // Focus focuses the element.
-func Focus(ctx context.Context, t *engine.Tab, ref string) (*Result, error) {
-	t.Lock()
-	defer t.Unlock()
-	tg, err := resolve(ctx, t, ref)
-	if err != nil {
-		return nil, err
-	}
-	if err := focusFirst(ctx, t, tg); err != nil {
-		return nil, err
-	}
-	if _, err := runOn(ctx, tg, "focus"); err != nil {
-		return nil, err
-	}
-	return result(t, tg), nil
+func Focus(ctx context.Context, t *engine.Surface, ref string) (*Result, error) {
+	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		tg, err := resolve(ctx, t, ref)
+		if err != nil {
+			return nil, err
+		}
+		if err := focusFirst(ctx, t, tg); err != nil {
+			return nil, err
+		}
+		if _, err := runOn(ctx, tg, "focus"); err != nil {
+			return nil, err
+		}
+		return result(t, tg), nil
+	})
 }
 
 // Fill replaces the content of an editable field with text: it focuses the
 // field, selects everything in it and inserts the text as one input (an
 // empty text deletes the selection). Listeners see trusted beforeinput and
 // input events, as for a person's typing; the value is never assigned.
-func Fill(ctx context.Context, t *engine.Tab, ref, text string) (*Result, error) {
-	t.Lock()
-	defer t.Unlock()
-	tg, err := resolve(ctx, t, ref)
-	if err != nil {
-		return nil, err
-	}
-	if err := focusFirst(ctx, t, tg); err != nil {
-		return nil, err
-	}
-	r, err := runOn(ctx, tg, "focusSelect", true)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case text != "":
-		err = input.InsertText(ctx, t.Session(), text)
-	case !r.Empty:
-		err = input.Press(ctx, t.Session(), mustChord("Delete"))
-	}
-	if err != nil {
-		return nil, executedErr(err)
-	}
-	return withValue(ctx, t, tg), nil
-}
-
-// Type types text key by key into the element (after focusing it, caret at
-// the end) or, without a ref, into whatever has focus.
-func Type(ctx context.Context, t *engine.Tab, ref, text string) (*Result, error) {
-	t.Lock()
-	defer t.Unlock()
-	var tg *target
-	if ref != "" {
-		var err error
-		if tg, err = resolve(ctx, t, ref); err != nil {
+func Fill(ctx context.Context, t *engine.Surface, ref, text string) (*Result, error) {
+	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		tg, err := resolve(ctx, t, ref)
+		if err != nil {
 			return nil, err
 		}
 		if err := focusFirst(ctx, t, tg); err != nil {
 			return nil, err
 		}
-		if _, err := runOn(ctx, tg, "focusSelect", false); err != nil {
+		r, err := runOn(ctx, tg, "focusSelect", true)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if err := input.Type(ctx, t.Session(), text); err != nil {
-		return nil, executedErr(err)
-	}
-	if tg == nil {
-		return result(t, nil), nil
-	}
-	return withValue(ctx, t, tg), nil
+		switch {
+		case text != "":
+			err = input.InsertText(ctx, t.Session(), text)
+		case !r.Empty:
+			err = input.Press(ctx, t.Session(), mustChord("Delete"))
+		}
+		if err != nil {
+			return nil, executedErr(err)
+		}
+		return withValue(ctx, t, tg), nil
+	})
 }
 
-func withValue(ctx context.Context, t *engine.Tab, tg *target) *Result {
+// Type types text key by key into the element (after focusing it, caret at
+// the end) or, without a ref, into whatever has focus.
+func Type(ctx context.Context, t *engine.Surface, ref, text string) (*Result, error) {
+	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		var tg *target
+		if ref != "" {
+			var err error
+			if tg, err = resolve(ctx, t, ref); err != nil {
+				return nil, err
+			}
+			if err := focusFirst(ctx, t, tg); err != nil {
+				return nil, err
+			}
+			if _, err := runOn(ctx, tg, "focusSelect", false); err != nil {
+				return nil, err
+			}
+		}
+		if err := input.Type(ctx, t.Session(), text); err != nil {
+			return nil, executedErr(err)
+		}
+		if tg == nil {
+			return result(t, nil), nil
+		}
+		return withValue(ctx, t, tg), nil
+	})
+}
+
+func withValue(ctx context.Context, t *engine.Surface, tg *target) *Result {
 	res := result(t, tg)
 	var v struct {
 		OK    bool   `json:"ok"`
@@ -332,24 +332,24 @@ func withValue(ctx context.Context, t *engine.Tab, tg *target) *Result {
 }
 
 // Press presses key chords in order on the focused element.
-func Press(ctx context.Context, t *engine.Tab, chords []input.Chord) (*Result, error) {
-	t.Lock()
-	defer t.Unlock()
-	for i, c := range chords {
-		if err := input.Press(ctx, t.Session(), c); err != nil {
-			if i == 0 {
-				return nil, err
+func Press(ctx context.Context, t *engine.Surface, chords []input.Chord) (*Result, error) {
+	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		for i, c := range chords {
+			if err := input.Press(ctx, t.Session(), c); err != nil {
+				if i == 0 {
+					return nil, err
+				}
+				return nil, executedErr(err)
 			}
-			return nil, executedErr(err)
 		}
-	}
-	// As after a click: what the keys set off (a list filtering, a menu
-	// opening) is on the page when the result is taken. A navigation the
-	// keys started ends the wait.
-	if w, err := t.World(ctx, t.Root()); err == nil {
-		afterInput(ctx, w)
-	}
-	return result(t, nil), nil
+		// As after a click: what the keys set off (a list filtering, a menu
+		// opening) is on the page when the result is taken. A navigation the
+		// keys started ends the wait.
+		if w, err := t.World(ctx, t.Root()); err == nil {
+			afterInput(ctx, w)
+		}
+		return result(t, nil), nil
+	})
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -363,63 +363,63 @@ func mustChord(s string) input.Chord {
 }
 
 // Select chooses options of a <select> by value or visible label.
-func Select(ctx context.Context, t *engine.Tab, ref string, values []string) (*Result, error) {
-	t.Lock()
-	defer t.Unlock()
-	tg, r, err := onElement(ctx, t, ref, "selectOptions", values)
-	if err != nil {
-		return nil, err
-	}
-	res := result(t, tg)
-	res.Value = r.Values
-	return res, nil
+func Select(ctx context.Context, t *engine.Surface, ref string, values []string) (*Result, error) {
+	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		tg, r, err := onElement(ctx, t, ref, "selectOptions", values)
+		if err != nil {
+			return nil, err
+		}
+		res := result(t, tg)
+		res.Value = r.Values
+		return res, nil
+	})
 }
 
 // SetChecked checks or unchecks a checkbox, radio or switch by clicking it
 // when its state differs, and verifies the new state. Already being in the
 // wanted state is success without input.
-func SetChecked(ctx context.Context, t *engine.Tab, ref string, want bool) (*Result, error) {
-	t.Lock()
-	defer t.Unlock()
-	tg, err := resolve(ctx, t, ref)
-	if err != nil {
-		return nil, err
-	}
-	st, err := state(ctx, tg)
-	if err != nil {
-		return nil, err
-	}
-	if st.Checked == nil {
-		return nil, apitype.Errorf(apitype.NotActionable, "%s is a %s, not a checkbox, radio or switch", tg.Ref, st.Role)
-	}
-	if cur, _ := st.Checked.(bool); cur == want {
-		r := result(t, tg)
-		r.Executed = false
-		r.Note = "already " + checkWord(want)
-		return r, nil
-	}
-	if !want && st.Role == "radio" {
-		return nil, apitype.Errorf(apitype.NotActionable, "%s is a radio button; check another option of its group instead", tg.Ref)
-	}
-	x, y, err := point(ctx, t, tg, true, true)
-	if err != nil {
-		return nil, err
-	}
-	landed := pressCheck(ctx, t, tg, false)
-	if err := input.Click(ctx, t.Session(), x, y, "left", 1, 0); err != nil {
-		return nil, executedErr(err)
-	}
-	if err := landed(); err != nil {
-		return nil, err
-	}
-	st, err = state(ctx, tg)
-	if err != nil {
-		return nil, executedErr(err)
-	}
-	if cur, _ := st.Checked.(bool); cur != want {
-		return nil, apitype.Errorf(apitype.NotActionable, "clicking %s did not make it %s", tg.Ref, checkWord(want)).Executed()
-	}
-	return result(t, tg), nil
+func SetChecked(ctx context.Context, t *engine.Surface, ref string, want bool) (*Result, error) {
+	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		tg, err := resolve(ctx, t, ref)
+		if err != nil {
+			return nil, err
+		}
+		st, err := state(ctx, tg)
+		if err != nil {
+			return nil, err
+		}
+		if st.Checked == nil {
+			return nil, apitype.Errorf(apitype.NotActionable, "%s is a %s, not a checkbox, radio or switch", tg.Ref, st.Role)
+		}
+		if cur, _ := st.Checked.(bool); cur == want {
+			r := result(t, tg)
+			r.Executed = false
+			r.Note = "already " + checkWord(want)
+			return r, nil
+		}
+		if !want && st.Role == "radio" {
+			return nil, apitype.Errorf(apitype.NotActionable, "%s is a radio button; check another option of its group instead", tg.Ref)
+		}
+		x, y, err := point(ctx, t, tg, true, true)
+		if err != nil {
+			return nil, err
+		}
+		landed := pressCheck(ctx, t, tg, false)
+		if err := input.Click(ctx, t.Session(), x, y, "left", 1, 0); err != nil {
+			return nil, executedErr(err)
+		}
+		if err := landed(); err != nil {
+			return nil, err
+		}
+		st, err = state(ctx, tg)
+		if err != nil {
+			return nil, executedErr(err)
+		}
+		if cur, _ := st.Checked.(bool); cur != want {
+			return nil, apitype.Errorf(apitype.NotActionable, "clicking %s did not make it %s", tg.Ref, checkWord(want)).Executed()
+		}
+		return result(t, tg), nil
+	})
 }
 
 func checkWord(b bool) string {
@@ -432,36 +432,36 @@ func checkWord(b bool) string {
 // Upload sets the files of a file input, as choosing them in the file
 // dialog would (the page sees input and change events). Paths must be
 // files the caller may hand to the page; the executor confines them.
-func Upload(ctx context.Context, t *engine.Tab, ref string, paths []string) (*Result, error) {
-	t.Lock()
-	defer t.Unlock()
-	tg, r, err := onElement(ctx, t, ref, "fileInput")
-	if err != nil {
-		return nil, err
-	}
-	if len(paths) > 1 && !r.Multiple {
-		return nil, apitype.Errorf(apitype.BadInput, "%s takes one file, got %d", tg.Ref, len(paths))
-	}
-	elem := tg.Elem
-	if r.I != 0 {
-		// An upload button: its own (hidden) file input takes the files.
-		elem, tg.via = r.I, r.Via
-	}
-	sent := false
-	err = tg.World.WithObject(ctx, elem, func(obj runtime.RemoteObjectID) error {
-		sent = true
-		_, err := cdpproto.Call(ctx, tg.World.Session(), dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj})
-		return err
+func Upload(ctx context.Context, t *engine.Surface, ref string, paths []string) (*Result, error) {
+	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		tg, r, err := onElement(ctx, t, ref, "fileInput")
+		if err != nil {
+			return nil, err
+		}
+		if len(paths) > 1 && !r.Multiple {
+			return nil, apitype.Errorf(apitype.BadInput, "%s takes one file, got %d", tg.Ref, len(paths))
+		}
+		elem := tg.Elem
+		if r.I != 0 {
+			// An upload button: its own (hidden) file input takes the files.
+			elem, tg.via = r.I, r.Via
+		}
+		sent := false
+		err = tg.World.WithObject(ctx, elem, func(obj runtime.RemoteObjectID) error {
+			sent = true
+			_, err := cdpproto.Call(ctx, tg.World.Session(), dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, ObjectID: obj})
+			return err
+		})
+		switch {
+		case err != nil && !sent:
+			return nil, capture.StaleIfGone(tg.Ref, err)
+		case err != nil:
+			return nil, executedErr(err)
+		}
+		res := result(t, tg)
+		res.Value = paths
+		return res, nil
 	})
-	switch {
-	case err != nil && !sent:
-		return nil, capture.StaleIfGone(tg.Ref, err)
-	case err != nil:
-		return nil, executedErr(err)
-	}
-	res := result(t, tg)
-	res.Value = paths
-	return res, nil
 }
 
 // ScrollOptions say how far to scroll, in CSS pixels.
@@ -479,54 +479,54 @@ const (
 // Scroll scrolls the element into view or, with deltas, turns the mouse
 // wheel over the element (or the middle of the viewport without a ref),
 // and returns once the scrolling it set off has come to rest.
-func Scroll(ctx context.Context, t *engine.Tab, ref string, o ScrollOptions) (*Result, error) {
-	t.Lock()
-	defer t.Unlock()
-	var (
-		tg   *target
-		x, y float64
-		err  error
-	)
-	if ref != "" {
-		if tg, err = resolve(ctx, t, ref); err != nil {
-			return nil, err
-		}
-		if x, y, err = point(ctx, t, tg, false, false); err != nil {
-			return nil, err
-		}
-	} else {
-		w, err := t.World(ctx, t.Root())
-		if err != nil {
-			return nil, err
-		}
-		var vp struct{ W, H float64 }
-		if err := w.Eval(ctx, "({W: innerWidth, H: innerHeight})", &vp); err != nil {
-			return nil, err
-		}
-		x, y = vp.W/2, vp.H/2
-		if t.IsFrame() {
-			// The middle of the frame's own viewport, in page coordinates.
-			if x, y, err = toTop(ctx, t, "", t.Root(), x, y, false); err != nil {
+func Scroll(ctx context.Context, t *engine.Surface, ref string, o ScrollOptions) (*Result, error) {
+	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		var (
+			tg   *target
+			x, y float64
+			err  error
+		)
+		if ref != "" {
+			if tg, err = resolve(ctx, t, ref); err != nil {
 				return nil, err
 			}
+			if x, y, err = point(ctx, t, tg, false, false); err != nil {
+				return nil, err
+			}
+		} else {
+			w, err := t.World(ctx, t.Root())
+			if err != nil {
+				return nil, err
+			}
+			var vp struct{ W, H float64 }
+			if err := w.Eval(ctx, "({W: innerWidth, H: innerHeight})", &vp); err != nil {
+				return nil, err
+			}
+			x, y = vp.W/2, vp.H/2
+			if t.IsFrame() {
+				// The middle of the frame's own viewport, in page coordinates.
+				if x, y, err = toTop(ctx, t, "", t.Root(), x, y, false); err != nil {
+					return nil, err
+				}
+			}
 		}
-	}
-	if o.DX != 0 || o.DY != 0 {
-		w := t.CurrentWorld(t.Root())
-		if tg != nil {
-			w = tg.World
+		if o.DX != 0 || o.DY != 0 {
+			w := t.CurrentWorld(t.Root())
+			if tg != nil {
+				w = tg.World
+			}
+			var mark agentResult
+			marked := w != nil && w.Call(ctx, "scrollMark", &mark) == nil
+			if err := input.Wheel(ctx, t.Session(), x, y, o.DX, o.DY); err != nil {
+				return nil, executedErr(err)
+			}
+			if marked {
+				var r agentResult
+				_ = w.Call(ctx, "scrollSettled", &r, mark.Seq, wheelNone.Milliseconds(), wheelSettle.Milliseconds())
+			}
 		}
-		var mark agentResult
-		marked := w != nil && w.Call(ctx, "scrollMark", &mark) == nil
-		if err := input.Wheel(ctx, t.Session(), x, y, o.DX, o.DY); err != nil {
-			return nil, executedErr(err)
-		}
-		if marked {
-			var r agentResult
-			_ = w.Call(ctx, "scrollSettled", &r, mark.Seq, wheelNone.Milliseconds(), wheelSettle.Milliseconds())
-		}
-	}
-	r := result(t, tg)
-	r.X, r.Y = x, y
-	return r, nil
+		r := result(t, tg)
+		r.X, r.Y = x, y
+		return r, nil
+	})
 }

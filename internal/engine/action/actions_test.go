@@ -12,7 +12,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/input"
 )
 
-func status(t *testing.T, tab *engine.Tab) string {
+func status(t *testing.T, tab *engine.Surface) string {
 	return evalString(t, tab, "document.getElementById('status').textContent")
 }
 

@@ -69,7 +69,7 @@ func (r *agentResult) check(ref string) error {
 // the box), level by level up to the top. With hit, each level checks the
 // point lands on the frame's iframe (nothing in the parent covers it); a
 // miss is NOT_ACTIONABLE about ref.
-func toTop(ctx context.Context, t *engine.Tab, ref, frameID string, x, y float64, hit bool) (float64, float64, error) {
+func toTop(ctx context.Context, t *engine.Surface, ref, frameID string, x, y float64, hit bool) (float64, float64, error) {
 	for id := frameID; id != t.TargetID; {
 		f, ok := t.Frame(id)
 		if !ok || f.Parent == "" {

@@ -300,7 +300,7 @@ func TestVerbsInCrossSiteFrame(t *testing.T) {
 
 // sideState is what a snapshot must not change: focus, scroll positions and
 // the number of loads of the frame.
-func sideState(t *testing.T, tab *engine.Tab) string {
+func sideState(t *testing.T, tab *engine.Surface) string {
 	t.Helper()
 	top, err := action.Eval(ctxT(t), tab, "JSON.stringify([document.activeElement.id, scrollX, scrollY, document.hasFocus()])")
 	if err != nil {
@@ -312,7 +312,7 @@ func sideState(t *testing.T, tab *engine.Tab) string {
 
 // oopifEval evaluates a string expression in the page's main world of the
 // tab's (only) out-of-process frame.
-func oopifEval(t *testing.T, tab *engine.Tab, expr string) string {
+func oopifEval(t *testing.T, tab *engine.Surface, expr string) string {
 	t.Helper()
 	sess := enginetest.OOPIF(t, tab).Session
 	var res struct {

@@ -29,7 +29,7 @@ const quietFor = 150 * time.Millisecond
 //     has gone one animation frame without a DOM mutation, so that what the
 //     click set off (a list opening, a re-render) is on the page when the
 //     result (and a front end's report of what changed) is taken.
-func pressCheck(ctx context.Context, t *engine.Tab, tg *target, quiet bool) func() error {
+func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) func() error {
 	var armed agentResult
 	if err := tg.World.Call(ctx, "armPress", &armed, tg.Elem); err != nil || !armed.OK {
 		return func() error { return nil }

@@ -43,22 +43,28 @@ func state(ctx context.Context, tg *target) (*ElementState, error) {
 }
 
 // State reports the element's role and interaction state.
-func State(ctx context.Context, t *engine.Tab, ref string) (*ElementState, error) {
-	t.Lock()
-	defer t.Unlock()
-	tg, err := resolve(ctx, t, ref)
-	if err != nil {
-		return nil, err
-	}
-	return state(ctx, tg)
+func State(ctx context.Context, t *engine.Surface, ref string) (*ElementState, error) {
+	return engine.Exclusively(ctx, t, func() (*ElementState, error) {
+		tg, err := resolve(ctx, t, ref)
+		if err != nil {
+			return nil, err
+		}
+		return state(ctx, tg)
+	})
 }
 
 // Read returns text, html or value of an element, or one attribute
 // (what = "attr", arg = its name). For "attr", present is false when the
 // element has no such attribute.
-func Read(ctx context.Context, t *engine.Tab, ref, what, arg string) (value string, present bool, err error) {
-	t.Lock()
-	defer t.Unlock()
+func Read(ctx context.Context, t *engine.Surface, ref, what, arg string) (value string, present bool, err error) {
+	err = t.Exclusive(ctx, func() error {
+		value, present, err = read(ctx, t, ref, what, arg)
+		return err
+	})
+	return value, present, err
+}
+
+func read(ctx context.Context, t *engine.Surface, ref, what, arg string) (string, bool, error) {
 	tg, err := resolve(ctx, t, ref)
 	if err != nil {
 		return "", false, err
@@ -83,16 +89,16 @@ func Read(ctx context.Context, t *engine.Tab, ref, what, arg string) (value stri
 
 // PageText returns the visible text of the whole page, shadow roots
 // included.
-func PageText(ctx context.Context, t *engine.Tab) (string, error) {
-	t.Lock()
-	defer t.Unlock()
-	w, err := t.World(ctx, t.Root())
-	if err != nil {
-		return "", err
-	}
-	var s string
-	err = w.Call(ctx, "pageText", &s)
-	return s, err
+func PageText(ctx context.Context, t *engine.Surface) (string, error) {
+	return engine.Exclusively(ctx, t, func() (string, error) {
+		w, err := t.World(ctx, t.Root())
+		if err != nil {
+			return "", err
+		}
+		var s string
+		err = w.Call(ctx, "pageText", &s)
+		return s, err
+	})
 }
 
 // ElementBox is an element's border box in top-level viewport coordinates (CSS
@@ -108,70 +114,70 @@ type ElementBox struct {
 }
 
 // Box returns the element's box without scrolling or moving anything.
-func Box(ctx context.Context, t *engine.Tab, ref string) (*ElementBox, error) {
-	t.Lock()
-	defer t.Unlock()
-	tg, err := resolve(ctx, t, ref)
-	if err != nil {
-		return nil, err
-	}
-	var r struct {
-		OK  bool   `json:"ok"`
-		Err string `json:"err"`
-		ElementBox
-	}
-	if err := tg.World.Call(ctx, "read", &r, tg.Elem, "box"); err != nil {
-		return nil, capture.StaleIfGone(ref, err)
-	}
-	if !r.OK {
-		return nil, (&agentResult{Err: r.Err}).check(tg.Ref)
-	}
-	r.ElementBox.Ref = tg.Ref
-	// In a subframe the box is in the frame's viewport; move its origin to
-	// the top level (no hit test: reading moves nothing).
-	if r.ElementBox.X, r.ElementBox.Y, err = toTop(ctx, t, tg.Ref, tg.Frame, r.ElementBox.X, r.ElementBox.Y, false); err != nil {
-		return nil, err
-	}
-	return &r.ElementBox, nil
+func Box(ctx context.Context, t *engine.Surface, ref string) (*ElementBox, error) {
+	return engine.Exclusively(ctx, t, func() (*ElementBox, error) {
+		tg, err := resolve(ctx, t, ref)
+		if err != nil {
+			return nil, err
+		}
+		var r struct {
+			OK  bool   `json:"ok"`
+			Err string `json:"err"`
+			ElementBox
+		}
+		if err := tg.World.Call(ctx, "read", &r, tg.Elem, "box"); err != nil {
+			return nil, capture.StaleIfGone(ref, err)
+		}
+		if !r.OK {
+			return nil, (&agentResult{Err: r.Err}).check(tg.Ref)
+		}
+		r.ElementBox.Ref = tg.Ref
+		// In a subframe the box is in the frame's viewport; move its origin to
+		// the top level (no hit test: reading moves nothing).
+		if r.ElementBox.X, r.ElementBox.Y, err = toTop(ctx, t, tg.Ref, tg.Frame, r.ElementBox.X, r.ElementBox.Y, false); err != nil {
+			return nil, err
+		}
+		return &r.ElementBox, nil
+	})
 }
 
 // Eval evaluates a JavaScript expression in the page's own world (it sees
 // the page's globals) and returns its JSON value; a promise is awaited.
-func Eval(ctx context.Context, t *engine.Tab, expr string) (jsonv2.Value, error) {
-	t.Lock()
-	defer t.Unlock()
-	params := runtime.EvaluateParams{
-		Expression: expr, ReturnByValue: ptr(true), AwaitPromise: ptr(true), UserGesture: ptr(true),
-		ReplMode: ptr(true),
-	}
-	sess, ctxID, err := t.PageContext()
-	if err != nil {
-		return nil, err
-	}
-	params.ContextID = runtime.ExecutionContextID(ctxID)
-	res, err := cdpproto.Call(ctx, sess, runtime.Evaluate, params)
-	if err != nil {
-		return nil, err
-	}
-	if ex := res.ExceptionDetails; ex != nil {
-		msg := ex.Text
-		if ex.Exception != nil && ex.Exception.Description != "" {
-			msg = ex.Exception.Description
+func Eval(ctx context.Context, t *engine.Surface, expr string) (jsonv2.Value, error) {
+	return engine.Exclusively(ctx, t, func() (jsonv2.Value, error) {
+		params := runtime.EvaluateParams{
+			Expression: expr, ReturnByValue: ptr(true), AwaitPromise: ptr(true), UserGesture: ptr(true),
+			ReplMode: ptr(true),
 		}
-		return nil, apitype.Errorf(apitype.EvalFailed, "%s", strings.TrimSpace(msg)).Executed()
-	}
-	r := res.Result
-	switch {
-	case r == nil || r.Type == "undefined":
-		return jsonv2.Value("null"), nil
-	case r.UnserializableValue != "":
-		// NaN, Infinity, -0, bigints: not JSON; give them as strings.
-		return jsonv2.Marshal(string(r.UnserializableValue))
-	case len(r.Value) == 0:
-		if r.Description != "" {
-			return jsonv2.Marshal(r.Description)
+		sess, ctxID, err := t.PageContext()
+		if err != nil {
+			return nil, err
 		}
-		return jsonv2.Value("null"), nil
-	}
-	return r.Value, nil
+		params.ContextID = runtime.ExecutionContextID(ctxID)
+		res, err := cdpproto.Call(ctx, sess, runtime.Evaluate, params)
+		if err != nil {
+			return nil, err
+		}
+		if ex := res.ExceptionDetails; ex != nil {
+			msg := ex.Text
+			if ex.Exception != nil && ex.Exception.Description != "" {
+				msg = ex.Exception.Description
+			}
+			return nil, apitype.Errorf(apitype.EvalFailed, "%s", strings.TrimSpace(msg)).Executed()
+		}
+		r := res.Result
+		switch {
+		case r == nil || r.Type == "undefined":
+			return jsonv2.Value("null"), nil
+		case r.UnserializableValue != "":
+			// NaN, Infinity, -0, bigints: not JSON; give them as strings.
+			return jsonv2.Marshal(string(r.UnserializableValue))
+		case len(r.Value) == 0:
+			if r.Description != "" {
+				return jsonv2.Marshal(r.Description)
+			}
+			return jsonv2.Value("null"), nil
+		}
+		return r.Value, nil
+	})
 }

@@ -40,12 +40,12 @@ func lineRef(t *testing.T, s *capture.Snapshot, pattern string) string {
 	return found[0]
 }
 
-func outText(t *testing.T, tab *engine.Tab) string {
+func outText(t *testing.T, tab *engine.Surface) string {
 	t.Helper()
 	return evalString(t, tab, `document.getElementById('out').textContent`)
 }
 
-func clickOut(t *testing.T, tab *engine.Tab, ref string) (*action.Result, string) {
+func clickOut(t *testing.T, tab *engine.Surface, ref string) (*action.Result, string) {
 	t.Helper()
 	r, err := action.Click(ctxT(t), tab, ref, action.ClickOptions{})
 	if err != nil {

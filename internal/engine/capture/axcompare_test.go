@@ -195,7 +195,7 @@ func (r *axResult) report(t *testing.T, page string, dump bool) {
 	}
 }
 
-func compareAX(ctx context.Context, tab *engine.Tab) (*axResult, error) {
+func compareAX(ctx context.Context, tab *engine.Surface) (*axResult, error) {
 	p, w, err := agentSnapshotAll(ctx, tab)
 	if err != nil {
 		return nil, err
@@ -344,7 +344,7 @@ var invisible = strings.NewReplacer("\u00ad", "", "\u200b", "", "\u200c", "", "\
 
 // wbrSpacing reports a name that differs from Chromium's only by spaces,
 // on an element with a <wbr> inside.
-func wbrSpacing(ctx context.Context, tab *engine.Tab, id cdpproto.BackendNodeID, ours, theirs string) bool {
+func wbrSpacing(ctx context.Context, tab *engine.Surface, id cdpproto.BackendNodeID, ours, theirs string) bool {
 	if strings.ReplaceAll(ours, " ", "") != strings.ReplaceAll(theirs, " ", "") {
 		return false
 	}
@@ -478,15 +478,16 @@ func describeDOM(n *cdpproto.Node) string {
 
 // agentSnapshotAll runs the agent's snapshot with every emitted element
 // given an element id.
-func agentSnapshotAll(ctx context.Context, tab *engine.Tab) (*snapshot.Page, *engine.World, error) {
-	tab.Lock()
-	defer tab.Unlock()
-	w, err := tab.World(ctx, tab.Root())
-	if err != nil {
-		return nil, nil, err
-	}
+func agentSnapshotAll(ctx context.Context, tab *engine.Surface) (*snapshot.Page, *engine.World, error) {
+	var w *engine.World
 	var raw string
-	if err := w.Call(ctx, "snapshot", &raw, map[string]any{"all": true}); err != nil {
+	err := tab.Exclusive(ctx, func() (err error) {
+		if w, err = tab.World(ctx, tab.Root()); err != nil {
+			return err
+		}
+		return w.Call(ctx, "snapshot", &raw, map[string]any{"all": true})
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	p, err := snapshot.DecodePage(raw)
@@ -502,7 +503,7 @@ func agentSnapshotAll(ctx context.Context, tab *engine.Tab) (*snapshot.Page, *en
 // elemNodes turns agent element ids into DOM nodes (with backend ids):
 // __loupe.byId(id) by reference in the agent's world, then DOM.describeNode
 // on the object. A nil entry is an id that did not resolve.
-func elemNodes(ctx context.Context, tab *engine.Tab, w *engine.World, ids []int64) ([]*cdpproto.Node, error) {
+func elemNodes(ctx context.Context, tab *engine.Surface, w *engine.World, ids []int64) ([]*cdpproto.Node, error) {
 	const group = "axcompare"
 	defer func() {
 		_ = tab.Session().Call(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]string{"objectGroup": group}, nil)

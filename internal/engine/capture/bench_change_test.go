@@ -51,7 +51,7 @@ func BenchmarkSnapshotLargeChanged(b *testing.B) {
 
 // changeRows sets the value cell of n rows spread over the page, from the
 // page's own world, and waits for the page's next two frames.
-func changeRows(ctx context.Context, b *testing.B, tab *engine.Tab, n, step int) {
+func changeRows(ctx context.Context, b *testing.B, tab *engine.Surface, n, step int) {
 	expr := fmt.Sprintf(`(() => { const rows = document.querySelectorAll('tbody tr');
 		for (let i = 0; i < %d; i++) rows[(%d * 7919 + i * 499) %% rows.length].children[2].textContent = 'v%d-' + i;
 		return new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); })()`, n, step, step)
@@ -190,7 +190,7 @@ func BenchmarkSnapshotCacheMemory(b *testing.B) {
 // on another new tab of the same page, also its first call.
 func BenchmarkSnapshotLargeCold(b *testing.B) {
 	var snap, dom []time.Duration
-	fresh := func(ctx context.Context) *engine.Tab {
+	fresh := func(ctx context.Context) *engine.Surface {
 		tab, err := surface.NewTab(ctx, enginetest.Browser())
 		if err != nil {
 			b.Fatal(err)

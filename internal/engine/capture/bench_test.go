@@ -21,7 +21,7 @@ import (
 // on the same tab in the same run:
 //
 //	go test -run '^$' -bench . -benchtime 10x ./internal/engine/capture/
-func largeTab(b *testing.B) *engine.Tab {
+func largeTab(b *testing.B) *engine.Surface {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -11,7 +11,7 @@ import (
 )
 
 // kept is what the capture package keeps of a surface between snapshots
-// (in engine.Tab.Keep, guarded by the tab's lock):
+// (in its engine.Slot, guarded by the surface's Exclusive):
 //   - per frame, the agent's last walk as decoded: its tree, never changed
 //     (the stages that change nodes get a copy), and its keyed nodes. The
 //     agent is told which walk is kept (have) and sends only what changed
@@ -81,13 +81,16 @@ type keptWalk struct {
 	keys  map[int64]*snapshot.Node
 }
 
-// keptOf returns the surface's kept state. Caller holds t.Lock.
-func keptOf(t *engine.Tab) *kept {
-	if k, ok := t.Kept().(*kept); ok {
+// keptSlot holds each surface's kept state.
+var keptSlot = engine.NewSlot[kept]("capture.kept")
+
+// keptOf returns the surface's kept state. Caller is in t.Exclusive.
+func keptOf(t *engine.Surface) *kept {
+	if k := keptSlot.Get(t); k != nil {
 		return k
 	}
 	k := &kept{walks: map[string]*keptWalk{}}
-	t.Keep(k)
+	keptSlot.Set(t, k)
 	return k
 }
 
@@ -158,7 +161,7 @@ func cacheable(o SnapshotOptions) bool {
 // saying "same", and the same options. The ref table is brought up to
 // date as a new snapshot would (gone elements' refs dropped); a ref the
 // table no longer holds means the kept text is not servable.
-func (k *kept) reuse(ctx context.Context, t *engine.Tab, o SnapshotOptions, caps []*frameCapture) (*Snapshot, bool) {
+func (k *kept) reuse(ctx context.Context, t *engine.Surface, o SnapshotOptions, caps []*frameCapture) (*Snapshot, bool) {
 	if k == nil || k.last == nil || k.last.opts != o || !cacheable(o) || len(caps) != len(k.last.frames) {
 		return nil, false
 	}

@@ -148,7 +148,7 @@ func TestCachedSnapshotEqualsFresh(t *testing.T) {
 // frame that has just loaded a new document is read once loupe has seen
 // its new context (which a cross-site frame reports in its own session,
 // in no order with the page's load event). Bounded: a 10 s poll.
-func framesLoaded(ctx context.Context, t *testing.T, tab *engine.Tab) {
+func framesLoaded(ctx context.Context, t *testing.T, tab *engine.Surface) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -212,7 +212,7 @@ func TestKeptLocatorsFollowStructure(t *testing.T) {
 
 // movePointer moves the mouse, as trusted input, to the middle of the n-th
 // (modulo) element the selector finds that has a box in the viewport.
-func movePointer(ctx context.Context, t *testing.T, tab *engine.Tab, sel string, n int) {
+func movePointer(ctx context.Context, t *testing.T, tab *engine.Surface, sel string, n int) {
 	t.Helper()
 	var res struct {
 		Result struct {

@@ -17,7 +17,7 @@ var (
 	BindRefs        = bindRefs
 	WalkBudget      = walkBudget
 	// AssignLocators computes every locator afresh (no kept answers).
-	AssignLocators = func(ctx context.Context, t *engine.Tab, caps []*frameCapture) { assignLocators(ctx, t, caps, nil) }
+	AssignLocators = func(ctx context.Context, t *engine.Surface, caps []*frameCapture) { assignLocators(ctx, t, caps, nil) }
 	Locate         = locate
 	LocateOne      = locateOne
 	SimilarRefs    = similarRefs

@@ -21,6 +21,6 @@ var (
 	refOfLine   = enginetest.RefOfLine
 )
 
-func status(t *testing.T, tab *engine.Tab) string {
+func status(t *testing.T, tab *engine.Surface) string {
 	return enginetest.EvalString(t, tab, "document.getElementById('status').textContent")
 }

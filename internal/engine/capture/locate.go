@@ -27,7 +27,7 @@ import (
 // as a similar ref; it is not acted on); a ref never issued is
 // REF_NOT_FOUND; a locator that matches nothing is REF_NOT_FOUND and one
 // that matches several is AMBIGUOUS with their refs. Caller holds t.Lock.
-func Resolve(ctx context.Context, t *engine.Tab, target string) (*Element, error) {
+func Resolve(ctx context.Context, t *engine.Surface, target string) (*Element, error) {
 	ref, err := snapshot.NormalizeRef(target)
 	if err != nil {
 		loc, lerr := snapshot.ParseLocator(target)
@@ -61,7 +61,7 @@ type locMatch struct {
 const similarTimeout = 3 * time.Second
 
 // surfaceFrames lists the tab's frames, parents before children.
-func surfaceFrames(t *engine.Tab) []string {
+func surfaceFrames(t *engine.Surface) []string {
 	var out []string
 	var walk func(id string, depth int)
 	walk = func(id string, depth int) {
@@ -103,7 +103,7 @@ type queryReply struct {
 
 // queryFrame finds the elements one step matches in a frame's current
 // document.
-func queryFrame(ctx context.Context, t *engine.Tab, frame string, st snapshot.Step) ([]locMatch, error) {
+func queryFrame(ctx context.Context, t *engine.Surface, frame string, st snapshot.Step) ([]locMatch, error) {
 	w, err := t.World(ctx, frame)
 	if err != nil {
 		return nil, err
@@ -129,7 +129,7 @@ func queryFrame(ctx context.Context, t *engine.Tab, frame string, st snapshot.St
 // matches in frame order. A subframe that went away meanwhile is skipped;
 // any other failure fails the search (a frame that cannot be searched
 // could hold a match: the answer would be a guess).
-func queryFrames(ctx context.Context, t *engine.Tab, frames []string, st snapshot.Step) ([]locMatch, error) {
+func queryFrames(ctx context.Context, t *engine.Surface, frames []string, st snapshot.Step) ([]locMatch, error) {
 	res := make([][]locMatch, len(frames))
 	errs := make([]error, len(frames))
 	var wg sync.WaitGroup
@@ -184,7 +184,7 @@ func (e *frameStepError) Error() string {
 // matches nothing gives no matches; one that matches several elements, or
 // an element that is not an iframe, gives a *frameStepError. Caller holds
 // t.Lock.
-func locate(ctx context.Context, t *engine.Tab, loc snapshot.Locator) ([]locMatch, error) {
+func locate(ctx context.Context, t *engine.Surface, loc snapshot.Locator) ([]locMatch, error) {
 	if loc.IsZero() {
 		return nil, apitype.Errorf(apitype.BadInput, "empty locator")
 	}
@@ -217,7 +217,7 @@ func locate(ctx context.Context, t *engine.Tab, loc snapshot.Locator) ([]locMatc
 
 // frameOf returns the frame an <iframe> element holds, or "" when the
 // element holds none.
-func frameOf(ctx context.Context, t *engine.Tab, m locMatch) (string, error) {
+func frameOf(ctx context.Context, t *engine.Surface, m locMatch) (string, error) {
 	for _, c := range t.ChildFrames(m.frame) {
 		owner, err := t.FrameOwner(ctx, c, m.frame)
 		if err != nil {
@@ -238,7 +238,7 @@ func frameOf(ctx context.Context, t *engine.Tab, m locMatch) (string, error) {
 
 // bindMatch gives a located element a ref (its existing one, if it has
 // one), so verbs can use it. Caller holds t.Lock.
-func bindMatch(t *engine.Tab, m locMatch) *snapshot.Binding {
+func bindMatch(t *engine.Surface, m locMatch) *snapshot.Binding {
 	return t.Refs().Bind(snapshot.Doc{Frame: m.frame, World: m.w.ContextID()}, m.elem, m.role, m.name)
 }
 
@@ -249,7 +249,7 @@ const maxCandidates = 10
 // binds it: no match is REF_NOT_FOUND, several are AMBIGUOUS with the
 // candidates' refs (each bound, so they can be used next). Caller holds
 // t.Lock.
-func locateOne(ctx context.Context, t *engine.Tab, loc snapshot.Locator) (*snapshot.Binding, error) {
+func locateOne(ctx context.Context, t *engine.Surface, loc snapshot.Locator) (*snapshot.Binding, error) {
 	ms, err := locate(ctx, t, loc)
 	var fe *frameStepError
 	switch {
@@ -268,7 +268,7 @@ func locateOne(ctx context.Context, t *engine.Tab, loc snapshot.Locator) (*snaps
 	return bindMatch(t, ms[0]), nil
 }
 
-func ambiguous(t *engine.Tab, loc snapshot.Locator, ms []locMatch, msg string) error {
+func ambiguous(t *engine.Surface, loc snapshot.Locator, ms []locMatch, msg string) error {
 	var refs []string
 	for i, m := range ms {
 		if i == maxCandidates {
@@ -290,7 +290,7 @@ func ambiguous(t *engine.Tab, loc snapshot.Locator, ms []locMatch, msg string) e
 // bound and its ref returned (for STALE_REF's similar_refs). It never acts,
 // and any doubt (no locator, no match, several, a frame that cannot be
 // searched) gives nil. Caller holds t.Lock.
-func similarRefs(ctx context.Context, t *engine.Tab, b *snapshot.Binding) []string {
+func similarRefs(ctx context.Context, t *engine.Surface, b *snapshot.Binding) []string {
 	if b == nil || b.Locator == "" {
 		return nil
 	}
@@ -314,7 +314,7 @@ func similarRefs(ctx context.Context, t *engine.Tab, b *snapshot.Binding) []stri
 // withSimilar adds similar_refs to a STALE_REF error about b's ref (see
 // similarRefs); any other error, or a nil binding, is returned as is.
 // Caller holds t.Lock.
-func withSimilar(ctx context.Context, t *engine.Tab, err error, b *snapshot.Binding) error {
+func withSimilar(ctx context.Context, t *engine.Surface, err error, b *snapshot.Binding) error {
 	e, ok := apitype.As(err)
 	if !ok || e.Code != apitype.StaleRef || b == nil {
 		return err

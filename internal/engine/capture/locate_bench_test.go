@@ -15,10 +15,10 @@ import (
 // (captured and bound once), the cost a snapshot will add:
 //
 //	go test -run '^$' -bench Locat -benchtime 20x ./internal/engine/capture/
-func benchAssign(b *testing.B, tab *engine.Tab) {
+func benchAssign(b *testing.B, tab *engine.Surface) {
 	ctx := context.Background()
-	tab.Lock()
-	defer tab.Unlock()
+	release := enginetest.Hold(b, tab)
+	defer release()
 	caps, err := capture.CaptureAll(ctx, tab, capture.DefaultFrameDepth)
 	if err != nil {
 		b.Fatal(err)
@@ -66,8 +66,8 @@ func BenchmarkLocateRoleLarge(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tab.Lock()
-	defer tab.Unlock()
+	release := enginetest.Hold(b, tab)
+	defer release()
 	for b.Loop() {
 		ms, err := capture.Locate(ctx, tab, loc)
 		if err != nil || len(ms) != 1 {

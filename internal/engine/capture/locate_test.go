@@ -27,16 +27,16 @@ func TestSimilarRefsAfterNavigation(t *testing.T) {
 	_, err := action.Click(ctxT(t), tab, old, action.ClickOptions{})
 	wantCode(t, err, apitype.StaleRef)
 
-	tab.Lock()
+	release := enginetest.Hold(t, tab)
 	similar := capture.SimilarRefs(ctxT(t), tab, b)
-	tab.Unlock()
+	release()
 	if len(similar) != 1 || similar[0] == old {
 		t.Fatalf("similar refs %v", similar)
 	}
 	// A STALE_REF error names it, and nothing was clicked.
-	tab.Lock()
+	release = enginetest.Hold(t, tab)
 	err = capture.WithSimilar(ctxT(t), tab, apitype.Errorf(apitype.StaleRef, "%s is stale: its document has navigated since the snapshot", old), b)
-	tab.Unlock()
+	release()
 	if e := wantCode(t, err, apitype.StaleRef); len(e.SimilarRefs) != 1 || e.SimilarRefs[0] != similar[0] || !e.NotExecuted {
 		t.Fatalf("stale error %+v", e)
 	}
@@ -48,8 +48,8 @@ func TestSimilarRefsAfterNavigation(t *testing.T) {
 	}
 
 	// Nothing to offer: no locator, or one that now matches several.
-	tab.Lock()
-	defer tab.Unlock()
+	release = enginetest.Hold(t, tab)
+	defer release()
 	if got := capture.SimilarRefs(ctxT(t), tab, &snapshot.Binding{Ref: "e999999"}); got != nil {
 		t.Errorf("no locator: %v", got)
 	}

@@ -108,7 +108,7 @@ func roleCandidate(n *snapshot.Node) bool {
 
 // surfaceComplete reports whether the captures show the whole surface:
 // every frame of the tab captured whole and read.
-func surfaceComplete(t *engine.Tab, caps []*frameCapture) bool {
+func surfaceComplete(t *engine.Surface, caps []*frameCapture) bool {
 	if len(caps) == 0 || caps[0].id != t.Root() {
 		return false
 	}
@@ -132,7 +132,7 @@ func surfaceComplete(t *engine.Tab, caps []*frameCapture) bool {
 // the snapshot's captures after bindRefs and before merge and the
 // transforms that prune trees. See the top of this file for the rules.
 // Caller holds t.Lock.
-func assignLocators(ctx context.Context, t *engine.Tab, caps []*frameCapture, k *kept) {
+func assignLocators(ctx context.Context, t *engine.Surface, caps []*frameCapture, k *kept) {
 	if j := prepareLocators(t, caps); j != nil {
 		j.run(ctx, t, k)
 	}
@@ -148,7 +148,7 @@ type locatorJob struct {
 	surface map[string]int
 }
 
-func prepareLocators(t *engine.Tab, caps []*frameCapture) *locatorJob {
+func prepareLocators(t *engine.Surface, caps []*frameCapture) *locatorJob {
 	if !surfaceComplete(t, caps) {
 		return nil
 	}
@@ -203,7 +203,7 @@ func prepareLocators(t *engine.Tab, caps []*frameCapture) *locatorJob {
 
 // run asks the agents and stores each ref's locator. It reads the nodes'
 // roles, names, refs and element ids, never their children.
-func (j *locatorJob) run(ctx context.Context, t *engine.Tab, k *kept) {
+func (j *locatorJob) run(ctx context.Context, t *engine.Surface, k *kept) {
 	fls, byFrame, surface := j.fls, j.byFrame, j.surface
 
 	// The top frame first: its candidates are checked in every other frame.

@@ -12,6 +12,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
+	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
@@ -19,14 +20,14 @@ import (
 // locSnap captures the whole surface, binds refs and assigns locators, as
 // a snapshot does once they are wired in. Frames still attaching make a
 // capture incomplete (no locators); it waits for a complete one.
-func locSnap(t *testing.T, tab *engine.Tab) *capture.Snapshot {
+func locSnap(t *testing.T, tab *engine.Surface) *capture.Snapshot {
 	t.Helper()
 	ctx := ctxT(t)
 	for try := 0; ; try++ {
-		tab.Lock()
+		release := enginetest.Hold(t, tab)
 		caps, err := capture.CaptureAll(ctx, tab, capture.DefaultFrameDepth)
 		if err != nil {
-			tab.Unlock()
+			release()
 			t.Fatal(err)
 		}
 		complete := capture.SurfaceComplete(tab, caps)
@@ -34,21 +35,21 @@ func locSnap(t *testing.T, tab *engine.Tab) *capture.Snapshot {
 			s := &capture.Snapshot{}
 			capture.BindRefs(tab, caps, s)
 			capture.AssignLocators(ctx, tab, caps)
-			tab.Unlock()
+			release()
 			if !complete {
 				t.Fatalf("the surface never captured completely")
 			}
 			return s
 		}
-		tab.Unlock()
+		release()
 		time.Sleep(100 * time.Millisecond)
 	}
 }
 
-func binding(t *testing.T, tab *engine.Tab, ref string) *snapshot.Binding {
+func binding(t *testing.T, tab *engine.Surface, ref string) *snapshot.Binding {
 	t.Helper()
-	tab.Lock()
-	defer tab.Unlock()
+	release := enginetest.Hold(t, tab)
+	defer release()
 	b, ok := tab.Refs().Lookup(ref)
 	if !ok {
 		t.Fatalf("%s is not bound", ref)
@@ -56,7 +57,7 @@ func binding(t *testing.T, tab *engine.Tab, ref string) *snapshot.Binding {
 	return b
 }
 
-func locatorOf(t *testing.T, tab *engine.Tab, ref string) string {
+func locatorOf(t *testing.T, tab *engine.Surface, ref string) string {
 	t.Helper()
 	return binding(t, tab, ref).Locator
 }
@@ -80,26 +81,26 @@ func mustLocator(t *testing.T, s string) snapshot.Locator {
 	return l
 }
 
-func locateT(t *testing.T, tab *engine.Tab, loc string) ([]capture.LocMatch, error) {
+func locateT(t *testing.T, tab *engine.Surface, loc string) ([]capture.LocMatch, error) {
 	t.Helper()
 	l := mustLocator(t, loc)
-	tab.Lock()
-	defer tab.Unlock()
+	release := enginetest.Hold(t, tab)
+	defer release()
 	return capture.Locate(ctxT(t), tab, l)
 }
 
-func locateOneT(t *testing.T, tab *engine.Tab, loc string) (*snapshot.Binding, error) {
+func locateOneT(t *testing.T, tab *engine.Surface, loc string) (*snapshot.Binding, error) {
 	t.Helper()
 	l := mustLocator(t, loc)
-	tab.Lock()
-	defer tab.Unlock()
+	release := enginetest.Hold(t, tab)
+	defer release()
 	return capture.LocateOne(ctxT(t), tab, l)
 }
 
 // checkLocators proves every stored locator of the snapshot's refs: it
 // resolves on the whole surface to exactly the ref's element. It returns
 // how many refs have one.
-func checkLocators(t *testing.T, tab *engine.Tab, s *capture.Snapshot) int {
+func checkLocators(t *testing.T, tab *engine.Surface, s *capture.Snapshot) int {
 	t.Helper()
 	n := 0
 	for _, r := range s.Refs {
@@ -404,10 +405,10 @@ func TestLocatorsIncompleteKeepsPrevious(t *testing.T) {
 		t.Fatalf("locator %q", got)
 	}
 	ctx := ctxT(t)
-	tab.Lock()
+	release := enginetest.Hold(t, tab)
 	caps, err := capture.CaptureAll(ctx, tab, capture.DefaultFrameDepth)
 	if err != nil {
-		tab.Unlock()
+		release()
 		t.Fatal(err)
 	}
 	for _, c := range caps {
@@ -418,7 +419,7 @@ func TestLocatorsIncompleteKeepsPrevious(t *testing.T) {
 	capture.BindRefs(tab, caps, &capture.Snapshot{})
 	capture.AssignLocators(ctx, tab, caps)
 	got := b.Locator
-	tab.Unlock()
+	release()
 	if got != "#kept" {
 		t.Fatalf("a partial capture changed the locator to %q", got)
 	}

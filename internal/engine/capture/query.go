@@ -54,63 +54,63 @@ type QueryResult struct {
 // It reports every match and whether there is more than one, so a caller
 // never acts on a guess. It captures like a snapshot (every frame, or the
 // Within subtree) and changes nothing on the page.
-func Query(ctx context.Context, t *engine.Tab, o QueryOptions) (*QueryResult, error) {
+func Query(ctx context.Context, t *engine.Surface, o QueryOptions) (*QueryResult, error) {
 	if o.Role == "" && o.Name == "" && o.Text == "" {
 		return nil, apitype.Errorf(apitype.BadInput, "give a role, a name or a text to find")
 	}
 	if o.Limit <= 0 {
 		o.Limit = 20
 	}
-	t.Lock()
-	defer t.Unlock()
-	frame := ""
-	if o.FrameOf != "" {
-		el, err := Resolve(ctx, t, o.FrameOf)
+	return engine.Exclusively(ctx, t, func() (*QueryResult, error) {
+		frame := ""
+		if o.FrameOf != "" {
+			el, err := Resolve(ctx, t, o.FrameOf)
+			if err != nil {
+				return nil, err
+			}
+			frame = el.Frame
+		}
+		caps, _, _, err := captureFor(ctx, t, SnapshotOptions{Scope: o.Within}, nil)
 		if err != nil {
 			return nil, err
 		}
-		frame = el.Frame
-	}
-	caps, _, _, err := captureFor(ctx, t, SnapshotOptions{Scope: o.Within}, nil)
-	if err != nil {
-		return nil, err
-	}
-	bindRefs(t, caps, &Snapshot{})
-	in := map[string]bool{}
-	if frame != "" {
-		// The ref's frame and every frame below it.
+		bindRefs(t, caps, &Snapshot{})
+		in := map[string]bool{}
+		if frame != "" {
+			// The ref's frame and every frame below it.
+			for _, c := range caps {
+				for id := c.id; id != ""; id = parentOf(caps, id) {
+					if id == frame {
+						in[c.id] = true
+						break
+					}
+				}
+			}
+		}
+		out := &QueryResult{Surface: t.ID, Matches: []QueryMatch{}}
+		m := matcher{o: o, name: strings.ToLower(collapse(o.Name)), text: strings.ToLower(o.Text)}
 		for _, c := range caps {
-			for id := c.id; id != ""; id = parentOf(caps, id) {
-				if id == frame {
-					in[c.id] = true
-					break
-				}
+			if c.page == nil || (frame != "" && !in[c.id]) {
+				continue
 			}
-		}
-	}
-	out := &QueryResult{Surface: t.ID, Matches: []QueryMatch{}}
-	m := matcher{o: o, name: strings.ToLower(collapse(o.Name)), text: strings.ToLower(o.Text)}
-	for _, c := range caps {
-		if c.page == nil || (frame != "" && !in[c.id]) {
-			continue
-		}
-		fid := c.id
-		if fid == t.TargetID {
-			fid = ""
-		}
-		m.walk(c.page.Nodes, func(n *snapshot.Node, text string) {
-			out.Count++
-			if len(out.Matches) < o.Limit {
-				qm := QueryMatch{Ref: n.Ref, Role: n.Role, Name: n.Name, States: n.States, FrameID: fid}
-				if o.Text != "" {
-					qm.Text = excerpt(text, 120)
-				}
-				out.Matches = append(out.Matches, qm)
+			fid := c.id
+			if fid == t.TargetID {
+				fid = ""
 			}
-		})
-	}
-	out.Ambiguous = out.Count > 1
-	return out, nil
+			m.walk(c.page.Nodes, func(n *snapshot.Node, text string) {
+				out.Count++
+				if len(out.Matches) < o.Limit {
+					qm := QueryMatch{Ref: n.Ref, Role: n.Role, Name: n.Name, States: n.States, FrameID: fid}
+					if o.Text != "" {
+						qm.Text = excerpt(text, 120)
+					}
+					out.Matches = append(out.Matches, qm)
+				}
+			})
+		}
+		out.Ambiguous = out.Count > 1
+		return out, nil
+	})
 }
 
 func parentOf(caps []*frameCapture, id string) string {

@@ -73,11 +73,11 @@ func TestRecordAgentOutput(t *testing.T) {
 // recordPage returns the agent's snapshot of the tab's page, as the
 // engine's capture gets it, pretty-printed and with the server origin
 // fixed.
-func recordPage(t *testing.T, tab *engine.Tab) []byte {
+func recordPage(t *testing.T, tab *engine.Surface) []byte {
 	t.Helper()
 	ctx := ctxT(t)
-	tab.Lock()
-	defer tab.Unlock()
+	release := enginetest.Hold(t, tab)
+	defer release()
 	w, err := tab.World(ctx, tab.Root())
 	if err != nil {
 		t.Fatal(err)

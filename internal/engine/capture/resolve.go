@@ -26,7 +26,7 @@ type Element struct {
 // known, last is the binding the ref had: its locator may find the
 // element's successor (Resolve looks, and names it in the error). Caller
 // holds t.Lock.
-func resolveRef(t *engine.Tab, ref string) (el *Element, last *snapshot.Binding, err error) {
+func resolveRef(t *engine.Surface, ref string) (el *Element, last *snapshot.Binding, err error) {
 	ref, err = snapshot.NormalizeRef(ref)
 	if err != nil {
 		return nil, nil, apitype.Errorf(apitype.BadInput, "%v", err)
@@ -74,7 +74,7 @@ func resolveRef(t *engine.Tab, ref string) (el *Element, last *snapshot.Binding,
 // replaced: when its frame, or a frame above it, is navigating to a new
 // document, input sent now could land in the next one (STALE_REF, not
 // executed). Actions check it last, right before they send input.
-func CheckNavigation(t *engine.Tab, el *Element) error {
+func CheckNavigation(t *engine.Surface, el *Element) error {
 	if t.Navigating(el.Frame) {
 		return Stale(el.Ref, "its page is navigating to a new document").
 			Fix("wait for it ({1}) and take a new snapshot ({2})",
@@ -102,7 +102,7 @@ func StaleIfGone(ref string, err error) error {
 // loader id, which a navigation to a new document changes. A write that
 // carries the token of the snapshot it was planned on is refused when the
 // surface has moved on to another document since ("" when unknown).
-func DocumentToken(t *engine.Tab) string {
+func DocumentToken(t *engine.Surface) string {
 	f, ok := t.Frame(t.Root())
 	if !ok || f.Document == "" {
 		return ""
@@ -114,10 +114,8 @@ func DocumentToken(t *engine.Tab) string {
 // password input), so that what is typed into it is kept nowhere: not in
 // the ledger, not in a reply. An element that cannot be resolved is not
 // reported as one (the write itself will say what is wrong).
-func Secret(ctx context.Context, t *engine.Tab, target string) bool {
-	t.Lock()
-	el, err := Resolve(ctx, t, target)
-	t.Unlock()
+func Secret(ctx context.Context, t *engine.Surface, target string) bool {
+	el, err := engine.Exclusively(ctx, t, func() (*Element, error) { return Resolve(ctx, t, target) })
 	if err != nil {
 		return false
 	}

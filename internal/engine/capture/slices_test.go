@@ -15,7 +15,7 @@ import (
 
 // bigTab opens the large page (5,000 rows, about 44,000 elements: a walk
 // in slices) in a new tab.
-func bigTab(t *testing.T, page string) *engine.Tab {
+func bigTab(t *testing.T, page string) *engine.Surface {
 	t.Helper()
 	ctx := enginetest.Ctx(t)
 	tab, err := surface.NewTab(ctx, enginetest.Browser())
@@ -29,7 +29,7 @@ func bigTab(t *testing.T, page string) *engine.Tab {
 	return tab
 }
 
-func evalMain(t *testing.T, tab *engine.Tab, expr string, out any) {
+func evalMain(t *testing.T, tab *engine.Surface, expr string, out any) {
 	t.Helper()
 	var res struct {
 		Result struct {
@@ -103,7 +103,7 @@ func TestSlicedWalkEqualsFresh(t *testing.T) {
 // shared machine (another process taking the cores for a second), so a
 // measure that misses is taken once more; the page must miss twice.
 func TestSlicedWalkLetsThePageRun(t *testing.T) {
-	measure := func(tab *engine.Tab) (turns, sliced, whole float64) {
+	measure := func(tab *engine.Surface) (turns, sliced, whole float64) {
 		ctx := enginetest.Ctx(t)
 		evalMain(t, tab, churn(false), nil)
 		if _, err := capture.Take(ctx, tab, capture.SnapshotOptions{}); err != nil {

@@ -118,87 +118,87 @@ type frameCapture struct {
 // cannot be read keeps its iframe node, without content, and a short note.
 // Refs of nodes seen before in the same document are kept. Capturing has no
 // effect on the page: nothing is focused, scrolled, activated or reloaded.
-func Take(ctx context.Context, t *engine.Tab, o SnapshotOptions) (*Snapshot, error) {
-	t.Lock()
-	defer t.Unlock()
-	k := keptOf(t)
-	caps, plan, scopeRef, err := captureFor(ctx, t, o, k)
-	if err != nil {
-		return nil, err
-	}
-	if out, ok := k.reuse(ctx, t, o, caps); ok {
-		return out, nil
-	}
-	k.remember(caps, !plan.partial)
-	out := &Snapshot{Surface: t.ID, URL: caps[0].page.URL, Title: caps[0].page.Title, Frames: len(caps), Scope: scopeRef}
-	if plan.rootFrame != t.Root() {
-		// A scope inside a frame: the surface is still the tab's.
-		out.URL, out.Title = t.URL(), t.Title()
-	}
-	bindRefs(t, caps, out)
-	if o.BackendIDs {
-		fillBackendIDs(ctx, t, out)
-	}
-	// Locators are counted on the captured trees as captured, before
-	// merging and the transforms rewrite them; their agent calls run
-	// beside the merge and render, unless the text prints them.
-	locs := make(chan struct{})
-	if j := prepareLocators(t, caps); j == nil {
-		close(locs)
-	} else if o.Locators {
-		j.run(ctx, t, k)
-		close(locs)
-	} else {
-		go func() {
-			defer close(locs)
+func Take(ctx context.Context, t *engine.Surface, o SnapshotOptions) (*Snapshot, error) {
+	return engine.Exclusively(ctx, t, func() (*Snapshot, error) {
+		k := keptOf(t)
+		caps, plan, scopeRef, err := captureFor(ctx, t, o, k)
+		if err != nil {
+			return nil, err
+		}
+		if out, ok := k.reuse(ctx, t, o, caps); ok {
+			return out, nil
+		}
+		k.remember(caps, !plan.partial)
+		out := &Snapshot{Surface: t.ID, URL: caps[0].page.URL, Title: caps[0].page.Title, Frames: len(caps), Scope: scopeRef}
+		if plan.rootFrame != t.Root() {
+			// A scope inside a frame: the surface is still the tab's.
+			out.URL, out.Title = t.URL(), t.Title()
+		}
+		bindRefs(t, caps, out)
+		if o.BackendIDs {
+			fillBackendIDs(ctx, t, out)
+		}
+		// Locators are counted on the captured trees as captured, before
+		// merging and the transforms rewrite them; their agent calls run
+		// beside the merge and render, unless the text prints them.
+		locs := make(chan struct{})
+		if j := prepareLocators(t, caps); j == nil {
+			close(locs)
+		} else if o.Locators {
 			j.run(ctx, t, k)
-		}()
-	}
-	defer func() { <-locs }()
-	nodes := merge(caps, plan.maxDepth)
-	inTreeOrder(nodes, out.Refs)
-	if !o.NoCompact {
-		nodes = snapshot.Compact(nodes)
-	}
-	if o.Interactive {
-		nodes = snapshot.Interactive(nodes)
-	}
-	if o.Depth > 0 {
-		nodes = snapshot.LimitDepth(nodes, o.Depth)
-	}
-	for _, c := range caps {
-		if c.page != nil {
-			out.Nodes += c.page.Count
+			close(locs)
+		} else {
+			go func() {
+				defer close(locs)
+				j.run(ctx, t, k)
+			}()
 		}
-	}
-	ro := snapshot.RenderOptions{MaxChars: o.MaxChars}
-	for _, c := range caps {
-		if c.page != nil && c.page.Cut {
-			ro.Partial = true
+		defer func() { <-locs }()
+		nodes := merge(caps, plan.maxDepth)
+		inTreeOrder(nodes, out.Refs)
+		if !o.NoCompact {
+			nodes = snapshot.Compact(nodes)
 		}
-	}
-	if o.Locators {
-		ro.Locator = func(ref string) string {
-			if b, ok := t.Refs().Lookup(ref); ok {
-				return b.Locator
+		if o.Interactive {
+			nodes = snapshot.Interactive(nodes)
+		}
+		if o.Depth > 0 {
+			nodes = snapshot.LimitDepth(nodes, o.Depth)
+		}
+		for _, c := range caps {
+			if c.page != nil {
+				out.Nodes += c.page.Count
 			}
-			return ""
 		}
-	}
-	title := out.Title
-	if scopeRef != "" {
-		title += " (scope " + scopeRef + ")"
-	}
-	r := snapshot.Render(snapshot.Header{Surface: t.ID, Title: title, URL: out.URL}, nodes, ro)
-	out.Chars, out.Tokens, out.Truncated = len(r.Text), snapshot.Tokens(r.Text), r.Truncated
-	out.Text = r.Text + snapshot.Footer(r.Text)
-	k.keepSnapshot(o, caps, out)
-	return out, nil
+		ro := snapshot.RenderOptions{MaxChars: o.MaxChars}
+		for _, c := range caps {
+			if c.page != nil && c.page.Cut {
+				ro.Partial = true
+			}
+		}
+		if o.Locators {
+			ro.Locator = func(ref string) string {
+				if b, ok := t.Refs().Lookup(ref); ok {
+					return b.Locator
+				}
+				return ""
+			}
+		}
+		title := out.Title
+		if scopeRef != "" {
+			title += " (scope " + scopeRef + ")"
+		}
+		r := snapshot.Render(snapshot.Header{Surface: t.ID, Title: title, URL: out.URL}, nodes, ro)
+		out.Chars, out.Tokens, out.Truncated = len(r.Text), snapshot.Tokens(r.Text), r.Truncated
+		out.Text = r.Text + snapshot.Footer(r.Text)
+		k.keepSnapshot(o, caps, out)
+		return out, nil
+	})
 }
 
 // captureFor captures the frames a snapshot with these options shows, and
 // says where it started (the scope's ref, if any). Caller holds t.Lock.
-func captureFor(ctx context.Context, t *engine.Tab, o SnapshotOptions, kept *kept) ([]*frameCapture, capturePlan, string, error) {
+func captureFor(ctx context.Context, t *engine.Surface, o SnapshotOptions, kept *kept) ([]*frameCapture, capturePlan, string, error) {
 	plan := capturePlan{maxDepth: o.MaxFrameDepth, rootFrame: t.Root(), agent: map[string]any{}, kept: kept}
 	if plan.maxDepth <= 0 {
 		plan.maxDepth = DefaultFrameDepth
@@ -263,7 +263,7 @@ type capturePlan struct {
 
 // captureAll captures the top frame and every frame below it to maxDepth,
 // all at once (see captureFrames).
-func captureAll(ctx context.Context, t *engine.Tab, maxDepth int) ([]*frameCapture, error) {
+func captureAll(ctx context.Context, t *engine.Surface, maxDepth int) ([]*frameCapture, error) {
 	return captureFrames(ctx, t, capturePlan{maxDepth: maxDepth, rootFrame: t.Root()})
 }
 
@@ -271,7 +271,7 @@ func captureAll(ctx context.Context, t *engine.Tab, maxDepth int) ([]*frameCaptu
 // frame's; its failure fails the snapshot. A whole-surface capture takes
 // every frame at once; a partial one (scope, viewport) goes level by level,
 // capturing a frame only when its <iframe> is in its parent's captured tree.
-func captureFrames(ctx context.Context, t *engine.Tab, plan capturePlan) ([]*frameCapture, error) {
+func captureFrames(ctx context.Context, t *engine.Surface, plan capturePlan) ([]*frameCapture, error) {
 	if plan.partial {
 		return captureLevels(ctx, t, plan)
 	}
@@ -305,7 +305,7 @@ func captureFrames(ctx context.Context, t *engine.Tab, plan capturePlan) ([]*fra
 // captureOne captures one frame and, beside it in the parent's session,
 // finds its <iframe> (so an unreadable frame still gets its note). A
 // subframe's capture has its own deadline.
-func captureOne(ctx context.Context, t *engine.Tab, c *frameCapture, agent map[string]any, kept *kept, bounded bool) {
+func captureOne(ctx context.Context, t *engine.Surface, c *frameCapture, agent map[string]any, kept *kept, bounded bool) {
 	if bounded {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, frameTimeout)
@@ -325,7 +325,7 @@ func captureOne(ctx context.Context, t *engine.Tab, c *frameCapture, agent map[s
 // captureLevels captures a partial plan: the root frame (from its root
 // element, if any), then, level by level, the frames whose <iframe> made it
 // into their parent's captured tree.
-func captureLevels(ctx context.Context, t *engine.Tab, plan capturePlan) ([]*frameCapture, error) {
+func captureLevels(ctx context.Context, t *engine.Surface, plan capturePlan) ([]*frameCapture, error) {
 	rootOpts := map[string]any{}
 	for k, v := range plan.agent {
 		rootOpts[k] = v
@@ -387,7 +387,7 @@ func captureLevels(ctx context.Context, t *engine.Tab, plan capturePlan) ([]*fra
 // walk is kept, the agent is told so and sends only what changed since
 // (resolve fills in the rest); should the kept walk lack what the agent
 // refers to, the agent is asked again for its whole tree.
-func capture(ctx context.Context, t *engine.Tab, frameID string, agent map[string]any, kept *kept) (*snapshot.Page, map[int64]*snapshot.Node, *engine.World, error) {
+func capture(ctx context.Context, t *engine.Surface, frameID string, agent map[string]any, kept *kept) (*snapshot.Page, map[int64]*snapshot.Node, *engine.World, error) {
 	w, err := t.World(ctx, frameID)
 	if err != nil {
 		return nil, nil, nil, err
@@ -443,7 +443,7 @@ func walk(ctx context.Context, w *engine.World, agent map[string]any) (*snapshot
 
 // bindRefs gives every node with an element id its ref, and forgets refs
 // of documents no longer current. Caller holds t.Lock.
-func bindRefs(t *engine.Tab, caps []*frameCapture, out *Snapshot) {
+func bindRefs(t *engine.Surface, caps []*frameCapture, out *Snapshot) {
 	live := map[string]int64{}
 	for _, c := range caps {
 		if c.err != nil || c.page == nil {
@@ -549,7 +549,7 @@ func shortReason(err error) string {
 // fillBackendIDs looks up the DOM backend node id of every ref that does not
 // have one yet, per document and concurrently, and caches it on the ref.
 // Caller holds t.Lock.
-func fillBackendIDs(ctx context.Context, t *engine.Tab, out *Snapshot) {
+func fillBackendIDs(ctx context.Context, t *engine.Surface, out *Snapshot) {
 	var (
 		mu sync.Mutex
 		wg sync.WaitGroup

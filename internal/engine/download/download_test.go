@@ -34,7 +34,7 @@ func TestDownloads(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dl.Close()
-	tab, _ := b.Tab(ctxT(t), "")
+	tab, _ := b.Surface(ctxT(t), "")
 	if _, err := nav.Navigate(ctxT(t), tab, a.Page("download.html")); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestDownloadPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dl.Close()
-	tab, _ := b.Tab(ctxT(t), "")
+	tab, _ := b.Surface(ctxT(t), "")
 	if _, err := nav.Navigate(ctxT(t), tab, a.Page("download.html")); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -75,7 +76,7 @@ func Page(page string) string { return server.URL + "/" + page }
 // OpenTab opens a fresh tab in the shared browser at a fixture page (or at
 // a URL, or blank for ""), waits for it to load, and closes it after the
 // test.
-func OpenTab(t testing.TB, page string) *engine.Tab {
+func OpenTab(t testing.TB, page string) *engine.Surface {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -146,13 +147,13 @@ func Eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // Snap takes a default snapshot of the surface.
-func Snap(t testing.TB, tab *engine.Tab) *capture.Snapshot {
+func Snap(t testing.TB, tab *engine.Surface) *capture.Snapshot {
 	t.Helper()
 	return SnapWith(t, tab, capture.SnapshotOptions{})
 }
 
 // SnapWith takes a snapshot of the surface with options.
-func SnapWith(t testing.TB, tab *engine.Tab, o capture.SnapshotOptions) *capture.Snapshot {
+func SnapWith(t testing.TB, tab *engine.Surface, o capture.SnapshotOptions) *capture.Snapshot {
 	t.Helper()
 	s, err := capture.Take(Ctx(t), tab, o)
 	if err != nil {
@@ -207,7 +208,7 @@ func FrameIDs(t *testing.T, s *capture.Snapshot, role, name string, want int) (t
 }
 
 // EvalString evaluates an expression whose value is a string in the page.
-func EvalString(t *testing.T, tab *engine.Tab, expr string) string {
+func EvalString(t *testing.T, tab *engine.Surface, expr string) string {
 	t.Helper()
 	v, err := action.Eval(Ctx(t), tab, expr)
 	if err != nil {
@@ -261,7 +262,7 @@ func CodeOf(err error) apitype.Code {
 }
 
 // OOPIF is the tab's (only) out-of-process frame.
-func OOPIF(t *testing.T, tab *engine.Tab) *engine.FrameInfo {
+func OOPIF(t *testing.T, tab *engine.Surface) *engine.FrameInfo {
 	t.Helper()
 	var found *engine.FrameInfo
 	var walk func(id string, depth int)
@@ -308,4 +309,34 @@ func WantStep(t testing.TB, err error, step apitype.Step) {
 		}
 	}
 	t.Fatalf("%s: want recovery %+v, got %+v (hint %q)", e.Code, step, e.Recovery, e.Hint)
+}
+
+// Hold takes the surface's operation turn (engine.Surface.Exclusive) for
+// a test that works on the engine's state the way an operation does, and
+// returns the function that gives it back; the test ends it at the latest.
+func Hold(t testing.TB, tab *engine.Surface) (release func()) {
+	t.Helper()
+	held, done, ended := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		_ = tab.Exclusive(Ctx(t), func() error {
+			close(held)
+			<-done
+			return nil
+		})
+	}()
+	select {
+	case <-held:
+	case <-ended:
+		t.Fatal("the surface's operation turn did not come within 15 s")
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			close(done)
+			<-ended
+		})
+	}
+	t.Cleanup(release)
+	return release
 }

@@ -77,7 +77,7 @@ func castsOf(b *engine.Browser) *casts {
 
 // cast is one tab's screencast and its viewers.
 type cast struct {
-	page    *engine.Tab
+	page    *engine.Surface
 	opts    Options
 	viewers map[chan Frame]struct{}
 	last    *Frame
@@ -89,8 +89,8 @@ type cast struct {
 // arrive on the channel, the newest one only when the watcher falls
 // behind, until ctx ends or the tab goes (the channel is closed). A new
 // viewer of a tab already watched gets its latest frame at once.
-func Watch(ctx context.Context, b *engine.Browser, t *engine.Tab, o Options) (<-chan Frame, error) {
-	p, err := b.Tab(ctx, t.PageID())
+func Watch(ctx context.Context, b *engine.Browser, t *engine.Surface, o Options) (<-chan Frame, error) {
+	p, err := b.Surface(ctx, t.PageID())
 	if err != nil {
 		return nil, err
 	}

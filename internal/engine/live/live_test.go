@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { os.Exit(enginetest.Main(m)) }
 const spinning = `data:text/html,<title>spin</title><body style="margin:0"><div id=d style="width:100vw;height:100vh"></div><script>
 let n = 0; (function f() { d.style.background = 'hsl(' + (n++ % 360) + ',80%,50%)'; requestAnimationFrame(f); })();</script>`
 
-func openAt(t *testing.T, url string) (*engine.Browser, *engine.Tab) {
+func openAt(t *testing.T, url string) (*engine.Browser, *engine.Surface) {
 	b := enginetest.Browser()
 	tab, err := surface.NewTab(enginetest.Ctx(t), b)
 	if err != nil {

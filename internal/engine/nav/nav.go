@@ -38,13 +38,13 @@ const sameDocWait = 2 * time.Second
 // navWatch follows the main frame's navigation events from before a
 // navigation starts, so none is missed.
 type navWatch struct {
-	t       *engine.Tab
+	t       *engine.Surface
 	events  <-chan cdp.Event
 	crashed <-chan struct{} // the page's renderer crashed: nothing will come
 	cancel  func()
 }
 
-func watchNav(t *engine.Tab) *navWatch {
+func watchNav(t *engine.Surface) *navWatch {
 	s := t.Session()
 	if f, ok := t.Frame(t.Root()); ok {
 		s = f.Session // a frame surface's events come from the session hosting it
@@ -123,7 +123,7 @@ func (n *navWatch) load(ctx context.Context, loader string) (bool, error) {
 // Navigate loads url in the tab and waits for its load event (bounded by
 // ctx). A URL the browser cannot load is NAVIGATION_FAILED with the
 // network error.
-func Navigate(ctx context.Context, t *engine.Tab, url string) (*Result, error) {
+func Navigate(ctx context.Context, t *engine.Surface, url string) (*Result, error) {
 	if err := surface.PageOnly(t, "navigate"); err != nil {
 		return nil, err
 	}
@@ -136,38 +136,38 @@ func Navigate(ctx context.Context, t *engine.Tab, url string) (*Result, error) {
 			return nil, err
 		}
 	}
-	t.Lock()
-	defer t.Unlock()
-	w := watchNav(t)
-	defer w.cancel()
-	res, err := cdpproto.Call(ctx, t.Session(), page.Navigate, page.NavigateParams{URL: url})
-	if err != nil {
-		return nil, err
-	}
-	if res.ErrorText != "" {
-		return nil, apitype.Errorf(apitype.NavigationFailed, "%s: %s", url, res.ErrorText)
-	}
-	loaded := true
-	if res.LoaderID != "" {
-		if loaded, err = w.load(ctx, string(res.LoaderID)); err != nil {
+	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		w := watchNav(t)
+		defer w.cancel()
+		res, err := cdpproto.Call(ctx, t.Session(), page.Navigate, page.NavigateParams{URL: url})
+		if err != nil {
 			return nil, err
 		}
-	} else {
-		// A navigation within the document (a #fragment) has no load: its
-		// navigatedWithinDocument event says where the page is, and may
-		// trail the reply. Bounded: the page need not report one (the
-		// same URL again).
-		cctx, cancel := context.WithTimeout(ctx, sameDocWait)
-		_, _, _ = w.commit(cctx)
-		cancel()
-	}
-	return navResult(ctx, t, loaded), nil
+		if res.ErrorText != "" {
+			return nil, apitype.Errorf(apitype.NavigationFailed, "%s: %s", url, res.ErrorText)
+		}
+		loaded := true
+		if res.LoaderID != "" {
+			if loaded, err = w.load(ctx, string(res.LoaderID)); err != nil {
+				return nil, err
+			}
+		} else {
+			// A navigation within the document (a #fragment) has no load: its
+			// navigatedWithinDocument event says where the page is, and may
+			// trail the reply. Bounded: the page need not report one (the
+			// same URL again).
+			cctx, cancel := context.WithTimeout(ctx, sameDocWait)
+			_, _, _ = w.commit(cctx)
+			cancel()
+		}
+		return navResult(ctx, t, loaded), nil
+	})
 }
 
 // navResult reports where the tab is now: its committed URL, and its
 // title asked for afresh (targetInfoChanged events may trail a load
 // event).
-func navResult(ctx context.Context, t *engine.Tab, loaded bool) *Result {
+func navResult(ctx context.Context, t *engine.Surface, loaded bool) *Result {
 	title, url := t.Title(), t.URL()
 	if ti, err := cdpproto.Call(ctx, t.Browser().BrowserSession(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: target.ID(t.TargetID)}); err == nil && ti.TargetInfo != nil {
 		title = ti.TargetInfo.Title
@@ -177,34 +177,34 @@ func navResult(ctx context.Context, t *engine.Tab, loaded bool) *Result {
 }
 
 // History moves back (delta -1) or forward (+1) in the tab's history.
-func History(ctx context.Context, t *engine.Tab, delta int) (*Result, error) {
+func History(ctx context.Context, t *engine.Surface, delta int) (*Result, error) {
 	if err := surface.PageOnly(t, "go back or forward"); err != nil {
 		return nil, err
 	}
-	t.Lock()
-	defer t.Unlock()
-	h, err := cdpproto.Call(ctx, t.Session(), page.GetNavigationHistory, cdpproto.Empty{})
-	if err != nil {
-		return nil, err
-	}
-	i := int(h.CurrentIndex) + delta
-	if i < 0 || i >= len(h.Entries) {
-		dir := "back"
-		if delta > 0 {
-			dir = "forward"
+	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		h, err := cdpproto.Call(ctx, t.Session(), page.GetNavigationHistory, cdpproto.Empty{})
+		if err != nil {
+			return nil, err
 		}
-		return nil, apitype.Errorf(apitype.NavigationFailed, "there is no page to go %s to", dir)
-	}
-	w := watchNav(t)
-	defer w.cancel()
-	if _, err := cdpproto.Call(ctx, t.Session(), page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[i].ID}); err != nil {
-		return nil, err
-	}
-	return finishNav(ctx, t, w)
+		i := int(h.CurrentIndex) + delta
+		if i < 0 || i >= len(h.Entries) {
+			dir := "back"
+			if delta > 0 {
+				dir = "forward"
+			}
+			return nil, apitype.Errorf(apitype.NavigationFailed, "there is no page to go %s to", dir)
+		}
+		w := watchNav(t)
+		defer w.cancel()
+		if _, err := cdpproto.Call(ctx, t.Session(), page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[i].ID}); err != nil {
+			return nil, err
+		}
+		return finishNav(ctx, t, w)
+	})
 }
 
 // Reload reloads the tab's document.
-func Reload(ctx context.Context, t *engine.Tab) (*Result, error) {
+func Reload(ctx context.Context, t *engine.Surface) (*Result, error) {
 	if err := surface.PageOnly(t, "reload"); err != nil {
 		return nil, err
 	}
@@ -214,17 +214,17 @@ func Reload(ctx context.Context, t *engine.Tab) (*Result, error) {
 		// a navigation to the same address does what a reload would.
 		return Navigate(ctx, t, t.URL())
 	}
-	t.Lock()
-	defer t.Unlock()
-	w := watchNav(t)
-	defer w.cancel()
-	if _, err := cdpproto.Call(ctx, t.Session(), page.Reload, page.ReloadParams{}); err != nil {
-		return nil, err
-	}
-	return finishNav(ctx, t, w)
+	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		w := watchNav(t)
+		defer w.cancel()
+		if _, err := cdpproto.Call(ctx, t.Session(), page.Reload, page.ReloadParams{}); err != nil {
+			return nil, err
+		}
+		return finishNav(ctx, t, w)
+	})
 }
 
-func finishNav(ctx context.Context, t *engine.Tab, w *navWatch) (*Result, error) {
+func finishNav(ctx context.Context, t *engine.Surface, w *navWatch) (*Result, error) {
 	loader, restored, err := w.commit(ctx)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {

@@ -34,7 +34,7 @@ type WaitResult struct {
 // Wait blocks until the condition holds or ctx ends (TIMEOUT). Waits follow
 // page events (DOM mutations, navigation and load events); nothing polls on
 // a timer. A wait does not hold the tab: other operations proceed meanwhile.
-func Wait(ctx context.Context, t *engine.Tab, o WaitOptions) (*WaitResult, error) {
+func Wait(ctx context.Context, t *engine.Surface, o WaitOptions) (*WaitResult, error) {
 	start := time.Now()
 	deadline, ok := ctx.Deadline()
 	if !ok {
@@ -75,7 +75,7 @@ var errWaitTimeout = errors.New("wait timed out")
 // same-process or out-of-process, as the snapshot shows them: the first
 // frame that shows it ends the wait. The frames are those present when the
 // wait starts; the top document is followed across navigations.
-func waitTextAnywhere(ctx context.Context, t *engine.Tab, deadline time.Time, text string) error {
+func waitTextAnywhere(ctx context.Context, t *engine.Surface, deadline time.Time, text string) error {
 	var frames []string
 	for level := []string{t.Root()}; len(level) > 0; {
 		var next []string
@@ -111,10 +111,8 @@ func waitTextAnywhere(ctx context.Context, t *engine.Tab, deadline time.Time, te
 }
 
 // waitInFrame runs the agent's text wait in one frame's current document.
-func waitInFrame(ctx context.Context, t *engine.Tab, deadline time.Time, frame, text string) error {
-	t.Lock()
-	w, err := t.World(ctx, frame)
-	t.Unlock()
+func waitInFrame(ctx context.Context, t *engine.Surface, deadline time.Time, frame, text string) error {
+	w, err := engine.Exclusively(ctx, t, func() (*engine.World, error) { return t.World(ctx, frame) })
 	if err != nil {
 		return errWaitTimeout // no document to wait in: this frame cannot answer
 	}
@@ -134,15 +132,15 @@ func jsonQuote(s string) string {
 	return string(b)
 }
 
-func mainWorld(ctx context.Context, t *engine.Tab) (*engine.World, error) {
-	t.Lock()
-	defer t.Unlock()
-	return t.World(ctx, t.Root())
+func mainWorld(ctx context.Context, t *engine.Surface) (*engine.World, error) {
+	return engine.Exclusively(ctx, t, func() (*engine.World, error) {
+		return t.World(ctx, t.Root())
+	})
 }
 
 // waitInPage runs an agent wait in the current document, again in the next
 // one when the page navigates meanwhile, until the deadline.
-func waitInPage(ctx context.Context, t *engine.Tab, deadline time.Time, fn string, args ...any) error {
+func waitInPage(ctx context.Context, t *engine.Surface, deadline time.Time, fn string, args ...any) error {
 	for {
 		w, err := mainWorld(ctx, t)
 		if err != nil && !errors.Is(err, engine.ErrDocumentGone) {
@@ -179,14 +177,14 @@ func waitInPage(ctx context.Context, t *engine.Tab, deadline time.Time, fn strin
 	}
 }
 
-func awaitCommit(ctx context.Context, t *engine.Tab) error {
+func awaitCommit(ctx context.Context, t *engine.Surface) error {
 	nw := watchNav(t)
 	defer nw.cancel()
 	_, _, err := nw.commit(ctx)
 	return err
 }
 
-func waitRef(ctx context.Context, t *engine.Tab, deadline time.Time, ref string) error {
+func waitRef(ctx context.Context, t *engine.Surface, deadline time.Time, ref string) error {
 	_, refErr := snapshot.ParseRef(ref)
 	for {
 		tg, err := resolveWhenThere(ctx, t, deadline, ref)
@@ -226,12 +224,10 @@ const locatorRecheck = 500 * time.Millisecond
 // resolveWhenThere resolves a target; a locator that matches nothing yet
 // is resolved again after each change of the page, until the deadline. A
 // ref never appears later: it is resolved once.
-func resolveWhenThere(ctx context.Context, t *engine.Tab, deadline time.Time, target string) (*capture.Element, error) {
+func resolveWhenThere(ctx context.Context, t *engine.Surface, deadline time.Time, target string) (*capture.Element, error) {
 	_, refErr := snapshot.ParseRef(target)
 	for {
-		t.Lock()
-		tg, err := capture.Resolve(ctx, t, target)
-		t.Unlock()
+		tg, err := engine.Exclusively(ctx, t, func() (*capture.Element, error) { return capture.Resolve(ctx, t, target) })
 		if e, ok := apitype.As(err); err == nil || refErr == nil || !ok || e.Code != apitype.RefNotFound {
 			return tg, err
 		}
@@ -248,7 +244,7 @@ func resolveWhenThere(ctx context.Context, t *engine.Tab, deadline time.Time, ta
 	}
 }
 
-func waitURL(ctx context.Context, t *engine.Tab, pattern string) error {
+func waitURL(ctx context.Context, t *engine.Surface, pattern string) error {
 	nw := watchNav(t)
 	defer nw.cancel()
 	if MatchURL(pattern, t.URL()) {
@@ -297,7 +293,7 @@ func MatchURL(pattern, url string) bool {
 // what a write did should name the page it led to. It polls every 10 ms,
 // because the frame table is kept by event taps that signal no one; it
 // returns whether the navigation committed (true when none was under way).
-func AwaitCommit(ctx context.Context, t *engine.Tab, max time.Duration) bool {
+func AwaitCommit(ctx context.Context, t *engine.Surface, max time.Duration) bool {
 	deadline := time.Now().Add(max)
 	crashed := t.Crashed()
 	for t.Navigating(t.Root()) {

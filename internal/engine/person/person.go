@@ -59,7 +59,7 @@ var script = `(() => {
 // Handler hears that a person gave input in a tab (the page's own
 // surface), on a goroutine of its own, once for each event reported. ctx
 // ends when the browser shuts down.
-type Handler func(ctx context.Context, t *engine.Tab)
+type Handler func(ctx context.Context, t *engine.Surface)
 
 // WithInput makes the browser watch every page for a person's own input
 // (see above) and call h when it sees some.
@@ -81,7 +81,7 @@ func (w *watcher) option() engine.Option { return engine.WithSessionHook(w.setup
 
 // setup watches a session's documents: the binding and the script in the
 // agent's world, and a tap for the binding's reports.
-func (w *watcher) setup(page *engine.Tab, s engine.Session) []engine.SetupCall {
+func (w *watcher) setup(page *engine.Surface, s engine.Session) []engine.SetupCall {
 	s.Tap(func(ev cdp.Event) { w.onEvent(page, ev) }, "Runtime.bindingCalled")
 	return []engine.SetupCall{
 		{Method: "Runtime.addBinding", Params: map[string]string{"name": binding, "executionContextName": snapshot.WorldName}},
@@ -91,7 +91,7 @@ func (w *watcher) setup(page *engine.Tab, s engine.Session) []engine.SetupCall {
 
 // onEvent takes a binding report from a session of the page. It runs on
 // the connection's reader (a tap).
-func (w *watcher) onEvent(page *engine.Tab, ev cdp.Event) {
+func (w *watcher) onEvent(page *engine.Surface, ev cdp.Event) {
 	var e struct {
 		Name string `json:"name"`
 	}

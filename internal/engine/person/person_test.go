@@ -23,7 +23,7 @@ var (
 // barrier returns once the page has handled everything sent to it before:
 // an evaluation's reply follows the events the page sent before it, and
 // the reports were counted as those events were read.
-func barrier(t *testing.T, tab *engine.Tab) {
+func barrier(t *testing.T, tab *engine.Surface) {
 	t.Helper()
 	if err := tab.Session().Call(ctxT(t), "Runtime.evaluate", map[string]any{"expression": "1"}, nil); err != nil {
 		t.Fatal(err)
@@ -40,14 +40,14 @@ func TestPersonInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	heard := make(chan string, 8)
-	watch, reports := person.WithInputCounted(func(_ context.Context, tab *engine.Tab) { heard <- tab.ID })
+	watch, reports := person.WithInputCounted(func(_ context.Context, tab *engine.Surface) { heard <- tab.ID })
 	b, err := engine.Launch(ctxT(t), engine.LaunchOptions{Binary: bin, ProfileDir: filepath.Join(t.TempDir(), "profile")}, watch)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = b.Close(context.Background()) })
 	a := testpages.Start(t, "127.0.0.1")
-	tab, _ := b.Tab(ctxT(t), "")
+	tab, _ := b.Surface(ctxT(t), "")
 	if _, err := nav.Navigate(ctxT(t), tab, a.Page("form.html")); err != nil {
 		t.Fatal(err)
 	}

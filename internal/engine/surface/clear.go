@@ -71,7 +71,7 @@ const closeTimeout = 5 * time.Second
 
 // persistPage is a live page of the persist partition, opening a blank
 // one when there is none (opened true).
-func persistPage(ctx context.Context, b *engine.Browser) (*engine.Tab, bool, error) {
+func persistPage(ctx context.Context, b *engine.Browser) (*engine.Surface, bool, error) {
 	for _, t := range b.Pages() {
 		if PartitionOf(b, t) == Persist && t.Usable() {
 			return t, false, nil

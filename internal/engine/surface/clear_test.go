@@ -65,7 +65,7 @@ func TestClearCacheThenAllData(t *testing.T) {
 	ctx := enginetest.Ctx(t)
 	a, aHits := storing(t, "127.0.0.1")
 	other, _ := storing(t, "127.0.0.2")
-	open := func(partition, url string) *engine.Tab {
+	open := func(partition, url string) *engine.Surface {
 		tab, err := surface.NewTabIn(ctx, b, partition)
 		if err != nil {
 			t.Fatal(err)
@@ -80,7 +80,7 @@ func TestClearCacheThenAllData(t *testing.T) {
 	}
 	pa, pb, temp := open(surface.Persist, a.URL+"/"), open(surface.Persist, other.URL+"/"), open("temp:keep", a.URL+"/")
 	all := "cookie,local,idb,caches,sw"
-	for _, tab := range []*engine.Tab{pa, pb, temp} {
+	for _, tab := range []*engine.Surface{pa, pb, temp} {
 		if got := enginetest.EvalString(t, tab, kept); got != all {
 			t.Fatalf("%s keeps %q before any clear", tab.ID, got)
 		}
@@ -97,7 +97,7 @@ func TestClearCacheThenAllData(t *testing.T) {
 	if err := surface.ClearCache(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	for _, tab := range []*engine.Tab{pa, pb} {
+	for _, tab := range []*engine.Surface{pa, pb} {
 		if got := enginetest.EvalString(t, tab, kept); got != "cookie,local,idb" {
 			t.Errorf("after clear cache %s keeps %q, want cookies and site data only", tab.ID, got)
 		}
@@ -112,7 +112,7 @@ func TestClearCacheThenAllData(t *testing.T) {
 	if err := surface.ClearAllData(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	for _, tab := range []*engine.Tab{pa, pb} {
+	for _, tab := range []*engine.Surface{pa, pb} {
 		if got := enginetest.EvalString(t, tab, kept); got != "" {
 			t.Errorf("after clear all data %s keeps %q", tab.ID, got)
 		}

@@ -17,7 +17,7 @@ func refreshTitles(ctx context.Context, b *engine.Browser) {
 	if err != nil {
 		return
 	}
-	byTarget := map[string]*engine.Tab{}
+	byTarget := map[string]*engine.Surface{}
 	for _, t := range b.Pages() {
 		byTarget[t.TargetID] = t
 	}
@@ -30,7 +30,7 @@ func refreshTitles(ctx context.Context, b *engine.Browser) {
 
 // Opener is the surface id of the tab that opened t's page (window.open),
 // or "" when it was not opened by a page or its opener has gone.
-func Opener(t *engine.Tab) string {
+func Opener(t *engine.Surface) string {
 	opener := t.OpenerTarget()
 	if opener == "" {
 		return ""
@@ -46,7 +46,7 @@ func Opener(t *engine.Tab) string {
 // PageOnly refuses operations that only a page root can do: loupe does not
 // navigate a frame's session history on its own (a frame navigates by
 // what is clicked in it, or with the page).
-func PageOnly(t *engine.Tab, what string) error {
+func PageOnly(t *engine.Surface, what string) error {
 	if !t.IsFrame() {
 		return nil
 	}

@@ -60,7 +60,7 @@ func partitionsOf(b *engine.Browser) *partitions {
 }
 
 // PartitionOf names the partition a tab lives in.
-func PartitionOf(b *engine.Browser, t *engine.Tab) string {
+func PartitionOf(b *engine.Browser, t *engine.Surface) string {
 	p := partitionsOf(b)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -74,7 +74,7 @@ func PartitionOf(b *engine.Browser, t *engine.Tab) string {
 
 // NewTabIn opens a tab at about:blank in a partition (see above) and
 // returns it. With TabLimit tabs open it opens nothing.
-func NewTabIn(ctx context.Context, b *engine.Browser, partition string) (*engine.Tab, error) {
+func NewTabIn(ctx context.Context, b *engine.Browser, partition string) (*engine.Surface, error) {
 	name, err := ParsePartition(partition)
 	if err != nil {
 		return nil, apitype.Errorf(apitype.BadInput, "%v", err)
@@ -104,7 +104,7 @@ func NewTabIn(ctx context.Context, b *engine.Browser, partition string) (*engine
 	if err != nil {
 		return nil, err
 	}
-	return b.TabForTarget(ctx, string(res.TargetID))
+	return b.SurfaceForTarget(ctx, string(res.TargetID))
 }
 
 // sweep discards the browser context of every temp partition without a

@@ -13,7 +13,7 @@ import (
 )
 
 // openIn opens the fixture page in a new tab of a partition.
-func openIn(t *testing.T, b *engine.Browser, partition string) *engine.Tab {
+func openIn(t *testing.T, b *engine.Browser, partition string) *engine.Surface {
 	t.Helper()
 	tab, err := surface.NewTabIn(enginetest.Ctx(t), b, partition)
 	if err != nil {
@@ -32,7 +32,7 @@ func TestPartitionsKeepCookiesApart(t *testing.T) {
 	b := enginetest.OwnBrowser(t)
 	a1 := openIn(t, b, "temp:a")
 	enginetest.EvalString(t, a1, `(document.cookie = 'k=from-a; path=/', localStorage.setItem('k', 'from-a'), 'set')`)
-	jar := func(tab *engine.Tab) string {
+	jar := func(tab *engine.Surface) string {
 		return enginetest.EvalString(t, tab, `document.cookie + '|' + (localStorage.getItem('k') || '')`)
 	}
 	if got := jar(a1); got != "k=from-a|from-a" {
@@ -40,7 +40,7 @@ func TestPartitionsKeepCookiesApart(t *testing.T) {
 	}
 	persist, tempB, a2 := openIn(t, b, ""), openIn(t, b, "temp:b"), openIn(t, b, "temp:a")
 	for _, c := range []struct {
-		tab  *engine.Tab
+		tab  *engine.Surface
 		want string
 	}{{persist, "|"}, {tempB, "|"}, {a2, "k=from-a|from-a"}} {
 		if got := jar(c.tab); got != c.want {
@@ -56,7 +56,7 @@ func TestPartitionsKeepCookiesApart(t *testing.T) {
 	}
 	// temp:a's last tab closes: its context goes, and a new temp:a starts
 	// empty.
-	for _, tab := range []*engine.Tab{a1, a2} {
+	for _, tab := range []*engine.Surface{a1, a2} {
 		if err := surface.CloseTab(enginetest.Ctx(t), b, tab.ID); err != nil {
 			t.Fatal(err)
 		}

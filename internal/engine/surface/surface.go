@@ -104,7 +104,7 @@ func parentFirst[T any](list []T, key func(T) (id, parent string)) []T {
 
 // Describe returns the descriptor of one live surface. It makes no
 // protocol call.
-func Describe(t *engine.Tab) Surface {
+func Describe(t *engine.Surface) Surface {
 	ok := t.Usable()
 	s := Surface{ID: t.ID, Title: t.Title(), URL: t.URL(), Crashed: t.IsCrashed(),
 		Capabilities: Capabilities{Snapshot: ok, Interaction: ok, RendererEval: ok}}
@@ -115,18 +115,18 @@ func Describe(t *engine.Tab) Surface {
 
 // Switch makes a live surface the target of every later implicit
 // operation and brings its page to the front.
-func Switch(ctx context.Context, b *engine.Browser, id string) (*engine.Tab, error) {
+func Switch(ctx context.Context, b *engine.Browser, id string) (*engine.Surface, error) {
 	return bringToFront(ctx, b, id, nil)
 }
 
 // bringToFront finds a live surface, if check (when given) allows it, and
 // brings its page to the front. Which surface a caller works in is the
 // caller's (see package sessions).
-func bringToFront(ctx context.Context, b *engine.Browser, id string, check func(*engine.Tab) error) (*engine.Tab, error) {
+func bringToFront(ctx context.Context, b *engine.Browser, id string, check func(*engine.Surface) error) (*engine.Surface, error) {
 	if id == "" {
 		return nil, apitype.Errorf(apitype.BadInput, "missing surface id").Fix("give the id of a live surface ({1} lists them)", apitype.Step{Op: "surfaces"})
 	}
-	t, err := b.Tab(ctx, id)
+	t, err := b.Surface(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -175,8 +175,8 @@ func Windows(ctx context.Context, b *engine.Browser) []Window {
 }
 
 // SwitchWindow is Switch restricted to page roots.
-func SwitchWindow(ctx context.Context, b *engine.Browser, id string) (*engine.Tab, error) {
-	return bringToFront(ctx, b, id, func(t *engine.Tab) error {
+func SwitchWindow(ctx context.Context, b *engine.Browser, id string) (*engine.Surface, error) {
+	return bringToFront(ctx, b, id, func(t *engine.Surface) error {
 		if !t.IsFrame() {
 			return nil
 		}
@@ -217,13 +217,13 @@ func Tabs(ctx context.Context, b *engine.Browser) []TabInfo {
 }
 
 // Activate brings a tab to the front.
-func Activate(ctx context.Context, b *engine.Browser, id string) (*engine.Tab, error) {
-	return bringToFront(ctx, b, id, func(t *engine.Tab) error { return PageOnly(t, "activate as a tab") })
+func Activate(ctx context.Context, b *engine.Browser, id string) (*engine.Surface, error) {
+	return bringToFront(ctx, b, id, func(t *engine.Surface) error { return PageOnly(t, "activate as a tab") })
 }
 
 // NewTab opens a tab at about:blank in the persist partition and returns
 // it (see NewTabIn).
-func NewTab(ctx context.Context, b *engine.Browser) (*engine.Tab, error) {
+func NewTab(ctx context.Context, b *engine.Browser) (*engine.Surface, error) {
 	return NewTabIn(ctx, b, Persist)
 }
 
@@ -231,7 +231,7 @@ func NewTab(ctx context.Context, b *engine.Browser) (*engine.Tab, error) {
 // tab it was keeps naming it (SURFACE_CLOSED): loupe never picks another
 // one silently.
 func CloseTab(ctx context.Context, b *engine.Browser, id string) error {
-	t, err := b.Tab(ctx, id)
+	t, err := b.Surface(ctx, id)
 	if err != nil {
 		return err
 	}

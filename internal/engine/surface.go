@@ -20,19 +20,20 @@ var ErrTabClosed = errors.New("tab closed")
 // navigated or its frame was removed) while the operation ran.
 var ErrDocumentGone = errors.New("document went away")
 
-// Tab is a surface: a page target (kind tab) or one frame in it (kind
+// Surface is a surface: a page target (kind tab) or one frame in it (kind
 // frame). A frame surface starts at its frame: its snapshot is that frame's
 // document and the frames below it, and its refs are its own. A tab and the
 // frame surfaces in it share one page: its sessions, frames, documents and
 // operation lock.
-type Tab struct {
+type Surface struct {
 	*pageState
 	ID   string          // surface id, "s1"
 	root string          // the frame this surface starts at
 	refs *snapshot.Table // guarded by op
-	// kept is what a package above keeps of this surface between
-	// operations (the capture package's last snapshot); guarded by op.
-	kept any
+	// slots hold what packages above keep of this surface between
+	// operations (the capture package's last walks), each in a typed
+	// Slot of its own; guarded by op.
+	slots map[slotKey]any
 }
 
 // pageState is one page target and everything loupe tracks in it.
@@ -40,12 +41,15 @@ type pageState struct {
 	TargetID string
 	b        *Browser
 	sess     *cdp.Session
-	tab      *Tab          // the page's own surface
+	tab      *Surface      // the page's own surface
 	ready    chan struct{} // closed when setup has finished
 	closed   chan struct{} // closed when the target has gone
 	setupErr error         // set before ready closes
 
-	op sync.Mutex // serialises operations on the page's surfaces
+	// op is the page's operation token: the one operation working on
+	// its surfaces holds it (see Exclusive). A channel rather than a
+	// mutex, so that a wait for it ends with the waiter's context.
+	op chan struct{}
 
 	// mu guards the fields below. Taps write them on the reader goroutine.
 	mu       sync.Mutex
@@ -63,7 +67,7 @@ type pageState struct {
 	worldLocks map[string]*sync.Mutex
 	// frameSurf holds the surface of each frame (not the main frame, which
 	// is the tab's); frameTombs the ids of frame surfaces that went away.
-	frameSurf  map[string]*Tab
+	frameSurf  map[string]*Surface
 	frameTombs map[string]bool
 	pastSurf   map[string]string // frame id → surface id, for frames gone
 	// contexts maps each execution context to its frame; mainCtx holds
@@ -84,72 +88,117 @@ type pageState struct {
 	held map[*cdp.Session]*hold
 }
 
-func newTab(b *Browser, id string, info targetInfo, sess *cdp.Session) *Tab {
+func newSurface(b *Browser, id string, info targetInfo, sess *cdp.Session) *Surface {
 	p := &pageState{
 		TargetID: info.TargetID, b: b, sess: sess,
-		ready: make(chan struct{}), closed: make(chan struct{}),
+		ready: make(chan struct{}), closed: make(chan struct{}), op: make(chan struct{}, 1),
 		title: info.Title, url: info.URL, openerID: info.OpenerID, browserCtx: info.BrowserContextID,
 		frames: map[string]*frame{}, worlds: map[string]*World{}, owners: map[ownerKey]int64{},
-		worldLocks: map[string]*sync.Mutex{}, frameSurf: map[string]*Tab{}, frameTombs: map[string]bool{},
+		worldLocks: map[string]*sync.Mutex{}, frameSurf: map[string]*Surface{}, frameTombs: map[string]bool{},
 		pastSurf: map[string]string{}, contexts: map[ctxKey]string{}, mainCtx: map[string]mainContext{}, agentCtx: map[string]mainContext{},
 		incs: map[*cdp.Session]*incarnation{},
 	}
-	p.tab = &Tab{pageState: p, ID: id, root: info.TargetID, refs: snapshot.NewTable(&b.ids.refs, id)}
+	p.tab = &Surface{pageState: p, ID: id, root: info.TargetID, refs: snapshot.NewTable(&b.ids.refs, id)}
 	return p.tab
 }
 
 // IsFrame reports whether the surface is a frame rather than its page.
-func (t *Tab) IsFrame() bool { return t.root != t.TargetID }
+func (t *Surface) IsFrame() bool { return t.root != t.TargetID }
 
 // frameSurface returns the surface of a frame, making one (with a new id)
 // the first time the frame is seen. Caller holds t.mu.
-func (p *pageState) frameSurface(frameID string) *Tab {
+func (p *pageState) frameSurface(frameID string) *Surface {
 	if frameID == p.TargetID {
 		return p.tab
 	}
 	s := p.frameSurf[frameID]
 	if s == nil {
 		id := p.b.newSurfaceID()
-		s = &Tab{pageState: p, ID: id, root: frameID, refs: snapshot.NewTable(&p.b.ids.refs, id)}
+		s = &Surface{pageState: p, ID: id, root: frameID, refs: snapshot.NewTable(&p.b.ids.refs, id)}
 		p.frameSurf[frameID] = s
 	}
 	return s
 }
 
-// Lock serialises operations on the page's surfaces (a tab and the frames
-// in it share one lock): every operation that resolves or binds refs, or
-// sends input, holds it while it does, so two operations' refs and input
-// never interleave. Waits take it only to resolve what they wait for.
-func (t *Tab) Lock() { t.op.Lock() }
+// Exclusive runs f while no other operation works on the surface's page
+// (a tab and the frames in it take turns): every operation that resolves
+// or binds refs, or sends input, runs in it, so two operations' refs and
+// input never interleave; waits use it only to resolve what they wait
+// for. It waits for its turn until ctx ends, and then f does not run. f
+// must not call Exclusive on a surface of the same page.
+func (t *Surface) Exclusive(ctx context.Context, f func() error) error {
+	select {
+	case t.op <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the tab's other operation to finish: %w", ctx.Err())
+	}
+	defer func() { <-t.op }()
+	return f()
+}
 
-// Unlock ends what Lock began.
-func (t *Tab) Unlock() { t.op.Unlock() }
+// Exclusively is Exclusive for a function with a result.
+func Exclusively[T any](ctx context.Context, t *Surface, f func() (T, error)) (T, error) {
+	var v T
+	err := t.Exclusive(ctx, func() (err error) {
+		v, err = f()
+		return err
+	})
+	return v, err
+}
+
+// hold takes the page's operation token with no deadline of its own: for
+// what must happen whatever the caller (refs dropped at a take-over); the
+// operation that holds it meanwhile ends by its own deadline.
+func (t *Surface) hold() (release func()) {
+	t.op <- struct{}{}
+	return func() { <-t.op }
+}
 
 // Root is the id of the frame the surface starts at: the page's top frame
 // (whose id is the target id) for a tab, the frame itself for a frame
 // surface. Snapshots, reads, waits and eval start there; coordinates and
 // input are always the page's (see ToTop).
-func (t *Tab) Root() string { return t.root }
+func (t *Surface) Root() string { return t.root }
 
 // Session is the page target's session. Input, navigation and screenshots
 // go there whatever frame the surface starts at; calls for a node go to
 // the session of its frame (World.Session). Its calls fail fast with
 // ErrTabCrashed once the page's renderer has crashed.
-func (t *Tab) Session() Session { return t.wrap(t.sess) }
+func (t *Surface) Session() Session { return t.wrap(t.sess) }
 
-// Refs is the surface's ref table. Read and change it under Lock.
-func (t *Tab) Refs() *snapshot.Table { return t.refs }
+// Refs is the surface's ref table. Read and change it in Exclusive.
+func (t *Surface) Refs() *snapshot.Table { return t.refs }
 
 // BrowserContext is the id of the browser context the page lives in.
-func (t *Tab) BrowserContext() string { return t.browserCtx }
+func (t *Surface) BrowserContext() string { return t.browserCtx }
 
-// Kept returns what was last given to Keep. Caller holds Lock.
-func (t *Tab) Kept() any { return t.kept }
+// Slot is a place for a value of type T that a package above the engine
+// keeps with each surface between operations (the capture package's last
+// walks): typed, so no package reads another's, and dropped with the
+// surface. Read and change it in Exclusive. Make one per kind of value,
+// once (NewSlot).
+type Slot[T any] struct{ key slotKey }
 
-// Keep holds v with the surface until the next Keep. Caller holds Lock.
-func (t *Tab) Keep(v any) { t.kept = v }
+type slotKey *struct{ name string }
 
-func (t *Tab) wait(ctx context.Context) error {
+// NewSlot returns a new slot; name says what it holds, for debugging.
+func NewSlot[T any](name string) Slot[T] { return Slot[T]{key: &struct{ name string }{name}} }
+
+// Get returns the surface's value in the slot (nil before the first Set).
+func (s Slot[T]) Get(t *Surface) *T {
+	v, _ := t.slots[s.key].(*T)
+	return v
+}
+
+// Set keeps v in the surface's slot until the next Set.
+func (s Slot[T]) Set(t *Surface, v *T) {
+	if t.slots == nil {
+		t.slots = map[slotKey]any{}
+	}
+	t.slots[s.key] = v
+}
+
+func (t *Surface) wait(ctx context.Context) error {
 	select {
 	case <-t.ready:
 		return t.setupErr
@@ -162,7 +211,7 @@ func (t *Tab) wait(ctx context.Context) error {
 
 // setInfo records the target's title and address; it reports whether
 // either changed.
-func (t *Tab) setInfo(title, url string) bool {
+func (t *Surface) setInfo(title, url string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	changed := t.title != title || t.url != url
@@ -173,14 +222,14 @@ func (t *Tab) setInfo(title, url string) bool {
 // SetTitle records the page's title as the browser reports it when asked
 // (packages surface and nav ask: targetInfoChanged events can trail a
 // page's title by a while).
-func (t *Tab) SetTitle(title string) {
+func (t *Surface) SetTitle(title string) {
 	t.mu.Lock()
 	t.title = title
 	t.mu.Unlock()
 }
 
 // info is the tab's title and its committed top-level URL.
-func (t *Tab) info() (title, url string) {
+func (t *Surface) info() (title, url string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if f := t.frames[t.root]; f != nil && f.url != "" {
@@ -196,29 +245,29 @@ func (t *Tab) info() (title, url string) {
 
 // OpenerTarget is the target id of the page that opened this one
 // (window.open), "" when none did; package surface names its surface.
-func (t *Tab) OpenerTarget() string {
+func (t *Surface) OpenerTarget() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.openerID
 }
 
 // URL is the tab's current top-level address.
-func (t *Tab) URL() string {
+func (t *Surface) URL() string {
 	_, u := t.info()
 	return u
 }
 
 // Title is the tab's current title.
-func (t *Tab) Title() string {
+func (t *Surface) Title() string {
 	title, _ := t.info()
 	return title
 }
 
-func (t *Tab) String() string { return fmt.Sprintf("%s (%s)", t.ID, t.URL()) }
+func (t *Surface) String() string { return fmt.Sprintf("%s (%s)", t.ID, t.URL()) }
 
 // Usable reports whether loupe can work in the surface now: its page is
 // set up, its renderer alive, and its frame has a live session.
-func (t *Tab) Usable() bool {
+func (t *Surface) Usable() bool {
 	if t.IsCrashed() {
 		return false
 	}
@@ -236,9 +285,9 @@ func (t *Tab) Usable() bool {
 
 // Closed is closed when the tab's target has gone (a tab and its frame
 // surfaces share it).
-func (t *Tab) Closed() <-chan struct{} { return t.closed }
+func (t *Surface) Closed() <-chan struct{} { return t.closed }
 
-func (t *Tab) markClosed() {
+func (t *Surface) markClosed() {
 	t.mu.Lock()
 	if t.isClosed {
 		t.mu.Unlock()
@@ -252,23 +301,23 @@ func (t *Tab) markClosed() {
 // FrameSurfaces lists the frame surfaces of the page this surface is in,
 // parent-first: a depth-first walk of the frame tree, siblings in the
 // order loupe first saw them.
-func (p *pageState) FrameSurfaces() []*Tab {
+func (p *pageState) FrameSurfaces() []*Surface {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	kids := map[string][]*Tab{}
+	kids := map[string][]*Surface{}
 	for id, s := range p.frameSurf {
 		if f := p.frames[id]; f != nil {
 			kids[f.parent] = append(kids[f.parent], s)
 		}
 	}
-	var out []*Tab
+	var out []*Surface
 	var walk func(id string, depth int)
 	walk = func(id string, depth int) {
 		if depth > 64 {
 			return
 		}
 		cs := kids[id]
-		slices.SortFunc(cs, func(a, b *Tab) int { return cmpSurfaceID(a.ID, b.ID) })
+		slices.SortFunc(cs, func(a, b *Surface) int { return cmpSurfaceID(a.ID, b.ID) })
 		for _, c := range cs {
 			out = append(out, c)
 			walk(c.root, depth+1)
@@ -288,17 +337,16 @@ func cmpSurfaceID(a, b string) int {
 
 // PageID is the surface id of the page this surface is in (its own for a
 // tab).
-func (t *Tab) PageID() string { return t.tab.ID }
+func (t *Surface) PageID() string { return t.tab.ID }
 
 // ForgetRefs drops every ref of the page this surface is in, its frame
 // surfaces' too: after a person has had the tab (a take-over), what the
 // agent saw before may no longer be there, so its old refs are STALE_REF
 // and it must read the page afresh. Returns how many refs were dropped.
-func (t *Tab) ForgetRefs() int {
-	t.op.Lock()
-	defer t.op.Unlock()
+func (t *Surface) ForgetRefs() int {
+	defer t.hold()()
 	t.mu.Lock()
-	surfaces := []*Tab{t.tab}
+	surfaces := []*Surface{t.tab}
 	for _, f := range t.frameSurf {
 		surfaces = append(surfaces, f)
 	}
