@@ -263,5 +263,6 @@ func (c *cmd) serveHTTP(ctx context.Context, f mcpFlags, srv *mcpserver.Server) 
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = hs.Shutdown(sctx)
+	srv.CloseSessions()
 	return nil
 }

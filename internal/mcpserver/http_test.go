@@ -20,6 +20,7 @@ func TestHTTPSurvivesMalformedBodies(t *testing.T) {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(s.HTTPHandler(HTTPOptions{}))
+	defer s.CloseSessions()
 	defer hs.Close()
 	post := func(session, body string) (int, string, http.Header) {
 		t.Helper()
@@ -94,6 +95,7 @@ func TestHTTPTokenAndSessionCap(t *testing.T) {
 	}
 	const token = "0123456789abcdef-token"
 	hs := httptest.NewServer(s.HTTPHandler(HTTPOptions{Token: token, MaxSessions: 1}))
+	defer s.CloseSessions()
 	defer hs.Close()
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	send := func(method, auth, session, body string) (int, string) {

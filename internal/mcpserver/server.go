@@ -272,6 +272,15 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	})
 }
 
+// CloseSessions ends every MCP session the server has open (each HTTP
+// session's goroutines run until it ends, SessionIdle at the latest): the
+// HTTP server's owner calls it after Shutdown.
+func (s *Server) CloseSessions() {
+	for ss := range s.srv.Sessions() {
+		_ = ss.Close()
+	}
+}
+
 // bearer reports whether the request carries the token.
 func bearer(r *http.Request, token string) bool {
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"go.uber.org/goleak"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/chromium"
@@ -38,11 +39,25 @@ var (
 
 // Main runs a package's tests with the shared browser and fixture server,
 // and returns the exit code: func TestMain(m *testing.M) {
-// os.Exit(enginetest.Main(m)) }.
+// os.Exit(enginetest.Main(m)) }. Once they pass and the browser has
+// closed, it fails them if any goroutine is left (goleak): every one the
+// engine starts has an owner that stops it.
 func Main(m *testing.M) int {
+	code := run(m)
+	if code != 0 {
+		return code
+	}
+	if err := goleak.Find(); err != nil {
+		println("goroutines left after the tests and the browser closed:", err.Error())
+		return 1
+	}
+	return 0
+}
+
+func run(m *testing.M) int {
 	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
 	if err != nil {
-		println("engine tests need Chromium:", err.Error())
+		println("engine tests need Chromium (make chromium installs it):", err.Error())
 		return 1
 	}
 	dir, err := os.MkdirTemp("", "loupe-engine-test-")
