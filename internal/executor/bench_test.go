@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/handlers"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
@@ -17,18 +18,19 @@ import (
 // Reported: the medians and their difference, the cost of reserve + settle
 // on disk (fsynced) per write.
 func BenchmarkLedgerPerWrite(b *testing.B) {
-	noop := ops.Define("poke", "poke", ops.Write, time.Second, func(context.Context, ops.Env, *nothing) (*nothing, error) {
-		return &nothing{}, nil
-	})
+	noop := ops.Describe[nothing, nothing]("poke", "poke", ops.Write, time.Second)
 	noop.NoBrowser = true
 	reg := ops.NewRegistry(noop)
+	hs := map[string]handlers.Handler{"poke": handlers.Func(func(context.Context, *handlers.Deps, *nothing) (*nothing, error) {
+		return &nothing{}, nil
+	})}
 	store, err := ledger.Open(context.Background(), filepath.Join(b.TempDir(), "ledger.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	bare := New(Config{Home: b.TempDir(), Chromium: "/nonexistent", Registry: reg})
-	kept := New(Config{Home: b.TempDir(), Chromium: "/nonexistent", Registry: reg, Store: store})
+	bare := New(Config{Home: b.TempDir(), Chromium: "/nonexistent", Registry: reg, Handlers: hs})
+	kept := New(Config{Home: b.TempDir(), Chromium: "/nonexistent", Registry: reg, Handlers: hs, Store: store})
 	ctx := context.Background()
 	var without, with []time.Duration
 	b.ResetTimer()

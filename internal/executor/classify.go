@@ -11,6 +11,35 @@ import (
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
+// classifyStage gives the run's failure, on the way back, its registry
+// code: a write cut short by a take-over or a crash is TAKEN_OVER or
+// TAB_CRASHED with its outcome unknown; anything else goes through
+// Classify. The error names the operation, the write's id and, for a
+// deadline, the deadline.
+type classifyStage struct{}
+
+func (classifyStage) name() string { return "classify" }
+
+func (classifyStage) enter(_ context.Context, c *call) (func(*outcome), error) {
+	return func(o *outcome) {
+		if o.raw == nil {
+			return
+		}
+		var e *apitype.Error
+		if c.isWrite() {
+			e = cutShort(o.cause, c.sess, c.write, o.raw)
+		}
+		if e == nil {
+			e = Classify(o.raw, c.kind)
+		}
+		e.Op, e.OperationID = c.op.Name, c.write.ID
+		if e.Code == apitype.Timeout && e.TimeoutMS == 0 {
+			e.TimeoutMS = c.timeout.Milliseconds()
+		}
+		o.err = e
+	}, nil
+}
+
 // Classify maps any error from an operation to a registry error. It is the
 // one place raw failures (protocol errors, deadlines, a vanished browser)
 // get their codes and hints. For a write whose failure is not known to

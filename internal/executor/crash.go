@@ -68,12 +68,12 @@ func (x *Executor) crashed(ctx context.Context, s *sessions.Session, t *engine.S
 
 // crashError is the refusal of an operation on a tab that crashed: while
 // its renderer is down, and after, until a person hands it back.
-func crashError(t *engine.Surface, reloading bool) *apitype.Error {
+func crashError(page string, reloading bool) *apitype.Error {
 	msg := "tab %s's renderer crashed; it was reloaded for a person to check, and the agents get it back when they resume it; nothing was read or sent"
 	if reloading {
 		msg = "tab %s's renderer crashed; it is being reloaded for a person to check; nothing was read or sent"
 	}
-	return apitype.Errorf(apitype.TabCrashed, msg, t.PageID()).
+	return apitype.Errorf(apitype.TabCrashed, msg, page).
 		Fix("work in another tab ({1}), or wait until the person hands this one back and take a new snapshot ({2})",
 			apitype.Step{Op: "tabs"}, apitype.Step{Op: "snapshot"})
 }

@@ -1,20 +1,42 @@
 // Package executor is the one path every operation takes, whatever front
-// end it came from. It is a pipeline of small stages (see Do):
+// end it came from: a pipeline of stages, built once as an ordered list
+// (pipeline.go), each in a file of its own with its own test. A call
+// enters them in this order:
 //
-//	decode/validate → grant (the task's; NO_GRANT) → human and crash
-//	gate (HUMAN_CONTROL, TAB_CRASHED) → document token (STALE_REF) →
-//	for a write: policy (allow, ask, deny) → gate (the tab's owner task)
-//	→ the tab's lane (one write at a time; TAKEN_OVER while waiting) →
-//	ledger reserve → run (cut short by a take-over or a crash) → classify
-//	→ settle (ledger, events) → report
+//	decode    the operation, its input checked by its rules, the session
+//	          and the caller (BAD_INPUT)
+//	tabsfile  (on the way back: the tabs file is written before the reply)
+//	control   browser writes refused while controlEnabled is off (DENIED)
+//	grant     the task's grant, minted by a read, needed by a write (NO_GRANT)
+//	human     a crashed tab, a tab held in a dialog flood, a tab a person
+//	          has taken over (TAB_CRASHED, PAGE_BLOCKED, HUMAN_CONTROL)
+//	restore   a restored placeholder tab the call works in is loaded
+//	personal  a tab of the person's own browser: their approval first
+//	document  a write planned on another document (STALE_REF)
+//	origin    an agent's navigation to a local page (DENIED)
+//	describe  the write as the stages after see it (Write): its id, its
+//	          tab, origin, element, locator, whether it types a secret
+//	approval  the approval policy: allow, ask a person, deny
+//	owner     a tab another task owns (NO_GRANT)
+//	lane      the tab's write lane: one write at a time (TAKEN_OVER while
+//	          waiting); left after everything else
+//	ledger    the reservation, before anything is sent (DUPLICATE_OPERATION)
+//	report    the session's state before a write that asked for a report;
+//	          on the way back, what the write changed
+//	effects   on the way back: tabs opened are the task's, a snapshot is
+//	          the caller's last, settings changes are published, a browser
+//	          gone is dropped
+//	settle    on the way back: the outcome in the ledger and the events
+//	classify  on the way back: a raw failure gets its registry code, and a
+//	          write's outcome is unknown unless certainly not executed
+//	run       the handler, cut short by a take-over or a crash
 //
-// Every refusal before the reservation is not executed and leaves no
-// ledger row; from the reservation on, the outcome is settled executed,
-// not_executed or unknown. Policy, ledger and gate are interfaces so tests
-// can replace them; the executor's own are the approval policy, the
-// on-disk ledger and the grant registry. The write report — navigation,
-// pages opened and closed, dialogs, the changed lines of the caller's last
-// snapshot — is computed here, once, for every front end.
+// Every refusal is not executed. Reads pass the write stages untouched;
+// behaviour that depends on the operation comes from its descriptor's
+// traits (ops.Op) and its input's (ops.TabOpener, ops.Navigator, …),
+// never from its name or its input's type. The write report —
+// navigation, pages opened and closed, dialogs, the changed lines of the
+// caller's last snapshot — is computed here, once, for every front end.
 package executor
 
 import (
@@ -32,6 +54,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/grants"
+	"github.com/loupe-dev/loupe/internal/handlers"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
@@ -64,15 +87,18 @@ type Config struct {
 	// Dashboard starts the dashboard for the dashboard operation (nil:
 	// this process serves none). The daemon gives it; the dashboard
 	// itself is a front end over this executor.
-	Dashboard ops.Dashboard
+	Dashboard handlers.Dashboard
 
-	// Registry is the operations the executor runs; nil is loupe's own
-	// (ops.New). Tests give a registry of fake operations (ops.NewRegistry)
-	// to drive the pipeline and the local API without a browser. Such
+	// Registry is the operations the executor runs and Handlers their
+	// handlers by name; nil is loupe's own (ops.New, handlers.Table).
+	// Tests give fake operations (ops.NewRegistry, handlers.Func) to
+	// drive the pipeline and the local API without a browser. Such
 	// operations must be marked NoBrowser: a write asked for a report
 	// otherwise starts the session's browser to take its state, and diffs
-	// with the registry's "snapshot" operation.
+	// with the registry's "snapshot" operation. New panics when an
+	// operation has no handler, or one of other types.
 	Registry *ops.Registry
+	Handlers map[string]handlers.Handler
 
 	// Rules is the approval policy; with it every write is allowed, held
 	// for a person's answer or denied by its rules (unless Policy
@@ -103,6 +129,8 @@ type Config struct {
 // use.
 type Executor struct {
 	reg      *ops.Registry
+	handlers map[string]handlers.Handler
+	stages   pipeline
 	sessions *sessions.Manager
 	policy   Policy
 	ledger   Ledger
@@ -118,7 +146,7 @@ type Executor struct {
 	crashLog crashes
 	restore  restoring
 	// dashboard serves the dashboard operation (nil: none here).
-	dashboard ops.Dashboard
+	dashboard handlers.Dashboard
 	// bg bounds the executor's own work (download approvals); Close ends
 	// it and waits for it.
 	bg     context.Context
@@ -146,17 +174,27 @@ func New(cfg Config) *Executor {
 		settings: cfg.Settings, previews: preview.New(), dashboard: cfg.Dashboard,
 	}
 	if x.ledger == nil && cfg.Store != nil {
-		x.ledger = ledgerStage{cfg.Store}
+		x.ledger = diskLedger{cfg.Store}
 	}
 	if x.settings == nil {
 		x.settings = settings.Open("")
 	}
 	x.rules = cfg.Rules
 	if x.policy == nil && cfg.Rules != nil {
-		x.policy = policyStage{p: cfg.Rules, q: &x.waiting}
+		x.policy = rulesPolicy{p: cfg.Rules, q: &x.waiting}
 	}
 	if x.reg == nil {
 		x.reg = ops.New()
+	}
+	x.handlers = cfg.Handlers
+	if x.handlers == nil {
+		x.handlers = handlers.Table()
+	}
+	for _, o := range x.reg.All() {
+		h, ok := x.handlers[o.Name]
+		if !ok || h.In() != o.InType() || h.Out() != o.OutType() {
+			panic("executor: operation " + o.Name + " has no handler of its input and output types")
+		}
 	}
 	x.waiting.events = x.events
 	x.bg, x.stopBG = context.WithCancel(context.Background())
@@ -180,7 +218,18 @@ func New(cfg Config) *Executor {
 	if cfg.TabsFile != "" {
 		x.startRestore(cfg.TabsFile)
 	}
+	x.stages = x.pipeline()
 	return x
+}
+
+// pipeline is the executor's stages in the order of stageOrder.
+func (x *Executor) pipeline() pipeline {
+	return pipeline{
+		decodeStage{x}, tabsfileStage{x}, controlStage{x.settings}, grantStage{x.grants}, humanStage{},
+		restoreStage{x}, personalStage{x}, documentStage{}, originStage{}, describeStage{},
+		approvalStage{x.policy}, ownerStage{x.gate}, laneStage{&x.lanes}, ledgerStage{x.ledger}, reportStage{x},
+		effectsStage{x}, settleStage{x.ledger, x.events}, classifyStage{}, runStage{},
+	}
 }
 
 // Events is the executor's event bus: `loupe events` reads it.
@@ -265,250 +314,20 @@ func Decode(op *ops.Op, raw json.RawMessage) (any, error) {
 	return in, nil
 }
 
-// call is one request on its way through the pipeline.
-type call struct {
-	op     *ops.Op
-	in     any
-	kind   ops.Kind
-	sess   *sessions.Session
-	client *sessions.Client
-	env    *env
-	write  Write // a write's description for the stages (its ID once guarded)
-	epoch  int64 // of the caller's tab, when the gate looked
-	task   string
-	grant  string // the id of the task's grant
-	// approvedAfter is how long the write waited for a person's approval.
-	approvedAfter time.Duration
-	timeout       time.Duration // the operation's deadline
-	// leave ends the write's turn in its tab's lane (nil: it has none).
-	leave func()
-	// person: the call is a person's, at the dashboard (Request.Person).
-	person bool
-}
-
 // Do runs one operation through the pipeline and returns its output, or
 // an *apitype.Error whose Op names the operation. Every string a page
 // controls in the output, the report or the error is bounded (wire.Bound).
 func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
-	res, err := x.do(ctx, req)
-	if e, ok := apitype.As(err); ok {
-		wire.Bound(e)
+	c := &call{req: req}
+	o := x.stages.run(ctx, c)
+	if o.err != nil {
+		wire.Bound(o.err)
+		return nil, o.err
 	}
-	if res != nil {
-		wire.Bound(res.Out)
-		wire.Bound(res.Report)
-	}
-	return res, err
-}
-
-func (x *Executor) do(ctx context.Context, req Request) (*Result, error) {
-	c, err := x.decode(req)
-	if err != nil {
-		return nil, failed(err, req.Op)
-	}
-	defer x.keepTabs() // before the reply: see restore.go
-	timeout := c.op.Timeout
-	if req.Timeout > 0 {
-		timeout = req.Timeout
-	}
-	c.timeout = timeout
-	// The gates get the operation's deadline; a write held for a
-	// person's approval waits by the policy's own bound; the run gets a
-	// whole deadline of its own after that.
-	gctx, gcancel := context.WithTimeout(ctx, timeout)
-	defer gcancel()
-	if err := x.controlGate(c); err != nil {
-		return nil, failed(err, req.Op)
-	}
-	c.task = req.Task
-	if c.task == "" {
-		c.task = DefaultTask(req.Client)
-	}
-	c.env.task = c.task
-	c.person = req.Person
-	if err := x.useGrant(c, c.task, req.Grant); err != nil {
-		return nil, failed(err, req.Op)
-	}
-	if err := x.humanGate(gctx, c); err != nil {
-		return nil, failed(err, req.Op)
-	}
-	if err := x.loadRestored(gctx, c); err != nil {
-		return nil, failed(err, req.Op)
-	}
-	// Held for the person's answer, by the approval timeout rather
-	// than the operation's deadline.
-	waited, err := x.personalGate(ctx, c)
-	if err != nil {
-		return nil, failed(err, req.Op)
-	}
-	if waited > 0 { // the gates after it get a whole deadline again
-		c.approvedAfter = waited
-		var cancel context.CancelFunc
-		gctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	if c.kind == ops.Write {
-		if err := x.documentGate(gctx, c, req.DocumentToken); err != nil {
-			return nil, failed(err, req.Op)
-		}
-		c.write.Document = req.DocumentToken
-		if err := originGate(c, req.LocalPages); err != nil {
-			return nil, failed(err, req.Op)
-		}
-		err := x.guard(gctx, ctx, c, req.OperationID)
-		if c.leave != nil {
-			defer c.leave()
-		}
-		if err != nil {
-			return nil, failed(err, req.Op, c.write.ID)
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if c.kind == ops.Write {
-		var stop func()
-		ctx, stop = watchTab(ctx, c.sess, c.write)
-		defer stop()
-	}
-	var before *state
-	if c.kind == ops.Write && req.Report != nil {
-		// Without a browser yet, everything the write brings up is new.
-		if before = x.state(ctx, c); before == nil && !c.op.NoBrowser {
-			before = &state{none: true}
-		}
-	}
-	out, err := c.op.Run(ctx, c.env, c.in)
-	var e *apitype.Error
-	if err != nil {
-		if c.kind == ops.Write {
-			e = cutShort(ctx, c.sess, c.write, err)
-		}
-		if e == nil {
-			e = Classify(err, c.kind)
-		}
-		e.Op, e.OperationID = c.op.Name, c.write.ID
-		if e.Code == apitype.Timeout && e.TimeoutMS == 0 {
-			e.TimeoutMS = timeout.Milliseconds()
-		}
-	}
-	x.settle(ctx, c, e)
-	if e != nil {
-		if e.Code == apitype.BrowserGone {
-			c.sess.Drop()
-		}
-		return nil, e
-	}
-	if c.kind == ops.Write {
-		x.ownOpened(ctx, c)
-		x.markOwn(ctx, c)
-	}
-	x.remember(c, out)
-	if c.kind == ops.Write && (c.op.Group == "settings" || c.op.Group == "policy") {
-		// Pages that show them (the dashboard) read them again.
-		x.events.Publish(events.Event{Kind: events.SettingsChanged, Session: c.sess.Name(), Op: c.op.Name})
-	}
-	res := &Result{Out: out, OperationID: c.write.ID, Grant: c.grant, ApprovedAfter: c.approvedAfter}
-	if before != nil {
-		res.Report = x.report(ctx, c, before, req.Report)
-	}
+	res := &Result{Out: o.out, OperationID: c.write.ID, Grant: c.grant, Report: o.report, ApprovedAfter: c.approvedAfter}
+	wire.Bound(res.Out)
+	wire.Bound(res.Report)
 	return res, nil
-}
-
-// decode is the first stage: the operation, the session and the caller,
-// and the input checked against the operation's rules. Nothing runs on a
-// failure here.
-func (x *Executor) decode(req Request) (*call, error) {
-	op, ok := x.reg.Lookup(req.Op)
-	if !ok {
-		return nil, apitype.Errorf(apitype.BadInput, "unknown operation %q", req.Op)
-	}
-	if req.Session == "" {
-		req.Session = "default"
-	}
-	if !ValidSession(req.Session) {
-		return nil, apitype.Errorf(apitype.BadInput, "session name %q: %s", req.Session, SessionRule)
-	}
-	in := req.Decoded
-	if in == nil {
-		var err error
-		if in, err = Decode(op, req.Input); err != nil {
-			return nil, err
-		}
-	} else if v, ok := in.(ops.Validator); ok {
-		if err := v.Validate(); err != nil {
-			return nil, err
-		}
-	}
-	s := x.sessions.Get(req.Session)
-	cl := s.Client(req.Client)
-	kind := op.KindOf(in)
-	if op.Live {
-		// A person's own input passes none of a write's stages (see
-		// ops.Op.Live): it runs as a read does.
-		kind = ops.Read
-	}
-	return &call{op: op, in: in, kind: kind, sess: s, client: cl, env: &env{s: s, c: cl, x: x}}, nil
-}
-
-// settle records a write's outcome in the ledger: executed (e nil), not
-// executed when the error says so for certain, unknown otherwise. The
-// caller's context may have ended (a deadline): the settlement is written
-// all the same.
-func (x *Executor) settle(ctx context.Context, c *call, e *apitype.Error) {
-	if c.kind != ops.Write {
-		return
-	}
-	x.ledger.Settle(context.WithoutCancel(ctx), c.write, e)
-	state, code := ledger.Executed, ""
-	if e != nil {
-		state, code = ledger.Unknown, string(e.Code)
-		if e.NotExecuted {
-			state = ledger.NotExecuted
-		}
-	}
-	page := c.write.Page
-	if page == "" && !c.op.NoBrowser && c.sess.Live() {
-		// The write started the browser: name the tab it acted in.
-		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		if t, err := c.env.Tab(tctx); err == nil {
-			page = t.PageID()
-		}
-		cancel()
-	}
-	x.events.Publish(events.Event{Kind: events.OpSettled, Session: c.write.Session, Task: c.write.Task, SurfaceID: page,
-		OperationID: c.write.ID, Op: c.write.Op, State: string(state), Unknown: state == ledger.Unknown, Code: code, Epoch: c.write.Epoch})
-}
-
-// remember keeps a snapshot as its caller's last of that surface, for the
-// reports of the caller's next writes.
-func (x *Executor) remember(c *call, out any) {
-	snap, ok := out.(*ops.SnapshotOut)
-	if !ok {
-		return
-	}
-	in, _ := c.in.(*ops.SnapshotIn)
-	if in == nil {
-		return
-	}
-	text := snap.Snapshot.Text
-	if snap.Full != "" {
-		text = snap.Full // a grep or since read: the caller saw the page whole
-	}
-	c.client.Remember(snap.SurfaceID, sessions.Snapshot{Options: *in, Text: body(text)})
-}
-
-// failed gives a refusal before the run its operation (and the write's
-// id, once it has one). Nothing was dispatched.
-func failed(err error, op string, id ...string) error {
-	e, ok := apitype.As(err)
-	if !ok {
-		e = apitype.Wrap(apitype.Internal, err, "%v", err)
-	}
-	e.Op, e.NotExecuted = op, true
-	if len(id) > 0 {
-		e.OperationID = id[0]
-	}
-	return e
 }
 
 // Sessions lists the sessions with a running browser.

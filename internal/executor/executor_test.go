@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/handlers"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
@@ -42,8 +43,8 @@ type nothing struct{}
 // fakeExecutor runs fake operations that never start a browser.
 func fakeExecutor(t *testing.T, tr *trace) *Executor {
 	t.Helper()
-	run := func(name string, err error) func(ctx context.Context, env ops.Env, _ *nothing) (*nothing, error) {
-		return func(ctx context.Context, env ops.Env, _ *nothing) (*nothing, error) {
+	run := func(name string, err error) func(ctx context.Context, _ *handlers.Deps, _ *nothing) (*nothing, error) {
+		return func(ctx context.Context, _ *handlers.Deps, _ *nothing) (*nothing, error) {
 			tr.step("run:" + name)
 			if name == "slow" {
 				<-ctx.Done()
@@ -52,16 +53,18 @@ func fakeExecutor(t *testing.T, tr *trace) *Executor {
 			return &nothing{}, err
 		}
 	}
+	hs := map[string]handlers.Handler{}
 	mk := func(name string, kind ops.Kind, err error) *ops.Op {
-		o := ops.Define(name, name, kind, time.Second, run(name, err))
+		o := ops.Describe[nothing, nothing](name, name, kind, time.Second)
 		o.NoBrowser = true
+		hs[name] = handlers.Func(run(name, err))
 		return o
 	}
 	reg := ops.NewRegistry(
 		mk("look", ops.Read, nil), mk("poke", ops.Write, nil), mk("break", ops.Write, errors.New("boom")),
 		mk("slow", ops.Write, nil),
 	)
-	return New(Config{Home: t.TempDir(), Chromium: "/nonexistent", Registry: reg, Policy: tr, Gate: tr, Ledger: tr})
+	return New(Config{Home: t.TempDir(), Chromium: "/nonexistent", Registry: reg, Handlers: hs, Policy: tr, Gate: tr, Ledger: tr})
 }
 
 // A write passes policy, then the gate, then the ledger's reservation,

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
@@ -22,14 +21,45 @@ func digest(op string, in any) string {
 	return hex.EncodeToString(h[:8])
 }
 
-// ledgerStage is the Ledger stage on the on-disk ledger.
-type ledgerStage struct{ l *ledger.Ledger }
+// Ledger records every write: Reserve before anything is dispatched
+// (refusing a duplicate id), Settle with its outcome (e nil: executed;
+// e.NotExecuted: certainly not; otherwise unknown). A write reserved and
+// never settled is unknown, and never replayed.
+type Ledger interface {
+	Reserve(ctx context.Context, w Write) error
+	Settle(ctx context.Context, w Write, e *apitype.Error)
+}
+
+// ledgerStage reserves a write in the ledger, last before it may run, so
+// that a refused write leaves no row; settleStage settles it.
+type ledgerStage struct{ l Ledger }
+
+func (ledgerStage) name() string { return "ledger" }
+
+func (s ledgerStage) enter(ctx context.Context, c *call) (func(*outcome), error) {
+	if !c.isWrite() {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, stageTimeout)
+	defer cancel()
+	return nil, s.l.Reserve(ctx, c.write)
+}
+
+// noLedger records nothing: the ledger of an executor without a store
+// (tests of other stages).
+type noLedger struct{}
+
+func (noLedger) Reserve(context.Context, Write) error          { return nil }
+func (noLedger) Settle(context.Context, Write, *apitype.Error) {}
+
+// diskLedger is the Ledger on the on-disk ledger.
+type diskLedger struct{ l *ledger.Ledger }
 
 // Reserve writes the row before anything is dispatched. A used id is
 // DUPLICATE_OPERATION naming the original's outcome; a ledger that cannot
 // write refuses the write (nothing dispatched): a write loupe cannot
 // account for does not go out.
-func (s ledgerStage) Reserve(ctx context.Context, w Write) error {
+func (s diskLedger) Reserve(ctx context.Context, w Write) error {
 	var input string
 	if b, err := json.Marshal(w.Input); err == nil && w.Input != nil {
 		input = string(b)
@@ -53,7 +83,7 @@ func (s ledgerStage) Reserve(ctx context.Context, w Write) error {
 
 // Settle records the outcome. A failure to write it leaves the row
 // reserved, which the next start reads as unknown: the honest answer.
-func (s ledgerStage) Settle(ctx context.Context, w Write, e *apitype.Error) {
+func (s diskLedger) Settle(ctx context.Context, w Write, e *apitype.Error) {
 	state, code, reason := ledger.Executed, "", ""
 	if e != nil {
 		state, code, reason = ledger.Unknown, string(e.Code), e.Message
@@ -64,14 +94,6 @@ func (s ledgerStage) Settle(ctx context.Context, w Write, e *apitype.Error) {
 	if err := s.l.Settle(ctx, w.ID, state, code, reason); err != nil {
 		log.Printf("loupe: settling operation %s: %v", w.ID, err)
 	}
-}
-
-// opLog reads the ledger for the ops operations.
-func (x *Executor) opLog() (*ledger.Ledger, error) {
-	if x.store == nil {
-		return nil, fmt.Errorf("this process keeps no operation ledger")
-	}
-	return x.store, nil
 }
 
 // withoutSecret is an input with its text taken out and marked secret:

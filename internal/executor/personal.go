@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
-	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
@@ -18,40 +17,36 @@ import (
 
 const personalRule = "a tab of the person's own browser that loupe did not open"
 
-// personalGate asks the person before an operation works in one of their
-// tabs. It returns how long it waited.
-func (x *Executor) personalGate(ctx context.Context, c *call) (time.Duration, error) {
-	if c.person || c.op.NoBrowser || c.op.SessionWide || !c.sess.Personal() {
-		return 0, nil
+// personalStage asks the person before an operation works in one of
+// their tabs; how long it waited counts as approval time.
+type personalStage struct{ x *Executor }
+
+func (personalStage) name() string { return "personal" }
+
+func (s personalStage) enter(ctx context.Context, c *call) (func(*outcome), error) {
+	if c.req.Person || c.op.SessionWide || !c.sess.Personal() {
+		return nil, nil
 	}
-	t, err := c.env.Tab(ctx)
-	if err != nil {
-		return 0, nil // the operation itself will say what is wrong
+	t, err := c.page(ctx)
+	if err != nil || t == nil {
+		return nil, nil // the operation itself will say what is wrong
 	}
 	page := t.PageID()
-	if c.sess.Own(page) || c.sess.Own(surface.Opener(t)) {
-		return 0, nil
+	if c.sess.Own(page) || c.sess.Own(t.Opener()) {
+		return nil, nil
 	}
 	timeout := 2 * time.Minute
-	if x.rules != nil {
-		timeout = x.rules.ApprovalTimeout()
+	if s.x.rules != nil {
+		timeout = s.x.rules.ApprovalTimeout()
 	}
 	action := c.op.Action
-	if c.kind == ops.Read {
+	if !c.isWrite() {
 		action = ops.ActRead
 	}
 	element, _ := inputFields(c.in)
 	w := Write{ID: apitype.NewOperationID(), Element: element, Op: c.op.Name, Action: action, Session: c.sess.Name(), Client: c.client.ID(),
 		Task: c.task, Surface: c.client.Current(), Page: page, Origin: originOf(t.URL()), Input: c.in, Digest: digest(c.op.Name, c.in)}
-	return x.waiting.ask(ctx, w, timeout, personalRule)
-}
-
-// markOwn records the tab a write opened as loupe's own in its session.
-func (x *Executor) markOwn(ctx context.Context, c *call) {
-	if o, ok := c.in.(ops.TabOpener); !ok || !o.OpensTab() {
-		return
-	}
-	if t, err := c.env.Tab(ctx); err == nil {
-		c.sess.MarkOwn(t.PageID())
-	}
+	waited, err := s.x.waiting.ask(ctx, w, timeout, personalRule)
+	c.approvedAfter += waited
+	return nil, err
 }

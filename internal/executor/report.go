@@ -36,6 +36,33 @@ type state struct {
 	none bool
 }
 
+// reportStage takes the session's state before a write that asks for a
+// report and, on the way back, once the write succeeded, says what it
+// changed. Without a browser yet, everything the write brings up is new.
+type reportStage struct{ x *Executor }
+
+func (reportStage) name() string { return "report" }
+
+func (s reportStage) enter(ctx context.Context, c *call) (func(*outcome), error) {
+	if !c.isWrite() || c.req.Report == nil {
+		return nil, nil
+	}
+	if c.before = s.x.state(ctx, c); c.before == nil && !c.op.NoBrowser {
+		c.before = &state{none: true}
+	}
+	if c.before == nil {
+		return nil, nil
+	}
+	return func(o *outcome) {
+		if o.err != nil {
+			return
+		}
+		ctx, cancel := c.bounded(context.WithoutCancel(ctx))
+		defer cancel()
+		o.report = s.x.report(ctx, c, c.before, c.req.Report)
+	}, nil
+}
+
 // state takes the session's state for a write's report; nil when there is
 // no browser (an operation that must not start one, such as close).
 func (x *Executor) state(ctx context.Context, c *call) *state {
@@ -146,11 +173,10 @@ func (x *Executor) report(ctx context.Context, c *call, before *state, o *apityp
 // snapshot takes a snapshot of the caller's surface for a report and
 // keeps it as the caller's last.
 func (x *Executor) snapshot(ctx context.Context, c *call, in ops.SnapshotIn) (*ops.SnapshotOut, error) {
-	op, _ := x.reg.Lookup("snapshot")
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	out, err := op.Run(ctx, c.env, &in)
+	out, err := x.handlers["snapshot"].Run(ctx, c.deps, &in)
 	if err != nil {
 		return nil, Classify(err, ops.Read)
 	}

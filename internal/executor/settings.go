@@ -9,32 +9,14 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
-	"github.com/loupe-dev/loupe/internal/ops"
 )
 
 // The person's browser-control settings (package settings), as the
-// executor applies them: controlEnabled gates every browser write before
-// anything else, and ignoreCertificateErrors is set on each browser when
+// executor applies them: controlEnabled gates every browser write (see
+// controlStage), and ignoreCertificateErrors is set on each browser when
 // an operation first uses it after the setting changed — in this process
 // or another of the same home — so it applies to running browsers
 // without a restart.
-
-// controlGate refuses a browser write while control is off. A person's
-// own commands (settings, policy, take-over) are not browser writes.
-func (x *Executor) controlGate(c *call) error {
-	if c.kind != ops.Write || !needsGrant(c.op) {
-		return nil
-	}
-	v, err := x.settings.Get()
-	if err != nil {
-		return apitype.Wrap(apitype.Internal, err, "%v", err)
-	}
-	if v.ControlEnabled {
-		return nil
-	}
-	return apitype.Errorf(apitype.Denied, "browser control is turned off (setting controlEnabled is false): no write is sent").
-		Fix("a person turns it back on ({1})", apitype.Step{Op: "settings set", Args: map[string]string{"key": "controlEnabled", "value": "true"}})
-}
 
 // certState is what a browser was last told about certificate errors.
 type certState struct {

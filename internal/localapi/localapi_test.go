@@ -14,6 +14,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/client"
 	"github.com/loupe-dev/loupe/internal/executor"
+	"github.com/loupe-dev/loupe/internal/handlers"
 	"github.com/loupe-dev/loupe/internal/localapi/lapitest"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
@@ -66,61 +67,63 @@ type none struct{}
 // fakes is a registry of fake operations and a count of the handler
 // calls, so a test can tell that nothing ran.
 type fakes struct {
-	ran atomic.Int64
-	reg *ops.Registry
+	ran      atomic.Int64
+	reg      *ops.Registry
+	handlers map[string]handlers.Handler
 }
 
 // def defines a fake operation whose calls are counted. Every fake is
 // NoBrowser: the executor must not start a browser for it.
-func def[In, Out any](f *fakes, name string, kind ops.Kind, run func(ctx context.Context, env ops.Env, in *In) (*Out, error)) *ops.Op {
-	o := ops.Define(name, "fake "+name, kind, 5*time.Second, func(ctx context.Context, env ops.Env, in *In) (*Out, error) {
-		f.ran.Add(1)
-		return run(ctx, env, in)
-	})
+func def[In, Out any](f *fakes, name string, kind ops.Kind, run func(ctx context.Context, d *handlers.Deps, in *In) (*Out, error)) *ops.Op {
+	o := ops.Describe[In, Out](name, "fake "+name, kind, 5*time.Second)
 	o.NoBrowser = true
+	f.handlers[name] = handlers.Func(func(ctx context.Context, d *handlers.Deps, in *In) (*Out, error) {
+		f.ran.Add(1)
+		return run(ctx, d, in)
+	})
 	return o
 }
 
 func newFakes() *fakes {
-	f := &fakes{}
-	block := func(ctx context.Context, _ ops.Env, _ *none) (*none, error) {
+	f := &fakes{handlers: map[string]handlers.Handler{}}
+	block := func(ctx context.Context, _ *handlers.Deps, _ *none) (*none, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	use := def(f, "use", ops.Write, func(_ context.Context, env ops.Env, in *surfaceIn) (*surfaceOut, error) {
-		env.SetCurrent(in.Surface)
-		return &surfaceOut{Current: env.Current()}, nil
+	use := def(f, "use", ops.Write, func(_ context.Context, env *handlers.Deps, in *surfaceIn) (*surfaceOut, error) {
+		env.Caller.SetCurrent(in.Surface)
+		return &surfaceOut{Current: env.Caller.Current()}, nil
 	})
 	use.Action = ops.ActTarget
 	f.reg = ops.NewRegistry(
-		def(f, "echo", ops.Read, func(_ context.Context, env ops.Env, in *echoIn) (*echoOut, error) {
-			return &echoOut{Text: in.Text, N: in.N, Session: env.Session()}, nil
+		def(f, "echo", ops.Read, func(_ context.Context, env *handlers.Deps, in *echoIn) (*echoOut, error) {
+			return &echoOut{Text: in.Text, N: in.N, Session: env.Session}, nil
 		}),
-		def(f, "fake write", ops.Write, func(_ context.Context, _ ops.Env, in *writeIn) (*writeOut, error) {
+		def(f, "fake write", ops.Write, func(_ context.Context, _ *handlers.Deps, in *writeIn) (*writeOut, error) {
 			return &writeOut{Wrote: in.Value}, nil
 		}),
-		def(f, "need", ops.Read, func(_ context.Context, _ ops.Env, in *needIn) (*none, error) {
+		def(f, "need", ops.Read, func(_ context.Context, _ *handlers.Deps, in *needIn) (*none, error) {
 			return &none{}, nil
 		}),
 		// fail refuses with recovery data, certainly before any effect.
-		def(f, "fail", ops.Write, func(_ context.Context, _ ops.Env, _ *none) (*none, error) {
+		def(f, "fail", ops.Write, func(_ context.Context, _ *handlers.Deps, _ *none) (*none, error) {
 			e := apitype.Errorf(apitype.SurfaceNotFound, "no surface %q", "s9")
 			e.SurfaceID = "s9"
 			e.Candidates = []string{"s1", "s2"}
 			return nil, e.Fix("list the surfaces ({1}) and pick one", apitype.Step{Op: "surfaces", Args: map[string]string{"all": "true"}})
 		}),
 		// fail late fails after its input was sent.
-		def(f, "fail late", ops.Write, func(_ context.Context, _ ops.Env, _ *none) (*none, error) {
+		def(f, "fail late", ops.Write, func(_ context.Context, _ *handlers.Deps, _ *none) (*none, error) {
 			return nil, apitype.Errorf(apitype.NotActionable, "the element moved during the click").Executed()
 		}),
-		def(f, "fail read", ops.Read, func(_ context.Context, _ ops.Env, _ *none) (*none, error) {
+		def(f, "fail read", ops.Read, func(_ context.Context, _ *handlers.Deps, _ *none) (*none, error) {
 			return nil, apitype.Errorf(apitype.NotActionable, "gone").Executed()
 		}),
 		def(f, "block", ops.Write, block),
 		def(f, "block read", ops.Read, block),
 		use,
-		def(f, "current", ops.Read, func(_ context.Context, env ops.Env, _ *none) (*surfaceOut, error) {
-			return &surfaceOut{Current: env.Current()}, nil
+		def(f, "current", ops.Read, func(_ context.Context, env *handlers.Deps, _ *none) (*surfaceOut, error) {
+			return &surfaceOut{Current: env.Caller.Current()}, nil
 		}),
 	)
 	return f
@@ -131,7 +134,7 @@ func newFakes() *fakes {
 func start(t *testing.T) (*lapitest.Server, *fakes) {
 	t.Helper()
 	f := newFakes()
-	s := lapitest.New(t, executor.Config{Registry: f.reg, Chromium: "/nonexistent/loupe-test-chromium"})
+	s := lapitest.New(t, executor.Config{Registry: f.reg, Handlers: f.handlers, Chromium: "/nonexistent/loupe-test-chromium"})
 	t.Cleanup(func() {
 		if got := s.X.Sessions(); len(got) > 0 {
 			t.Errorf("fake operations started browsers: %+v", got)

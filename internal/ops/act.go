@@ -1,14 +1,9 @@
 package ops
 
 import (
-	"context"
 	"math"
 	"path/filepath"
 
-	"github.com/loupe-dev/loupe/internal/apitype"
-	"github.com/loupe-dev/loupe/internal/engine"
-	"github.com/loupe-dev/loupe/internal/engine/action"
-	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/input"
 )
 
@@ -69,6 +64,9 @@ type ClickIn struct {
 	button input.Button
 	mods   int64
 }
+
+// Parsed is the button and the modifiers Validate parsed.
+func (in *ClickIn) Parsed() (input.Button, int64) { return in.button, in.mods }
 
 // Validate checks the ref, button and modifiers.
 func (in *ClickIn) Validate() error {
@@ -138,6 +136,9 @@ type PressIn struct {
 
 	chords []input.Chord
 }
+
+// Chords are the keys Validate parsed.
+func (in *PressIn) Chords() []input.Chord { return in.chords }
 
 // Validate parses every chord.
 func (in *PressIn) Validate() error {
@@ -233,172 +234,21 @@ func (in *UploadIn) Validate() error {
 	return nil
 }
 
-func act(r *action.Result, err error) (*ActOut, error) {
-	if err != nil {
-		return nil, err
-	}
-	return actOut(r), nil
-}
-
 func actOps() []*Op {
-	click := func(count int) func(ctx context.Context, env Env, in *ClickIn) (*ActOut, error) {
-		return func(ctx context.Context, env Env, in *ClickIn) (*ActOut, error) {
-			tab, err := env.Tab(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return act(action.Click(ctx, tab, in.Target, action.ClickOptions{Button: in.button, Count: count, Modifiers: in.mods}))
-		}
-	}
-	targetAct := func(f func(ctx context.Context, tab *engine.Surface, ref string) (*action.Result, error)) func(ctx context.Context, env Env, in *TargetIn) (*ActOut, error) {
-		return func(ctx context.Context, env Env, in *TargetIn) (*ActOut, error) {
-			tab, err := env.Tab(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return act(f(ctx, tab, in.Target))
-		}
-	}
 	return []*Op{
-		define("snapshot", "print the page as a tree of roles and names, with a ref on every actionable node", Read, actTimeout,
-			func(ctx context.Context, env Env, in *SnapshotIn) (*SnapshotOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				// The token is read first: had the document changed during the
-				// capture, a write carrying it is refused, never misdirected.
-				token := capture.DocumentToken(tab)
-				s, err := capture.Take(ctx, tab, capture.SnapshotOptions{
-					NoCompact: in.NoCompact, BackendIDs: in.BackendIDs, Interactive: in.Interactive, Depth: in.Depth,
-					Viewport: in.Viewport, Locators: in.Locators, Scope: in.Scope, MaxChars: in.MaxChars, NoCache: in.NoCache,
-				})
-				if err != nil {
-					return nil, err
-				}
-				out := snapshotOut(s)
-				out.DocumentToken = token
-				if in.Grep != "" {
-					grep(out, in.Grep)
-				}
-				if in.Since == "last" {
-					sinceLast(env, out)
-				}
-				return out, nil
-			}).mcp(Tool{Name: "browser_snapshot", Core: true, Defaults: map[string]any{"max_chars": 40000}, Desc: "The page as a tree of roles and names, frames included, with [ref=eN] on every line an agent can act on."}),
-		define("click", "click an element (trusted mouse input at its centre)", Write, actTimeout, click(1)).mcp(Tool{Name: "browser_click", Core: true, Select: "double", Value: false, Default: true, Desc: "Click an element (trusted mouse input) by ref or locator; reports what changed."}),
-		define("dblclick", "double-click an element", Write, actTimeout, click(2)).mcp(Tool{Name: "browser_click", Select: "double", Value: true}),
-		define("fill", "replace the content of a field with text", Write, actTimeout,
-			func(ctx context.Context, env Env, in *FillIn) (*ActOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				return act(action.Fill(ctx, tab, in.Target, in.Text))
-			}).mcp(Tool{Name: "browser_fill", Desc: "Replace the content of a field with text in one step; reports what changed."}),
-		define("type", "type text key by key (into TARGET, or the focused element)", Write, actTimeout,
-			func(ctx context.Context, env Env, in *TypeIn) (*ActOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				return act(typeText(ctx, tab, in))
-			}).mcp(Tool{Name: "browser_type", Core: true, Desc: "Type text into a field key by key (clear first, submit with Enter if asked); reports what changed."}),
-		define("drag", "drag an element onto another (pointer drags and HTML5 drag and drop)", Write, actTimeout,
-			func(ctx context.Context, env Env, in *DragIn) (*ActOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				return act(action.Drag(ctx, tab, in.From, in.To))
-			}).mcp(Tool{Name: "browser_drag", Desc: "Drag an element onto another (pointer drags and HTML5 drag and drop)."}),
-		define("press", "press keys or chords on the focused element", Write, actTimeout,
-			func(ctx context.Context, env Env, in *PressIn) (*ActOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				return act(action.Press(ctx, tab, in.chords))
-			}).mcp(Tool{Name: "browser_press", Core: true, Desc: "Press keys or chords (Enter, Tab, Escape, Control+A) on the focused element."}),
-		define("hover", "move the mouse over an element", Write, actTimeout, targetAct(action.Hover)).mcp(Tool{Name: "browser_hover", Desc: "Move the mouse over an element."}),
-		define("focus", "focus an element", Write, actTimeout, targetAct(action.Focus)).mcp(Tool{Name: "browser_focus", Desc: "Focus an element without clicking it."}),
-		define("select", "choose options of a <select> by value or label", Write, actTimeout,
-			func(ctx context.Context, env Env, in *SelectIn) (*ActOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				return act(action.Select(ctx, tab, in.Target, in.Values))
-			}).mcp(Tool{Name: "browser_select", Core: true, Desc: "Choose options of a <select> by value or label."}),
-		define("check", "check a checkbox, radio button or switch", Write, actTimeout,
-			targetAct(func(ctx context.Context, tab *engine.Surface, ref string) (*action.Result, error) {
-				return action.SetChecked(ctx, tab, ref, true)
-			})).mcp(Tool{Name: "browser_check", Select: "checked", Value: true, Default: true, Desc: "Check (or with checked: false, uncheck) a checkbox, radio button or switch."}),
-		define("uncheck", "uncheck a checkbox or switch", Write, actTimeout,
-			targetAct(func(ctx context.Context, tab *engine.Surface, ref string) (*action.Result, error) {
-				return action.SetChecked(ctx, tab, ref, false)
-			})).mcp(Tool{Name: "browser_check", Select: "checked", Value: false}),
-		define("upload", "choose files for a file input", Write, actTimeout,
-			func(ctx context.Context, env Env, in *UploadIn) (*ActOut, error) {
-				paths, err := env.SaveUploads(in.Contents)
-				if err != nil {
-					return nil, err
-				}
-				for _, f := range in.Files {
-					p, err := env.FilePath(f)
-					if err != nil {
-						return nil, err
-					}
-					paths = append(paths, p)
-				}
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				return act(action.Upload(ctx, tab, in.Target, paths))
-			}).as(ActUpload).mcp(Tool{Name: "browser_upload", Desc: "Choose files for a file input; files are named in the session's files directory."}),
-		define("scroll", "scroll an element into view, or turn the mouse wheel", Write, actTimeout,
-			func(ctx context.Context, env Env, in *ScrollIn) (*ActOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				return act(action.Scroll(ctx, tab, in.Target, action.ScrollOptions{DX: in.DX, DY: in.DY}))
-			}).mcp(Tool{Name: "browser_scroll", Core: true, Desc: "Scroll an element into view, or turn the mouse wheel by dx/dy pixels."}),
+		describe[SnapshotIn, SnapshotOut]("snapshot", "print the page as a tree of roles and names, with a ref on every actionable node", Read, actTimeout).snapshots().mcp(Tool{Name: "browser_snapshot", Core: true, Defaults: map[string]any{"max_chars": 40000}, Desc: "The page as a tree of roles and names, frames included, with [ref=eN] on every line an agent can act on."}),
+		describe[ClickIn, ActOut]("click", "click an element (trusted mouse input at its centre)", Write, actTimeout).mcp(Tool{Name: "browser_click", Core: true, Select: "double", Value: false, Default: true, Desc: "Click an element (trusted mouse input) by ref or locator; reports what changed."}),
+		describe[ClickIn, ActOut]("dblclick", "double-click an element", Write, actTimeout).mcp(Tool{Name: "browser_click", Select: "double", Value: true}),
+		describe[FillIn, ActOut]("fill", "replace the content of a field with text", Write, actTimeout).mcp(Tool{Name: "browser_fill", Desc: "Replace the content of a field with text in one step; reports what changed."}),
+		describe[TypeIn, ActOut]("type", "type text key by key (into TARGET, or the focused element)", Write, actTimeout).mcp(Tool{Name: "browser_type", Core: true, Desc: "Type text into a field key by key (clear first, submit with Enter if asked); reports what changed."}),
+		describe[DragIn, ActOut]("drag", "drag an element onto another (pointer drags and HTML5 drag and drop)", Write, actTimeout).mcp(Tool{Name: "browser_drag", Desc: "Drag an element onto another (pointer drags and HTML5 drag and drop)."}),
+		describe[PressIn, ActOut]("press", "press keys or chords on the focused element", Write, actTimeout).mcp(Tool{Name: "browser_press", Core: true, Desc: "Press keys or chords (Enter, Tab, Escape, Control+A) on the focused element."}),
+		describe[TargetIn, ActOut]("hover", "move the mouse over an element", Write, actTimeout).mcp(Tool{Name: "browser_hover", Desc: "Move the mouse over an element."}),
+		describe[TargetIn, ActOut]("focus", "focus an element", Write, actTimeout).mcp(Tool{Name: "browser_focus", Desc: "Focus an element without clicking it."}),
+		describe[SelectIn, ActOut]("select", "choose options of a <select> by value or label", Write, actTimeout).mcp(Tool{Name: "browser_select", Core: true, Desc: "Choose options of a <select> by value or label."}),
+		describe[TargetIn, ActOut]("check", "check a checkbox, radio button or switch", Write, actTimeout).mcp(Tool{Name: "browser_check", Select: "checked", Value: true, Default: true, Desc: "Check (or with checked: false, uncheck) a checkbox, radio button or switch."}),
+		describe[TargetIn, ActOut]("uncheck", "uncheck a checkbox or switch", Write, actTimeout).mcp(Tool{Name: "browser_check", Select: "checked", Value: false}),
+		describe[UploadIn, ActOut]("upload", "choose files for a file input", Write, actTimeout).as(ActUpload).mcp(Tool{Name: "browser_upload", Desc: "Choose files for a file input; files are named in the session's files directory."}),
+		describe[ScrollIn, ActOut]("scroll", "scroll an element into view, or turn the mouse wheel", Write, actTimeout).mcp(Tool{Name: "browser_scroll", Core: true, Desc: "Scroll an element into view, or turn the mouse wheel by dx/dy pixels."}),
 	}
-}
-
-// typeText types, after emptying the field with --clear, and presses Enter
-// with --submit. A failure after the first step reports that input was
-// sent.
-func typeText(ctx context.Context, tab *engine.Surface, in *TypeIn) (*action.Result, error) {
-	if in.Clear {
-		if _, err := action.Fill(ctx, tab, in.Target, ""); err != nil {
-			return nil, err
-		}
-	}
-	r, err := action.Type(ctx, tab, in.Target, in.Text)
-	if err != nil {
-		if in.Clear {
-			return nil, executed(err)
-		}
-		return nil, err
-	}
-	if in.Submit {
-		enter, _ := input.ParseChord("Enter")
-		if _, err := action.Press(ctx, tab, []input.Chord{enter}); err != nil {
-			return nil, executed(err)
-		}
-		r.Note = "typed and submitted"
-	}
-	return r, nil
-}
-
-// executed marks a failure that came after an earlier step of the same
-// operation changed the page: its outcome is not "not executed".
-func executed(err error) error {
-	if e, ok := apitype.As(err); ok {
-		return e.Executed()
-	}
-	return err
 }

@@ -1,20 +1,10 @@
 package ops
 
 import (
-	"context"
 	"net"
 
-	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
-
-// Dashboard starts the dashboard, or finds the one running.
-type Dashboard interface {
-	// Serve returns the dashboard's address with its sign-in token,
-	// starting it on addr ("" for a free loopback port) or moving it
-	// there.
-	Serve(addr string) (url string, err error)
-}
 
 // DashboardIn says where the dashboard listens.
 type DashboardIn struct {
@@ -38,19 +28,7 @@ func (in *DashboardIn) Validate() error {
 type DashboardOut = wire.DashboardOut
 
 func dashboardOps() []*Op {
-	op := define("dashboard", "start the dashboard (or find it) and print its address: watch tabs live, take over, approve, settle unknown outcomes, change settings", Write, actTimeout,
-		func(ctx context.Context, env Env, in *DashboardIn) (*DashboardOut, error) {
-			d := env.Dashboard()
-			if d == nil {
-				return nil, apitype.Errorf(apitype.TransportUnsupported, "this process serves no dashboard; the daemon does").
-					Fix("run it from the CLI ({1})", apitype.Step{Op: "dashboard"})
-			}
-			url, err := d.Serve(in.Addr)
-			if err != nil {
-				return nil, apitype.Errorf(apitype.BadInput, "%v", err)
-			}
-			return &DashboardOut{URL: url}, nil
-		}).as(ActControl).sessionWide().noMCP("the dashboard is a person's; its address signs them in")
-	op.NoBrowser = true
-	return []*Op{op}
+	return []*Op{
+		describe[DashboardIn, DashboardOut]("dashboard", "start the dashboard (or find it) and print its address: watch tabs live, take over, approve, settle unknown outcomes, change settings", Write, actTimeout).as(ActControl).sessionWide().noBrowser().noMCP("the dashboard is a person's; its address signs them in"),
+	}
 }

@@ -1,11 +1,5 @@
 package ops
 
-import (
-	"context"
-
-	"github.com/loupe-dev/loupe/internal/engine/eventlog"
-)
-
 // LogIn is the input of console and network.
 type LogIn struct {
 	Surface string `json:"surface_id,omitempty" flag:"surface" meta:"ID" help:"only records from this surface (records whose surface is unknown are left out)"`
@@ -43,37 +37,8 @@ func (in *DialogsIn) Writes() bool { return in.Accept || in.Dismiss || in.Auto }
 
 func eventOps() []*Op {
 	return []*Op{
-		define("console", "list console messages of the session's pages, with their surface", Read, actTimeout,
-			func(ctx context.Context, env Env, in *LogIn) (*ConsoleOut, error) {
-				b, err := env.Browser(ctx)
-				if err != nil {
-					return nil, err
-				}
-				return &ConsoleOut{Records: mapSlice(b.Events().Console(in.Surface, in.Clear), consoleRecord)}, nil
-			}).sessionWide().mcp(Tool{Name: "browser_console", Desc: "Console messages of the session, with the surface each came from."}),
-		define("network", "list network requests with status and timing, with their surface", Read, actTimeout,
-			func(ctx context.Context, env Env, in *LogIn) (*NetworkOut, error) {
-				b, err := env.Browser(ctx)
-				if err != nil {
-					return nil, err
-				}
-				return &NetworkOut{Records: mapSlice(b.Events().Network(in.Surface, in.Clear), networkRecord)}, nil
-			}).sessionWide().mcp(Tool{Name: "browser_network", Desc: "Network requests of the session with status and timing."}),
-		define("dialogs", "list JavaScript dialogs and how they were answered; set how later ones are", Read, actTimeout,
-			func(ctx context.Context, env Env, in *DialogsIn) (*DialogsOut, error) {
-				b, err := env.Browser(ctx)
-				if err != nil {
-					return nil, err
-				}
-				switch {
-				case in.Accept:
-					b.Events().SetDialogPolicy(eventlog.DialogPolicy{Mode: "accept", PromptText: in.PromptText})
-				case in.Dismiss:
-					b.Events().SetDialogPolicy(eventlog.DialogPolicy{Mode: "dismiss"})
-				case in.Auto:
-					b.Events().SetDialogPolicy(eventlog.DialogPolicy{Mode: "auto"})
-				}
-				return &DialogsOut{Policy: dialogPolicy(b.Events().DialogPolicy()), Records: mapSlice(b.Events().Dialogs(), dialogRecord)}, nil
-			}).sessionWide().as(ActDialogs).mcp(Tool{Name: "browser_dialogs", Desc: "JavaScript dialogs seen and how they were answered; set how later ones are."}),
+		describe[LogIn, ConsoleOut]("console", "list console messages of the session's pages, with their surface", Read, actTimeout).sessionWide().mcp(Tool{Name: "browser_console", Desc: "Console messages of the session, with the surface each came from."}),
+		describe[LogIn, NetworkOut]("network", "list network requests with status and timing, with their surface", Read, actTimeout).sessionWide().mcp(Tool{Name: "browser_network", Desc: "Network requests of the session with status and timing."}),
+		describe[DialogsIn, DialogsOut]("dialogs", "list JavaScript dialogs and how they were answered; set how later ones are", Read, actTimeout).sessionWide().as(ActDialogs).mcp(Tool{Name: "browser_dialogs", Desc: "JavaScript dialogs seen and how they were answered; set how later ones are."}),
 	}
 }

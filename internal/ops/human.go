@@ -1,11 +1,9 @@
 package ops
 
 import (
-	"context"
 	"math"
 	"unicode/utf8"
 
-	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/input"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
@@ -28,6 +26,9 @@ type HumanInputIn struct {
 	chord  input.Chord
 	button input.Button
 }
+
+// Parsed is the button and the chord Validate parsed.
+func (in *HumanInputIn) Parsed() (input.Button, input.Chord) { return in.button, in.chord }
 
 // maxPoint bounds a point of the viewport (CSS pixels).
 const maxPoint = 100000
@@ -89,46 +90,7 @@ func (in *HumanInputIn) Validate() error {
 type HumanInputOut = wire.HumanInputOut
 
 func humanOps() []*Op {
-	op := define("human-input", "give a tab you have taken over a person's input: a click, a key, text (what the dashboard's live view sends)", Write, actTimeout,
-		func(ctx context.Context, env Env, in *HumanInputIn) (*HumanInputOut, error) {
-			b, err := env.Browser(ctx)
-			if err != nil {
-				return nil, err
-			}
-			t, err := b.Surface(ctx, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			page, err := b.Surface(ctx, t.PageID())
-			if err != nil {
-				return nil, err
-			}
-			if mode, _ := env.Control().Mode(page.ID); mode != "human" {
-				return nil, apitype.Errorf(apitype.Denied, "tab %s is the agents' now; a person's input goes to a tab they have taken over: nothing was sent", page.ID).
-					Fix("take it over first ({1})", apitype.Step{Op: "takeover", Args: map[string]string{"surface_id": page.ID}})
-			}
-			s := page.Session()
-			switch in.Kind {
-			case "click":
-				err = input.Click(ctx, s, in.X, in.Y, in.button, in.Clicks, 0)
-			case "down":
-				err = input.LeftDown(ctx, s, in.X, in.Y)
-			case "up":
-				err = input.LeftUp(ctx, s, in.X, in.Y)
-			case "move":
-				err = input.Move(ctx, s, in.X, in.Y, 0)
-			case "wheel":
-				err = input.Wheel(ctx, s, in.X, in.Y, in.DX, in.DY)
-			case "key":
-				err = input.Press(ctx, s, in.chord)
-			case "text":
-				err = input.Type(ctx, s, in.Text)
-			}
-			if err != nil {
-				return nil, err
-			}
-			return &HumanInputOut{SurfaceID: page.ID, Kind: in.Kind}, nil
-		}).as(ActControl).sessionWide().noMCP("a person's own hands on a tab they hold; an agent acts with refs, in tabs that are its")
-	op.Live = true
-	return []*Op{op}
+	o := describe[HumanInputIn, HumanInputOut]("human-input", "give a tab you have taken over a person's input: a click, a key, text (what the dashboard's live view sends)", Write, actTimeout).as(ActControl).sessionWide().noMCP("a person's own hands on a tab they hold; an agent acts with refs, in tabs that are its")
+	o.Live = true
+	return []*Op{o}
 }

@@ -1,22 +1,9 @@
 package ops
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
-	"slices"
-
-	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
-
-// OpLog reads the operation ledger.
-type OpLog interface {
-	Get(ctx context.Context, id string) (ledger.Entry, error)
-	List(ctx context.Context, f ledger.Filter) ([]ledger.Entry, error)
-	Acknowledge(ctx context.Context, id string) (ledger.Entry, error)
-}
 
 // OpsIn filters the ledger.
 type OpsIn struct {
@@ -51,19 +38,6 @@ func (in *OpIDIn) Validate() error {
 	return nil
 }
 
-func operationOf(e ledger.Entry) wire.Operation {
-	return wire.Operation{ID: e.ID, Session: e.Session, Task: e.Task, Client: e.Client, Generation: e.Generation, SurfaceID: e.Surface,
-		Op: e.Op, Action: e.Action, Digest: e.Digest, State: string(e.State), Code: e.Code, Reason: e.Reason,
-		Reserved: e.Reserved, Settled: e.Settled, Acknowledged: e.Acknowledged, Input: rawInput(e.Input), Locator: e.Locator}
-}
-
-func rawInput(s string) json.RawMessage {
-	if s == "" || !json.Valid([]byte(s)) {
-		return nil
-	}
-	return json.RawMessage(s)
-}
-
 // HistoryIn selects what history shows.
 type HistoryIn struct {
 	Session string `json:"session,omitempty" flag:"session" meta:"NAME" help:"only this session's writes (default: every session's)"`
@@ -95,67 +69,11 @@ type OperationsOut = wire.OperationsOut
 type OperationOut = wire.OperationOut
 
 func ledgerOps() []*Op {
-	list := define("ops", "list the writes in the operation ledger and their outcomes (unknown ones are never replayed)", Read, actTimeout,
-		func(ctx context.Context, env Env, in *OpsIn) (*OperationsOut, error) {
-			l, err := env.Operations()
-			if err != nil {
-				return nil, err
-			}
-			es, err := l.List(ctx, ledger.Filter{State: ledger.State(in.State), Session: in.Session, Limit: in.Limit})
-			if err != nil {
-				return nil, err
-			}
-			return &OperationsOut{Operations: mapSlice(es, operationOf)}, nil
-		}).sessionWide().mcp(Tool{Name: "browser_operations", Select: "action", Value: "list", Default: true,
-		Desc: "The writes in the operation ledger and their outcomes; an unknown one may or may not have happened and is never replayed."})
-	list.NoBrowser = true
-	show := define("ops show", "show one write of the operation ledger", Read, actTimeout,
-		func(ctx context.Context, env Env, in *OpIDIn) (*OperationOut, error) {
-			l, err := env.Operations()
-			if err != nil {
-				return nil, err
-			}
-			e, err := l.Get(ctx, in.ID)
-			if errors.Is(err, ledger.ErrNotFound) {
-				return nil, apitype.Errorf(apitype.BadInput, "no operation %q in the ledger", in.ID).Fix("list them ({1})", apitype.Step{Op: "ops"})
-			}
-			if err != nil {
-				return nil, err
-			}
-			return &OperationOut{Operation: operationOf(e)}, nil
-		}).sessionWide().mcp(Tool{Name: "browser_operations", Select: "action", Value: "show"})
-	show.NoBrowser = true
-	ack := define("ops ack", "acknowledge an unknown outcome: say you have looked at the page (it stays unknown and is never replayed)", Write, actTimeout,
-		func(ctx context.Context, env Env, in *OpIDIn) (*OperationOut, error) {
-			l, err := env.Operations()
-			if err != nil {
-				return nil, err
-			}
-			e, err := l.Acknowledge(ctx, in.ID)
-			switch {
-			case errors.Is(err, ledger.ErrNotFound):
-				return nil, apitype.Errorf(apitype.BadInput, "no operation %q in the ledger", in.ID).Fix("list the unknown ones ({1})", apitype.Step{Op: "ops", Args: map[string]string{"state": "unknown"}})
-			case errors.Is(err, ledger.ErrNotUnknown):
-				return nil, apitype.Errorf(apitype.BadInput, "operation %s is %s: only an unknown outcome is acknowledged", in.ID, e.State)
-			case err != nil:
-				return nil, err
-			}
-			return &OperationOut{Operation: operationOf(e)}, nil
-		}).as(ActControl).sessionWide().noMCP("a person looks at the page and says so; an agent cannot have seen what it does not know")
-	ack.NoBrowser = true
-	history := define("history", "list the writes that ran, oldest first, with their outcomes and targets (--as script: a script that does them again)", Read, actTimeout,
-		func(ctx context.Context, env Env, in *HistoryIn) (*HistoryOut, error) {
-			l, err := env.Operations()
-			if err != nil {
-				return nil, err
-			}
-			es, err := l.List(ctx, ledger.Filter{Session: in.Session, Task: in.Task, Limit: in.Limit})
-			if err != nil {
-				return nil, err
-			}
-			slices.Reverse(es) // oldest first
-			return &HistoryOut{Operations: mapSlice(es, operationOf)}, nil
-		}).sessionWide().noMCP("a person's record of a session, to turn into a job or a test; agents read the ledger with browser_operations")
-	history.NoBrowser = true
-	return []*Op{list, show, ack, history}
+	return []*Op{
+		describe[OpsIn, OperationsOut]("ops", "list the writes in the operation ledger and their outcomes (unknown ones are never replayed)", Read, actTimeout).sessionWide().noBrowser().mcp(Tool{Name: "browser_operations", Select: "action", Value: "list", Default: true,
+			Desc: "The writes in the operation ledger and their outcomes; an unknown one may or may not have happened and is never replayed."}),
+		describe[OpIDIn, OperationOut]("ops show", "show one write of the operation ledger", Read, actTimeout).sessionWide().noBrowser().mcp(Tool{Name: "browser_operations", Select: "action", Value: "show"}),
+		describe[OpIDIn, OperationOut]("ops ack", "acknowledge an unknown outcome: say you have looked at the page (it stays unknown and is never replayed)", Write, actTimeout).as(ActControl).sessionWide().noBrowser().noMCP("a person looks at the page and says so; an agent cannot have seen what it does not know"),
+		describe[HistoryIn, HistoryOut]("history", "list the writes that ran, oldest first, with their outcomes and targets (--as script: a script that does them again)", Read, actTimeout).sessionWide().noBrowser().noMCP("a person's record of a session, to turn into a job or a test; agents read the ledger with browser_operations"),
+	}
 }

@@ -1,13 +1,7 @@
 package ops
 
 import (
-	"context"
-
-	"github.com/loupe-dev/loupe/internal/engine"
-	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
-	"github.com/loupe-dev/loupe/internal/restore"
-	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // OpenIn is the input of open.
@@ -69,6 +63,12 @@ type TabCloseIn struct {
 // Target is the tab the input names ("": the caller's own).
 func (in *TabCloseIn) Target() string { return in.ID }
 
+// NavigatesTo is the address open opens.
+func (in *OpenIn) NavigatesTo() string { return in.URL }
+
+// NavigatesTo is the address tab new opens ("" for a blank tab).
+func (in *TabNewIn) NavigatesTo() string { return in.URL }
+
 // OpensTab is true for tab new.
 func (in *TabNewIn) OpensTab() bool { return true }
 
@@ -99,140 +99,13 @@ func (in *TabNewIn) Validate() error {
 
 func navOps() []*Op {
 	return []*Op{
-		define("open", "open a URL in the current tab (or a new one) and wait for it to load", Write, navTimeout,
-			func(ctx context.Context, env Env, in *OpenIn) (*NavOut, error) {
-				b, err := env.Browser(ctx)
-				if err != nil {
-					return nil, err
-				}
-				var tab *engine.Surface
-				// With no tab left at all there is nobody's tab to
-				// retarget: open opens one, as a person's browser would.
-				if in.OpensTab() || b.TabCount() == 0 {
-					if tab, err = surface.NewTabIn(ctx, b, in.Partition); err != nil {
-						return nil, err
-					}
-					env.SetCurrent(tab.ID)
-				} else if tab, err = env.Tab(ctx); err != nil {
-					return nil, err
-				}
-				r, err := nav.Navigate(ctx, tab, in.URL)
-				if err != nil {
-					return nil, err
-				}
-				return navOut(r), nil
-			}).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Core: true, Select: "action", Value: "", Default: true, Desc: "Open a URL (in a new tab with new_tab), or go back, forward or reload, and wait for the load; returns the page's snapshot."}),
-		define("back", "go back in the current tab's history", Write, navTimeout,
-			func(ctx context.Context, env Env, _ *NoIn) (*NavOut, error) { return history(ctx, env, -1) }).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Select: "action", Value: "back"}),
-		define("forward", "go forward in the current tab's history", Write, navTimeout,
-			func(ctx context.Context, env Env, _ *NoIn) (*NavOut, error) { return history(ctx, env, 1) }).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Select: "action", Value: "forward"}),
-		define("reload", "reload the current tab", Write, navTimeout,
-			func(ctx context.Context, env Env, _ *NoIn) (*NavOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				// A preview reloads under a new token: its file is
-				// authorised again, the old address ends.
-				if file := env.Previews().Path(tab.PageID()); file != "" && tab.PageID() == tab.ID {
-					return preview(ctx, env, tab, file)
-				}
-				r, err := nav.Reload(ctx, tab)
-				if err != nil {
-					return nil, err
-				}
-				return navOut(r), nil
-			}).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Select: "action", Value: "reload"}),
-		define("tabs", "list the session's tabs", Read, actTimeout,
-			func(ctx context.Context, env Env, _ *NoIn) (*TabsOut, error) {
-				b, err := env.Browser(ctx)
-				if err != nil {
-					return nil, err
-				}
-				cur := env.Current()
-				tabs := mapSlice(surface.Tabs(ctx, b), tabOf)
-				for i := range tabs {
-					tabs[i].Active = tabs[i].ID == cur
-					tabs[i].Owner = env.Grants().Owner(env.Session(), tabs[i].ID)
-					tabs[i].Session = env.Session()
-					mode, epoch := env.Control().Mode(tabs[i].ID)
-					if mode == "human" {
-						tabs[i].Mode = mode
-					}
-					tabs[i].Epoch = epoch
-					if e, ok := restore.Pending(b, tabs[i].ID); ok {
-						tabs[i].Restored = true
-						tabs[i].Title, tabs[i].URL = e.Title, e.URL
-						if e.Preview != "" {
-							tabs[i].URL = "preview of " + e.Preview
-						}
-					}
-				}
-				return &TabsOut{Active: cur, Tabs: tabs}, nil
-			}).sessionWide().mcp(Tool{Name: "browser_tabs", Core: true, Select: "action", Value: "list", Default: true, Desc: "List tabs, or open (new), close or select one."}),
-		define("tab new", "open a new tab (at a URL) and make it your current one", Write, navTimeout,
-			func(ctx context.Context, env Env, in *TabNewIn) (*TabOut, error) {
-				b, err := env.Browser(ctx)
-				if err != nil {
-					return nil, err
-				}
-				tab, err := surface.NewTabIn(ctx, b, in.Partition)
-				if err != nil {
-					return nil, err
-				}
-				env.SetCurrent(tab.ID)
-				out := &TabOut{Tab: wire.Tab{ID: tab.ID, URL: tab.URL(), Active: true, Partition: surface.PartitionOf(b, tab)}}
-				if in.URL != "" {
-					r, err := nav.Navigate(ctx, tab, in.URL)
-					if err != nil {
-						return nil, err
-					}
-					out.URL, out.Title = r.URL, r.Title
-				}
-				return out, nil
-			}).sessionWide().as(ActNavigate).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "new"}),
-		define("tab close", "close a tab", Write, actTimeout,
-			func(ctx context.Context, env Env, in *TabCloseIn) (*TabOut, error) {
-				b, err := env.Browser(ctx)
-				if err != nil {
-					return nil, err
-				}
-				if in.ID == "" {
-					t, err := env.Tab(ctx)
-					if err != nil {
-						return nil, err
-					}
-					in.ID = t.PageID()
-				}
-				if err := surface.CloseTab(ctx, b, in.ID); err != nil {
-					return nil, err
-				}
-				return &TabOut{Tab: wire.Tab{ID: in.ID}, Closed: true}, nil
-			}).sessionWide().as(ActClose).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "close"}).mcp(Tool{Name: "browser_close", Default: true, Select: "session", Value: false, Desc: "Close a tab (default: the current one), or the whole session with session: true."}),
-		define("tab activate", "bring a tab to the front and act on it from now on", Write, actTimeout,
-			func(ctx context.Context, env Env, in *TabIDIn) (*TabOut, error) {
-				b, err := env.Browser(ctx)
-				if err != nil {
-					return nil, err
-				}
-				tab, err := surface.Activate(ctx, b, in.ID)
-				if err != nil {
-					return nil, err
-				}
-				env.SetCurrent(tab.ID)
-				return &TabOut{Tab: wire.Tab{ID: tab.ID, Title: tab.Title(), URL: tab.URL(), Active: true}}, nil
-			}).sessionWide().as(ActTarget).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "select"}),
+		describe[OpenIn, NavOut]("open", "open a URL in the current tab (or a new one) and wait for it to load", Write, navTimeout).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Core: true, Select: "action", Value: "", Default: true, Desc: "Open a URL (in a new tab with new_tab), or go back, forward or reload, and wait for the load; returns the page's snapshot."}),
+		describe[NoIn, NavOut]("back", "go back in the current tab's history", Write, navTimeout).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Select: "action", Value: "back"}),
+		describe[NoIn, NavOut]("forward", "go forward in the current tab's history", Write, navTimeout).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Select: "action", Value: "forward"}),
+		describe[NoIn, NavOut]("reload", "reload the current tab", Write, navTimeout).as(ActNavigate).mcp(Tool{Name: "browser_navigate", Select: "action", Value: "reload"}),
+		describe[NoIn, TabsOut]("tabs", "list the session's tabs", Read, actTimeout).sessionWide().mcp(Tool{Name: "browser_tabs", Core: true, Select: "action", Value: "list", Default: true, Desc: "List tabs, or open (new), close or select one."}),
+		describe[TabNewIn, TabOut]("tab new", "open a new tab (at a URL) and make it your current one", Write, navTimeout).sessionWide().as(ActNavigate).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "new"}),
+		describe[TabCloseIn, TabOut]("tab close", "close a tab", Write, actTimeout).sessionWide().as(ActClose).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "close"}).mcp(Tool{Name: "browser_close", Default: true, Select: "session", Value: false, Desc: "Close a tab (default: the current one), or the whole session with session: true."}),
+		describe[TabIDIn, TabOut]("tab activate", "bring a tab to the front and act on it from now on", Write, actTimeout).sessionWide().as(ActTarget).mcp(Tool{Name: "browser_tabs", Select: "action", Value: "select"}),
 	}
-}
-
-func history(ctx context.Context, env Env, delta int) (*NavOut, error) {
-	tab, err := env.Tab(ctx)
-	if err != nil {
-		return nil, err
-	}
-	r, err := nav.History(ctx, tab, delta)
-	if err != nil {
-		return nil, err
-	}
-	return navOut(r), nil
 }

@@ -1,11 +1,5 @@
 package ops
 
-import (
-	"context"
-
-	"github.com/loupe-dev/loupe/internal/engine/capture"
-)
-
 // QueryIn is the input of query.
 type QueryIn struct {
 	Role    string `json:"role,omitempty" flag:"role" help:"role as snapshots show it: button, link, textbox, …"`
@@ -40,44 +34,7 @@ type DownloadsIn struct {
 
 func findOps() []*Op {
 	return []*Op{
-		define("query", "find elements by role, name or text; reports every match and whether it is ambiguous", Read, actTimeout,
-			func(ctx context.Context, env Env, in *QueryIn) (*QueryOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				r, err := capture.Query(ctx, tab, capture.QueryOptions{Role: in.Role, Name: in.Name, Text: in.Text, Exact: in.Exact,
-					Within: in.Within, FrameOf: in.FrameOf, Limit: in.Limit})
-				if err != nil {
-					return nil, err
-				}
-				return queryOut(r), nil
-			}).mcp(Tool{Name: "browser_query", Core: true, Desc: "Find elements by role, name or text (in a container or a ref's frame); lists each match with its ref and says when ambiguous."}),
-		define("downloads", "list the session's downloads, or wait for one to finish", Read, navTimeout,
-			func(ctx context.Context, env Env, in *DownloadsIn) (*DownloadsOut, error) {
-				if _, err := env.Browser(ctx); err != nil {
-					return nil, err
-				}
-				dl, err := env.Downloads()
-				if err != nil {
-					return nil, err
-				}
-				out := &DownloadsOut{}
-				if in.Wait && in.Timeout > 0 {
-					var cancel context.CancelFunc
-					ctx, cancel = context.WithTimeout(ctx, in.Timeout.Duration())
-					defer cancel()
-				}
-				if in.Wait {
-					d, err := dl.Wait(ctx)
-					if err != nil {
-						return nil, err
-					}
-					w := downloadOf(*d)
-					out.Finished = &w
-				}
-				out.Downloads = mapSlice(dl.List(), downloadOf)
-				return out, nil
-			}).sessionWide().mcp(Tool{Name: "browser_download", Desc: "List downloads, or wait for one to finish; files land in the session's files/downloads."}),
+		describe[QueryIn, QueryOut]("query", "find elements by role, name or text; reports every match and whether it is ambiguous", Read, actTimeout).mcp(Tool{Name: "browser_query", Core: true, Desc: "Find elements by role, name or text (in a container or a ref's frame); lists each match with its ref and says when ambiguous."}),
+		describe[DownloadsIn, DownloadsOut]("downloads", "list the session's downloads, or wait for one to finish", Read, navTimeout).sessionWide().mcp(Tool{Name: "browser_download", Desc: "List downloads, or wait for one to finish; files land in the session's files/downloads."}),
 	}
 }

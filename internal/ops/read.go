@@ -1,13 +1,8 @@
 package ops
 
 import (
-	"context"
-	"fmt"
 	"strings"
 	"time"
-
-	"github.com/loupe-dev/loupe/internal/engine/action"
-	"github.com/loupe-dev/loupe/internal/engine/nav"
 )
 
 // TextIn is the input of text.
@@ -56,6 +51,9 @@ type WaitIn struct {
 	timeout time.Duration
 }
 
+// Wait is how long to wait, as Validate worked it out.
+func (in *WaitIn) Wait() time.Duration { return in.timeout }
+
 // Validate checks that exactly one condition is given and the timeout.
 func (in *WaitIn) Validate() error {
 	n := 0
@@ -102,118 +100,15 @@ func (in *ScreenshotIn) Validate() error {
 }
 
 func readOps() []*Op {
-	read := func(what string) func(ctx context.Context, env Env, in *TargetIn) (*ValueOut, error) {
-		return func(ctx context.Context, env Env, in *TargetIn) (*ValueOut, error) {
-			tab, err := env.Tab(ctx)
-			if err != nil {
-				return nil, err
-			}
-			v, _, err := action.Read(ctx, tab, in.Target, what, "")
-			if err != nil {
-				return nil, err
-			}
-			return &ValueOut{Ref: in.Target, Value: v}, nil
-		}
-	}
 	return []*Op{
-		define("text", "print the visible text of an element or of the page", Read, actTimeout,
-			func(ctx context.Context, env Env, in *TextIn) (*ValueOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				if in.Target == "" {
-					s, err := action.PageText(ctx, tab)
-					return &ValueOut{Value: s}, err
-				}
-				v, _, err := action.Read(ctx, tab, in.Target, "text", "")
-				return &ValueOut{Ref: in.Target, Value: v}, err
-			}).mcp(Tool{Name: "browser_read", Core: true, Select: "what", Value: "text", Default: true, Desc: "Read an element's text, value, attribute, box, state or HTML (text without ref: the page)."}),
-		define("html", "print an element's outer HTML", Read, actTimeout, read("html")).mcp(Tool{Name: "browser_read", Select: "what", Value: "html"}),
-		define("value", "print a field's current value", Read, actTimeout, read("value")).mcp(Tool{Name: "browser_read", Select: "what", Value: "value"}),
-		define("attr", "print one attribute of an element", Read, actTimeout,
-			func(ctx context.Context, env Env, in *AttrIn) (*ValueOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				v, present, err := action.Read(ctx, tab, in.Target, "attr", in.Name)
-				if err != nil {
-					return nil, err
-				}
-				return &ValueOut{Ref: in.Target, Value: v, Present: &present}, nil
-			}).mcp(Tool{Name: "browser_read", Select: "what", Value: "attribute"}),
-		define("box", "print an element's box in viewport coordinates", Read, actTimeout,
-			func(ctx context.Context, env Env, in *TargetIn) (*BoxOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				b, err := action.Box(ctx, tab, in.Target)
-				if err != nil {
-					return nil, err
-				}
-				return boxOut(b), nil
-			}).mcp(Tool{Name: "browser_read", Select: "what", Value: "box"}),
-		define("state", "print an element's role and state (visible, enabled, checked, …)", Read, actTimeout,
-			func(ctx context.Context, env Env, in *TargetIn) (*StateOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				s, err := action.State(ctx, tab, in.Target)
-				if err != nil {
-					return nil, err
-				}
-				return stateOut(s), nil
-			}).mcp(Tool{Name: "browser_read", Select: "what", Value: "state"}),
-		define("eval", "evaluate JavaScript in the page and print its JSON value", Write, actTimeout,
-			func(ctx context.Context, env Env, in *EvalIn) (*EvalOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				v, err := action.Eval(ctx, tab, in.JS)
-				if err != nil {
-					return nil, err
-				}
-				return evalOut(v), nil
-			}).as(ActEval).mcp(Tool{Name: "browser_eval", Gate: "eval", Desc: "Evaluate JavaScript in the page and return its JSON value; reports what changed."}),
-		define("wait", "wait (bounded, default 3s) for text, an element, a URL or the load event", Read, maxWait+5*time.Second,
-			func(ctx context.Context, env Env, in *WaitIn) (*WaitOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				ctx, cancel := context.WithTimeout(ctx, in.timeout)
-				defer cancel()
-				r, err := nav.Wait(ctx, tab, nav.WaitOptions{Text: in.Text, Ref: in.Target, URL: in.URL, Load: in.Load})
-				if err != nil {
-					return nil, err
-				}
-				return waitOut(r), nil
-			}).mcp(Tool{Name: "browser_wait", Core: true, Desc: "Wait (default 3 s, at most 60 s) for a text, an element, a URL or the load event."}),
-		define("screenshot", "capture a PNG of the viewport, the full page or an element", Read, actTimeout,
-			func(ctx context.Context, env Env, in *ScreenshotIn) (*ScreenshotOut, error) {
-				tab, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				png, err := action.Screenshot(ctx, tab, action.ScreenshotOptions{Ref: in.Target, FullPage: in.Full})
-				if err != nil {
-					return nil, err
-				}
-				out := &ScreenshotOut{Bytes: len(png)}
-				if in.Inline {
-					out.PNG = png
-				}
-				if in.Data {
-					out.PNG = png
-					return out, nil
-				}
-				name := fmt.Sprintf("screenshot-%s-%s.png", tab.ID, time.Now().Format("20060102-150405.000"))
-				out.Path, err = env.SaveFile(name, png)
-				return out, err
-			}).mcp(Tool{Name: "browser_screenshot", Core: true, Fixed: map[string]any{"inline": true}, Desc: "A PNG of the viewport, the full page or one element; returns the image and the file's path."}),
+		describe[TextIn, ValueOut]("text", "print the visible text of an element or of the page", Read, actTimeout).mcp(Tool{Name: "browser_read", Core: true, Select: "what", Value: "text", Default: true, Desc: "Read an element's text, value, attribute, box, state or HTML (text without ref: the page)."}),
+		describe[TargetIn, ValueOut]("html", "print an element's outer HTML", Read, actTimeout).mcp(Tool{Name: "browser_read", Select: "what", Value: "html"}),
+		describe[TargetIn, ValueOut]("value", "print a field's current value", Read, actTimeout).mcp(Tool{Name: "browser_read", Select: "what", Value: "value"}),
+		describe[AttrIn, ValueOut]("attr", "print one attribute of an element", Read, actTimeout).mcp(Tool{Name: "browser_read", Select: "what", Value: "attribute"}),
+		describe[TargetIn, BoxOut]("box", "print an element's box in viewport coordinates", Read, actTimeout).mcp(Tool{Name: "browser_read", Select: "what", Value: "box"}),
+		describe[TargetIn, StateOut]("state", "print an element's role and state (visible, enabled, checked, …)", Read, actTimeout).mcp(Tool{Name: "browser_read", Select: "what", Value: "state"}),
+		describe[EvalIn, EvalOut]("eval", "evaluate JavaScript in the page and print its JSON value", Write, actTimeout).as(ActEval).mcp(Tool{Name: "browser_eval", Gate: "eval", Desc: "Evaluate JavaScript in the page and return its JSON value; reports what changed."}),
+		describe[WaitIn, WaitOut]("wait", "wait (bounded, default 3s) for text, an element, a URL or the load event", Read, maxWait+5*time.Second).mcp(Tool{Name: "browser_wait", Core: true, Desc: "Wait (default 3 s, at most 60 s) for a text, an element, a URL or the load event."}),
+		describe[ScreenshotIn, ScreenshotOut]("screenshot", "capture a PNG of the viewport, the full page or an element", Read, actTimeout).mcp(Tool{Name: "browser_screenshot", Core: true, Fixed: map[string]any{"inline": true}, Desc: "A PNG of the viewport, the full page or one element; returns the image and the file's path."}),
 	}
 }

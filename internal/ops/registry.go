@@ -1,9 +1,11 @@
-// Package ops is loupe's operation registry: every verb an agent or a
-// script can call, with its typed input and output, its risk class and its
-// handler. Front ends are derived from it: the CLI parses argv into an
-// operation's input from the struct tags, the local API routes
-// /v0/op/<name> to it, the MCP server (later) builds its tools from it. None
-// of them call the engine directly; the executor runs the handler.
+// Package ops is loupe's operation contract: every verb an agent or a
+// script can call, described once — its typed input (with its rules) and
+// output, its risk class, its traits, its CLI shape and MCP tools. Front
+// ends are derived from it: the CLI parses argv into an operation's input
+// from the struct tags, the local API routes /v0/op/<name> to it, the MCP
+// server builds its tools from it. Handlers are bound on the daemon's side
+// (package handlers); none of the front ends call the engine, and this
+// package imports none of it.
 //
 // Input struct tags:
 //
@@ -18,17 +20,9 @@
 package ops
 
 import (
-	"context"
-	"fmt"
 	"reflect"
 	"sort"
 	"time"
-
-	"github.com/loupe-dev/loupe/internal/settings"
-
-	"github.com/loupe-dev/loupe/internal/engine"
-	"github.com/loupe-dev/loupe/internal/engine/download"
-	"github.com/loupe-dev/loupe/internal/policy"
 )
 
 // Kind is an operation's risk class: reads observe, writes may change the
@@ -47,67 +41,6 @@ func (k Kind) String() string {
 	return "read"
 }
 
-// Env is what a handler gets from the executor: the caller's session and
-// its browser. Implementations start the browser on first use.
-type Env interface {
-	// Session is the session name.
-	Session() string
-	// Browser returns the session's browser, starting it if needed.
-	Browser(ctx context.Context) (*engine.Browser, error)
-	// Tab returns the caller's current surface (starting the browser if
-	// needed); a caller without one gets the first tab, which becomes its
-	// current one.
-	Tab(ctx context.Context) (*engine.Surface, error)
-	// Current is the caller's current surface id ("" before its first).
-	Current() string
-	// SetCurrent makes a surface the caller's current one. Other callers
-	// of the session keep theirs.
-	SetCurrent(id string)
-	// Attach connects the session to a running browser.
-	Attach(ctx context.Context, endpoint string) (*engine.Browser, error)
-	// Close ends the session; false if there was none.
-	Close(ctx context.Context) (bool, error)
-	// SaveFile stores data in the session's own files directory and
-	// returns the path.
-	SaveFile(name string, data []byte) (string, error)
-	// SaveUploads stores the files sent with an upload, each under its
-	// own name, in a new directory in the session's files; it returns
-	// their paths.
-	SaveUploads(files []UploadFile) ([]string, error)
-	// Operations reads the operation ledger (an error when the process
-	// keeps none).
-	Operations() (OpLog, error)
-	// Control says who drives a tab and hands it over.
-	Control() Control
-	// Approvals are the writes waiting for a person.
-	Approvals() Approvals
-	// Grants are the tasks' grants.
-	Grants() Grants
-	// Downloads are the downloads of the session's browser (an error
-	// when it has none).
-	Downloads() (*download.Tracker, error)
-	// Rules is the approval policy (an error when the process keeps none).
-	Rules() (*policy.Policy, error)
-	// FilePath resolves a name inside the session's files directory; any
-	// name that would leave it, or that does not exist, is BAD_INPUT.
-	FilePath(name string) (string, error)
-	// Settings are the home's browser-control settings.
-	Settings() *settings.Store
-	// Previews are the local files authorised for tabs.
-	Previews() Previews
-	// Dashboard starts (or finds) the dashboard; nil where this process
-	// serves none (an in-process MCP server).
-	Dashboard() Dashboard
-	// LastSnapshot is the text of the caller's last snapshot of a
-	// surface, if it took one.
-	LastSnapshot(surface string) (string, bool)
-	// MarkPersonal says the session's browser is a person's own: its
-	// tabs are theirs (see executor/personal.go).
-	MarkPersonal()
-	// Task is the caller's task.
-	Task() string
-}
-
 // Targeter is implemented by inputs that name a tab to act on other than
 // the caller's current one (tab close ID): the grant gate checks who owns
 // it.
@@ -120,6 +53,14 @@ type Targeter interface {
 // task owns it, and the write does not act in the caller's old tab.
 type TabOpener interface {
 	OpensTab() bool
+}
+
+// Navigator is implemented by inputs of writes that open an address
+// (open, tab new): the address, "" when the call opens none. The
+// executor holds it to the caller's right to open local pages, and takes
+// the write's origin from it for the approval policy.
+type Navigator interface {
+	NavigatesTo() string
 }
 
 // Switcher is implemented by inputs of operations that make a surface
@@ -233,9 +174,16 @@ type Op struct {
 	// their hands, not an agent's write, so it passes no approval, grant
 	// or ledger — the executor runs it as it comes.
 	Live bool
+	// Snapshot marks an operation whose output is a snapshot of the
+	// caller's surface (SnapshotOut): the executor keeps it as the
+	// caller's last, for the reports of its next writes.
+	Snapshot bool
+	// Settings marks an operation that changes the person's settings or
+	// approval policy: pages that show them (the dashboard) read them
+	// again.
+	Settings bool
 
 	in, out reflect.Type
-	run     func(ctx context.Context, env Env, in any) (any, error)
 }
 
 // mcp offers the operation as an MCP tool.
@@ -256,6 +204,25 @@ func (o *Op) sessionWide() *Op {
 	return o
 }
 
+// noBrowser marks an operation that must not start a browser.
+func (o *Op) noBrowser() *Op {
+	o.NoBrowser = true
+	return o
+}
+
+// snapshots marks an operation whose output is a snapshot (Op.Snapshot).
+func (o *Op) snapshots() *Op {
+	o.Snapshot = true
+	return o
+}
+
+// changesSettings marks an operation that changes the settings or the
+// policy (Op.Settings).
+func (o *Op) changesSettings() *Op {
+	o.Settings = true
+	return o
+}
+
 // noMCP records why the operation has no MCP tool.
 func (o *Op) noMCP(why string) *Op {
 	o.NoMCP = why
@@ -271,10 +238,8 @@ func (o *Op) NewOut() any { return reflect.New(o.out).Interface() }
 // InType is the input struct type (for argv and schema derivation).
 func (o *Op) InType() reflect.Type { return o.in }
 
-// Run calls the handler with a pointer from NewIn.
-func (o *Op) Run(ctx context.Context, env Env, in any) (any, error) {
-	return o.run(ctx, env, in)
-}
+// OutType is the output struct type.
+func (o *Op) OutType() reflect.Type { return o.out }
 
 // Registry holds operations by name.
 type Registry struct {
@@ -304,14 +269,13 @@ func (r *Registry) add(o *Op) {
 	r.ops[o.Name] = o
 }
 
-// Define makes an operation from a typed handler, for registries other
-// than loupe's own (NewRegistry): tests that drive the executor and the
-// local API without a browser, and extensions. Its action class is
-// ActRead for a read and ActInput for a write; set Action, NoBrowser,
-// Group and Tools on the result as needed. The handler gets a pointer to
-// a decoded, validated In and must return a non-nil *Out or an error.
-func Define[In, Out any](name, summary string, kind Kind, timeout time.Duration, run func(ctx context.Context, env Env, in *In) (*Out, error)) *Op {
-	return define(name, summary, kind, timeout, run)
+// Describe makes an operation's descriptor with input type In and output
+// type Out, for registries other than loupe's own (NewRegistry): tests
+// that drive the executor and the local API without a browser, and
+// extensions. Its action class is ActRead for a read and ActInput for a
+// write; set Action, NoBrowser, Group and Tools on the result as needed.
+func Describe[In, Out any](name, summary string, kind Kind, timeout time.Duration) *Op {
+	return describe[In, Out](name, summary, kind, timeout)
 }
 
 // NewRegistry returns a registry of exactly these operations (New is
@@ -326,23 +290,13 @@ func NewRegistry(ops ...*Op) *Registry {
 	return r
 }
 
-// define makes an Op from a typed handler.
-func define[In, Out any](name, summary string, kind Kind, timeout time.Duration, run func(ctx context.Context, env Env, in *In) (*Out, error)) *Op {
+// describe makes an operation's descriptor.
+func describe[In, Out any](name, summary string, kind Kind, timeout time.Duration) *Op {
 	action := ActRead
 	if kind == Write {
 		action = ActInput
 	}
-	return &Op{
-		Name: name, Summary: summary, Kind: kind, Action: action, Timeout: timeout,
-		in: reflect.TypeFor[In](), out: reflect.TypeFor[Out](),
-		run: func(ctx context.Context, env Env, in any) (any, error) {
-			p, ok := in.(*In)
-			if !ok {
-				return nil, fmt.Errorf("ops: %s got %T", name, in)
-			}
-			return run(ctx, env, p)
-		},
-	}
+	return &Op{Name: name, Summary: summary, Kind: kind, Action: action, Timeout: timeout, in: reflect.TypeFor[In](), out: reflect.TypeFor[Out]()}
 }
 
 // Default timeouts.

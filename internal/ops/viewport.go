@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"context"
 	"strconv"
 	"strings"
 
@@ -17,6 +16,9 @@ type ViewportIn struct {
 
 	v *restore.Viewport // the parsed size; nil for reset
 }
+
+// Viewport is the size Validate parsed (nil for reset).
+func (in *ViewportIn) Viewport() *restore.Viewport { return in.v }
 
 // ViewportOut reports the tab's viewport preference.
 type ViewportOut = wire.ViewportOut
@@ -45,28 +47,6 @@ func (in *ViewportIn) Validate() error {
 
 func viewportOps() []*Op {
 	return []*Op{
-		define("viewport", "lay the current tab out at a size of its own (kept with the tab, also across restarts), or reset it", Write, actTimeout,
-			func(ctx context.Context, env Env, in *ViewportIn) (*ViewportOut, error) {
-				b, err := env.Browser(ctx)
-				if err != nil {
-					return nil, err
-				}
-				t, err := env.Tab(ctx)
-				if err != nil {
-					return nil, err
-				}
-				page, err := b.Surface(ctx, t.PageID())
-				if err != nil {
-					return nil, err
-				}
-				if err := restore.SetViewport(ctx, b, page, in.v); err != nil {
-					return nil, err
-				}
-				out := &ViewportOut{SurfaceID: page.ID}
-				if in.v != nil {
-					out.Width, out.Height, out.Scale, out.Mobile = in.v.Width, in.v.Height, in.v.Scale, in.v.Mobile
-				}
-				return out, nil
-			}).as(ActInput).mcp(Tool{Name: "browser_viewport", Desc: "Lay the current tab out at a size of its own (size \"390x844\", optional scale and mobile), or \"reset\" to the window's size; kept with the tab."}),
+		describe[ViewportIn, ViewportOut]("viewport", "lay the current tab out at a size of its own (kept with the tab, also across restarts), or reset it", Write, actTimeout).as(ActInput).mcp(Tool{Name: "browser_viewport", Desc: "Lay the current tab out at a size of its own (size \"390x844\", optional scale and mobile), or \"reset\" to the window's size; kept with the tab."}),
 	}
 }

@@ -1,8 +1,9 @@
 // Package lapitest runs the local API in the test's own process: a
 // localapi.Server on a unix socket in a temporary directory, in front of
 // an executor built from the test's executor.Config, reached with the
-// same typed client the CLI uses. With a registry of fake operations
-// (ops.NewRegistry of ops.Define'd handlers marked NoBrowser) the whole
+// same typed client the CLI uses. With fake operations (ops.NewRegistry
+// of ops.Describe'd operations marked NoBrowser, with handlers.Func
+// handlers) the whole
 // path client → HTTP → localapi → executor pipeline runs without a
 // browser, so its contracts (error envelopes, status codes, build and
 // origin checks, per-client state) are tested in milliseconds.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/sessions"
 )
 
@@ -72,6 +73,27 @@ func (l *lanes) enter(ctx context.Context, s *sessions.Session, w Write) (leave 
 	return func() { <-ln.turn; done() }, nil
 }
 
+// laneStage waits for a write's turn in its tab's lane — after the writes
+// before it have run, by the operation's deadline — and leaves the lane
+// once the call is done (its report taken). A write that waits has sent
+// nothing: a take-over meanwhile ends it, not executed.
+type laneStage struct{ l *lanes }
+
+func (laneStage) name() string { return "lane" }
+
+func (s laneStage) enter(ctx context.Context, c *call) (func(*outcome), error) {
+	if !c.isWrite() || c.op.Action == ops.ActControl {
+		return nil, nil
+	}
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
+	leave, err := s.l.enter(ctx, c.sess, c.write)
+	if err != nil {
+		return nil, err
+	}
+	return func(*outcome) { leave() }, nil
+}
+
 func takenOver(s *sessions.Session, w Write) error {
 	if s.Crashed(w.Page) {
 		return apitype.Errorf(apitype.TabCrashed, "tab %s's renderer crashed while %s waited its turn; it was not sent", w.Page, w.Op).
@@ -104,15 +126,16 @@ func watchTab(ctx context.Context, s *sessions.Session, w Write) (context.Contex
 	return ctx, func() { cancel(nil) }
 }
 
-// cutShort is the error of a run that watchTab cancelled: TAKEN_OVER, or
+// cutShort is the error of a run that watchTab cancelled (cause is why
+// the run's context ended): TAKEN_OVER, or
 // TAB_CRASHED when the tab went to a person because its renderer crashed,
 // each with the outcome unknown.
-func cutShort(ctx context.Context, s *sessions.Session, w Write, err error) *apitype.Error {
+func cutShort(cause error, s *sessions.Session, w Write, err error) *apitype.Error {
 	if errors.Is(err, engine.ErrTabCrashed) || s.Crashed(w.Page) {
 		return apitype.Wrap(apitype.TabCrashed, err, "tab %s's renderer crashed while %s ran; it was reloaded for a person to check, and the write's outcome is unknown", w.Page, w.Op).
 			Fix("wait until the person hands the tab back, take a new snapshot ({1}) and check the page before you write again", apitype.Step{Op: "snapshot"}).Executed()
 	}
-	if !errors.Is(context.Cause(ctx), errMovedOn) {
+	if !errors.Is(cause, errMovedOn) {
 		return nil
 	}
 	e := apitype.Errorf(apitype.TakenOver, "a person took tab %s over while %s ran; it stopped part way, so its outcome is unknown", w.Page, w.Op).

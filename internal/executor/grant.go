@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 
-	"github.com/loupe-dev/loupe/internal/preview"
-
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/grants"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/preview"
 )
 
 // DefaultTask is the task of a caller that names none: its client id, or
@@ -26,50 +25,23 @@ func DefaultTask(client string) string {
 // approvals, ledger reads) and the operations that need no browser do not.
 func needsGrant(op *ops.Op) bool { return !op.NoBrowser && op.Action != ops.ActControl }
 
-// useGrant is the grant stage before anything else runs: a write needs
-// its task's current grant (NO_GRANT, nothing sent, otherwise); a read
-// mints or renews one.
-func (x *Executor) useGrant(c *call, task, presented string) error {
-	if !needsGrant(c.op) || c.person {
-		return nil // a person needs no grant: every tab is theirs to act in
+// grantStage is the task's grant: a write needs its task's current grant
+// (NO_GRANT, nothing sent, otherwise); a read mints or renews one. A
+// person needs none: every tab is theirs to act in.
+type grantStage struct{ r *grants.Registry }
+
+func (grantStage) name() string { return "grant" }
+
+func (s grantStage) enter(_ context.Context, c *call) (func(*outcome), error) {
+	if !needsGrant(c.op) || c.req.Person {
+		return nil, nil
 	}
-	g, err := x.grants.Use(c.sess.Name(), task, presented, c.kind == ops.Write)
+	g, err := s.r.Use(c.sess.Name(), c.task, c.req.Grant, c.isWrite())
 	if err != nil {
-		return noGrant(err)
+		return nil, noGrant(err)
 	}
 	c.grant = g.ID
-	return nil
-}
-
-// grantGate is the Gate on the grant registry: a write acts only on tabs
-// no other live task owns — the tab it acts in (unless the operation works
-// on the session, as switching tabs does) and the tab it names.
-type grantGate struct{ r *grants.Registry }
-
-func (g grantGate) Check(_ context.Context, w Write) error {
-	if w.Task == "" {
-		return nil
-	}
-	if !w.SessionWide {
-		if err := g.r.Check(w.Session, w.Task, w.Page, w.Opener); err != nil {
-			return noGrant(err)
-		}
-	}
-	if err := g.r.Check(w.Session, w.Task, w.Target, w.TargetOpener); err != nil {
-		return noGrant(err)
-	}
-	return nil
-}
-
-// ownOpened gives a task the tab its write opened (tab new), which is the
-// caller's current surface after it.
-func (x *Executor) ownOpened(ctx context.Context, c *call) {
-	if o, ok := c.in.(ops.TabOpener); c.write.Task == "" || !ok || !o.OpensTab() {
-		return
-	}
-	if t, err := c.env.Tab(ctx); err == nil {
-		x.grants.Own(c.sess.Name(), c.write.Task, t.PageID())
-	}
+	return nil, nil
 }
 
 // noGrant is a grant refusal as the registry error.

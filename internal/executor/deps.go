@@ -13,103 +13,93 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/download"
-	"github.com/loupe-dev/loupe/internal/ops"
-	"github.com/loupe-dev/loupe/internal/policy"
+	"github.com/loupe-dev/loupe/internal/handlers"
 	"github.com/loupe-dev/loupe/internal/sessions"
-	"github.com/loupe-dev/loupe/internal/settings"
 )
 
-// env is the ops.Env of one call: its session and its caller.
-type env struct {
-	s    *sessions.Session
-	c    *sessions.Client
-	x    *Executor
-	task string // the caller's task, once the call has one
-}
+// What a call's handler gets (handlers.Deps): the caller, the session's
+// files and browser, and the executor's stores. Built by the decode stage.
 
-func (e *env) Operations() (ops.OpLog, error) { return e.x.opLog() }
-
-func (e *env) Control() ops.Control {
-	return control{Control: e.s, q: &e.x.waiting, session: e.s.Name()}
-}
-
-func (e *env) Approvals() ops.Approvals { return &e.x.waiting }
-
-func (e *env) Downloads() (*download.Tracker, error) { return e.s.Downloads() }
-
-func (e *env) Grants() ops.Grants { return taskEnder{e.x.grants, e.x.events, e.x.previews} }
-
-func (e *env) Rules() (*policy.Policy, error) {
-	if e.x.rules == nil {
-		return nil, fmt.Errorf("this process keeps no approval policy")
+// depsFor is the dependencies of a call's handler.
+func (x *Executor) depsFor(c *call, cl *caller) *handlers.Deps {
+	d := &handlers.Deps{
+		Session: c.sess.Name(), Task: c.task, Caller: cl, Files: files{c.sess}, Browsers: browsers{c.sess},
+		Rules: x.rules, Settings: x.settings, Control: control{Control: c.sess, q: &x.waiting, session: c.sess.Name()},
+		Approvals: &x.waiting, Grants: taskEnder{x.grants, x.events, x.previews}, Previews: x.previews, Dashboard: x.dashboard,
 	}
-	return e.x.rules, nil
+	if x.store != nil { // a nil *ledger.Ledger is not a nil OpLog
+		d.Ledger = x.store
+	}
+	return d
 }
 
-func (e *env) Session() string { return e.s.Name() }
+// caller is handlers.Caller: the caller of one call in its session.
+type caller struct {
+	x *Executor
+	s *sessions.Session
+	c *sessions.Client
+}
 
-func (e *env) Browser(ctx context.Context) (*engine.Browser, error) {
-	b, err := e.s.Browser(ctx)
+// Browser is the session's browser, started if need be, in line with the
+// settings and with its kept tabs restored.
+func (cl *caller) Browser(ctx context.Context) (*engine.Browser, error) {
+	b, err := cl.s.Browser(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.x.applySettings(ctx, b); err != nil {
+	if err := cl.x.applySettings(ctx, b); err != nil {
 		return nil, err
 	}
-	e.x.restoreInto(ctx, e.s, b)
+	cl.x.restoreInto(ctx, cl.s, b)
 	return b, nil
 }
-
-func (e *env) Settings() *settings.Store { return e.x.settings }
-
-func (e *env) Previews() ops.Previews { return e.x.previews }
-
-func (e *env) Dashboard() ops.Dashboard { return e.x.dashboard }
-
-func (e *env) MarkPersonal() { e.s.SetPersonal() }
-
-func (e *env) LastSnapshot(surface string) (string, bool) {
-	s, ok := e.c.Last(surface)
-	return s.Text, ok
-}
-
-func (e *env) Task() string { return e.task }
 
 // Tab is the caller's current surface. A caller without one gets the
 // session's first tab (never another caller's choice), which becomes its
 // own current surface.
-func (e *env) Tab(ctx context.Context) (*engine.Surface, error) {
-	b, err := e.Browser(ctx)
+func (cl *caller) Tab(ctx context.Context) (*engine.Surface, error) {
+	b, err := cl.Browser(ctx)
 	if err != nil {
 		return nil, err
 	}
-	id := e.c.Current()
+	id := cl.c.Current()
 	t, err := b.Surface(ctx, id) // "": the first tab
 	if err != nil {
 		return nil, err
 	}
 	if id == "" {
-		e.c.SetCurrent(t.ID)
+		cl.c.SetCurrent(t.ID)
 	}
 	return t, nil
 }
 
-func (e *env) Current() string { return e.c.Current() }
+func (cl *caller) Current() string      { return cl.c.Current() }
+func (cl *caller) SetCurrent(id string) { cl.c.SetCurrent(id) }
 
-func (e *env) SetCurrent(id string) { e.c.SetCurrent(id) }
-
-func (e *env) Attach(ctx context.Context, endpoint string) (*engine.Browser, error) {
-	return e.s.Attach(ctx, endpoint)
+func (cl *caller) LastSnapshot(surface string) (string, bool) {
+	s, ok := cl.c.Last(surface)
+	return s.Text, ok
 }
 
-func (e *env) Close(ctx context.Context) (bool, error) { return e.s.Close(ctx) }
+// browsers is handlers.Browsers on a session.
+type browsers struct{ s *sessions.Session }
 
-// FilePath resolves a client's file name inside the session's files
+func (b browsers) Attach(ctx context.Context, endpoint string) (*engine.Browser, error) {
+	return b.s.Attach(ctx, endpoint)
+}
+func (b browsers) Close(ctx context.Context) (bool, error) { return b.s.Close(ctx) }
+func (b browsers) MarkPersonal()                           { b.s.SetPersonal() }
+func (b browsers) Downloads() (*download.Tracker, error)   { return b.s.Downloads() }
+
+// files is handlers.Files: the session's files directory.
+type files struct{ s *sessions.Session }
+
+// Path resolves a client's file name inside the session's files
 // directory, with no-follow semantics: absolute names, names that climb
 // out, symlinks anywhere on the way and anything but a regular file are
 // refused — and the refusal never says what exists outside the directory.
-func (e *env) FilePath(name string) (string, error) {
-	dir := e.s.FilesDir()
+func (f files) Path(name string) (string, error) {
+	dir := f.s.FilesDir()
 	bad := func(why string) error {
 		return apitype.Errorf(apitype.BadInput, "file %q: %s", name, why).
 			Fix("name a file in the session's files directory (" + dir + "), e.g. report.pdf or uploads/report.pdf")
@@ -142,11 +132,11 @@ func (e *env) FilePath(name string) (string, error) {
 // SaveUploads stores the files a client sent with an upload in a new
 // directory of their own under files/uploads, so the page sees each
 // file's own name and nothing already there is overwritten.
-func (e *env) SaveUploads(files []ops.UploadFile) ([]string, error) {
-	if len(files) == 0 {
+func (f files) SaveUploads(sent []handlers.UploadFile) ([]string, error) {
+	if len(sent) == 0 {
 		return nil, nil
 	}
-	root := filepath.Join(e.s.FilesDir(), "uploads")
+	root := filepath.Join(f.s.FilesDir(), "uploads")
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, err
 	}
@@ -157,21 +147,21 @@ func (e *env) SaveUploads(files []ops.UploadFile) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	paths := make([]string, len(files))
-	for i, f := range files {
-		if paths[i], err = saveFile(dir, f.Name, f.Data); err != nil {
+	paths := make([]string, len(sent))
+	for i, u := range sent {
+		if paths[i], err = saveFile(dir, u.Name, u.Data); err != nil {
 			return nil, err
 		}
 	}
 	return paths, nil
 }
 
-// SaveFile writes a new file into the session's own files directory (sub,
+// Save writes a new file into the session's own files directory (sub,
 // when given, is a subdirectory of it): name must be a plain file name.
 // It never follows a symlink and never overwrites: a name already taken
 // gets " (1)", " (2)", … before its extension. It returns the path.
-func (e *env) SaveFile(name string, data []byte) (string, error) {
-	return saveFile(e.s.FilesDir(), name, data)
+func (f files) Save(name string, data []byte) (string, error) {
+	return saveFile(f.s.FilesDir(), name, data)
 }
 
 func saveFile(dir, name string, data []byte) (string, error) {

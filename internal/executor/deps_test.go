@@ -7,18 +7,18 @@ import (
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
-	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/handlers"
 	"github.com/loupe-dev/loupe/internal/sessions"
 )
 
-func testEnv(t *testing.T) (*env, string) {
+func testEnv(t *testing.T) (files, string) {
 	t.Helper()
 	s := sessions.New(sessions.Config{Home: t.TempDir()}).Get("default")
 	dir := s.FilesDir()
 	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	return &env{s: s}, dir
+	return files{s}, dir
 }
 
 // TestFilePathNoFollow: names resolve only to regular files inside the
@@ -35,7 +35,7 @@ func TestFilePathNoFollow(t *testing.T) {
 	os.Symlink("/etc/nonexistent", filepath.Join(dir, "dangling.txt"))
 
 	for _, name := range []string{"ok.txt", "sub/deep.txt", "./sub/../ok.txt"} {
-		if p, err := e.FilePath(name); err != nil || !strings.HasPrefix(p, dir) {
+		if p, err := e.Path(name); err != nil || !strings.HasPrefix(p, dir) {
 			t.Errorf("FilePath(%q) = %q, %v", name, p, err)
 		}
 	}
@@ -50,7 +50,7 @@ func TestFilePathNoFollow(t *testing.T) {
 		"nope.txt":              "no such file",
 		"../../etc/nonexistent": "outside",
 	} {
-		_, err := e.FilePath(name)
+		_, err := e.Path(name)
 		ae, ok := apitype.As(err)
 		if !ok || ae.Code != apitype.BadInput || !strings.Contains(ae.Message, why) {
 			t.Errorf("FilePath(%q) = %v, want BAD_INPUT saying %q", name, err, why)
@@ -61,8 +61,8 @@ func TestFilePathNoFollow(t *testing.T) {
 		}
 	}
 	// A path that exists outside and one that does not get the same answer.
-	_, e1 := e.FilePath("../../etc/passwd")
-	_, e2 := e.FilePath("../../etc/nonexistent")
+	_, e1 := e.Path("../../etc/passwd")
+	_, e2 := e.Path("../../etc/nonexistent")
 	m1 := strings.Replace(e1.Error(), "passwd", "X", 1)
 	m2 := strings.Replace(e2.Error(), "nonexistent", "X", 1)
 	if m1 != m2 {
@@ -80,29 +80,29 @@ func TestSaveNeverOverwritesOrFollows(t *testing.T) {
 	os.Symlink(victim, filepath.Join(dir, "shot.png"))
 	os.WriteFile(filepath.Join(dir, "a.png"), []byte("old"), 0o600)
 
-	p, err := e.SaveFile("shot.png", []byte("new"))
+	p, err := e.Save("shot.png", []byte("new"))
 	if err != nil || p != filepath.Join(dir, "shot (1).png") {
 		t.Fatalf("SaveFile over a symlink = %q, %v", p, err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep" {
 		t.Fatalf("written through the symlink: %q", b)
 	}
-	if p, _ := e.SaveFile("a.png", []byte("new")); p != filepath.Join(dir, "a (1).png") {
+	if p, _ := e.Save("a.png", []byte("new")); p != filepath.Join(dir, "a (1).png") {
 		t.Fatalf("SaveFile of a taken name = %q", p)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.png")); string(b) != "old" {
 		t.Fatalf("overwritten: %q", b)
 	}
 	for _, bad := range []string{"../x", ".hidden", "sub/x", ""} {
-		if _, err := e.SaveFile(bad, nil); err == nil {
+		if _, err := e.Save(bad, nil); err == nil {
 			t.Errorf("SaveFile(%q) accepted", bad)
 		}
 	}
-	one, err := e.SaveUploads([]ops.UploadFile{{Name: "cv.pdf", Data: []byte("1")}})
+	one, err := e.SaveUploads([]handlers.UploadFile{{Name: "cv.pdf", Data: []byte("1")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, err := e.SaveUploads([]ops.UploadFile{{Name: "cv.pdf", Data: []byte("2")}})
+	two, err := e.SaveUploads([]handlers.UploadFile{{Name: "cv.pdf", Data: []byte("2")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"context"
 	"net/url"
 	"strings"
 
@@ -16,29 +17,31 @@ import (
 // may (Request.LocalPages).
 var localSchemes = map[string]bool{"file": true, "chrome": true, "chrome-untrusted": true, "devtools": true, "chrome-extension": true}
 
-// navTarget is the address a write opens, if it opens one.
+// navTarget is the address a write opens, if it opens one (its input is
+// an ops.Navigator).
 func navTarget(in any) string {
-	switch v := in.(type) {
-	case *ops.OpenIn:
-		return v.URL
-	case *ops.TabNewIn:
-		return v.URL
+	if n, ok := in.(ops.Navigator); ok {
+		return n.NavigatesTo()
 	}
 	return ""
 }
 
-// originGate refuses a navigation to a local page by a caller that may not
-// open one (DENIED, not executed).
-func originGate(c *call, localPages bool) error {
+// originStage refuses a navigation to a local page by a caller that may
+// not open one (Request.LocalPages; DENIED, not executed).
+type originStage struct{}
+
+func (originStage) name() string { return "origin" }
+
+func (originStage) enter(_ context.Context, c *call) (func(*outcome), error) {
 	raw := navTarget(c.in)
-	if raw == "" || localPages {
-		return nil
+	if !c.isWrite() || raw == "" || c.req.LocalPages {
+		return nil, nil
 	}
 	scheme, _, _ := strings.Cut(raw, ":")
 	if !localSchemes[strings.ToLower(scheme)] {
-		return nil
+		return nil, nil
 	}
-	return apitype.Errorf(apitype.Denied, "%s: agents may not open %s: pages (local files and the browser's own pages); nothing was opened", c.op.Name, strings.ToLower(scheme)).
+	return nil, apitype.Errorf(apitype.Denied, "%s: agents may not open %s: pages (local files and the browser's own pages); nothing was opened", c.op.Name, strings.ToLower(scheme)).
 		Fix("the person who started this server can allow them (its --allow-local-pages flag)")
 }
 

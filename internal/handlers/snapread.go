@@ -1,9 +1,10 @@
-package ops
+package handlers
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 	"github.com/loupe-dev/loupe/internal/textdiff"
 )
@@ -12,7 +13,7 @@ import (
 // only the lines about something (grep), or only what changed (since).
 
 // grep keeps a snapshot's lines that contain needle and their ancestors.
-func grep(out *SnapshotOut, needle string) {
+func grep(out *ops.SnapshotOut, needle string) {
 	kept, n := snapshot.Grep(snapshot.WithoutFooter(out.Snapshot.Text), needle)
 	out.Full = out.Snapshot.Text
 	setText(out, kept)
@@ -30,12 +31,12 @@ const (
 // last snapshot of the surface ("+ line", "- line" under the header), or
 // says that nothing did. With no earlier snapshot the whole one stands.
 // The whole text is still the caller's last snapshot from now on.
-func sinceLast(env Env, out *SnapshotOut) {
+func sinceLast(c Caller, out *ops.SnapshotOut) {
 	full := snapshot.WithoutFooter(out.Snapshot.Text)
 	if out.Full != "" {
 		full = snapshot.WithoutFooter(out.Full)
 	}
-	last, ok := env.LastSnapshot(out.SurfaceID)
+	last, ok := c.LastSnapshot(out.SurfaceID)
 	out.Since = "last"
 	if !ok {
 		out.Since = "none: this is your first snapshot of " + out.SurfaceID
@@ -59,7 +60,7 @@ func sinceLast(env Env, out *SnapshotOut) {
 
 // setText replaces a snapshot's text, which still ends with its size
 // line, and its size.
-func setText(out *SnapshotOut, t string) {
+func setText(out *ops.SnapshotOut, t string) {
 	out.Chars, out.Tokens = len(t), snapshot.Tokens(t)
 	out.Snapshot.Text = t + snapshot.Footer(t)
 }

@@ -11,8 +11,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/events"
-	"github.com/loupe-dev/loupe/internal/ops"
-	"github.com/loupe-dev/loupe/internal/policy"
+	"github.com/loupe-dev/loupe/internal/handlers"
 	"github.com/loupe-dev/loupe/internal/sessions"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
@@ -133,30 +132,10 @@ func (q *approvals) takenOver(page string) {
 	}
 }
 
-// policyStage is the approval policy on the rules in force.
-type policyStage struct {
-	p *policy.Policy
-	q *approvals
-}
-
-// Allow decides a write: allowed, denied (DENIED naming the rule), or held
-// for a person's answer.
-func (s policyStage) Allow(ctx context.Context, w Write) (time.Duration, error) {
-	d, rule := s.p.Decide(w.Op, string(w.Action), w.Origin)
-	name := ruleName(rule)
-	switch d {
-	case policy.Deny:
-		return 0, apitype.Errorf(apitype.Denied, "the approval policy denies %s (rule %s: deny)", w.Op, name)
-	case policy.Ask:
-		return s.q.ask(ctx, w, s.p.ApprovalTimeout(), name)
-	}
-	return 0, nil
-}
-
 // control is the take-over control of a session, which also ends the
 // writes of a tab waiting for approval when a person takes it.
 type control struct {
-	ops.Control
+	handlers.Control
 	q       *approvals
 	session string
 }

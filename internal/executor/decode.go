@@ -1,0 +1,63 @@
+package executor
+
+import (
+	"context"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/ops"
+)
+
+// decodeStage is the first stage: the operation and its handler, the
+// session and the caller, the input checked against the operation's
+// rules, the caller's task and the call's deadline. Nothing runs on a
+// failure here.
+type decodeStage struct{ x *Executor }
+
+func (decodeStage) name() string { return "decode" }
+
+func (s decodeStage) enter(_ context.Context, c *call) (func(*outcome), error) {
+	req := c.req
+	op, ok := s.x.reg.Lookup(req.Op)
+	if !ok {
+		return nil, apitype.Errorf(apitype.BadInput, "unknown operation %q", req.Op)
+	}
+	c.op, c.handler = op, s.x.handlers[op.Name]
+	if req.Session == "" {
+		req.Session = "default"
+	}
+	if !ValidSession(req.Session) {
+		return nil, apitype.Errorf(apitype.BadInput, "session name %q: %s", req.Session, SessionRule)
+	}
+	in := req.Decoded
+	if in == nil {
+		var err error
+		if in, err = Decode(op, req.Input); err != nil {
+			return nil, err
+		}
+	} else if v, ok := in.(ops.Validator); ok {
+		if err := v.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	c.in = in
+	c.kind = op.KindOf(in)
+	if op.Live {
+		// A person's own input passes none of a write's stages (see
+		// ops.Op.Live): it runs as a read does.
+		c.kind = ops.Read
+	}
+	c.timeout = op.Timeout
+	if req.Timeout > 0 {
+		c.timeout = req.Timeout
+	}
+	c.task = req.Task
+	if c.task == "" {
+		c.task = DefaultTask(req.Client)
+	}
+	c.sess = s.x.sessions.Get(req.Session)
+	c.client = c.sess.Client(req.Client)
+	cl := &caller{x: s.x, s: c.sess, c: c.client}
+	c.deps = s.x.depsFor(c, cl)
+	c.livePages(cl)
+	return nil, nil
+}

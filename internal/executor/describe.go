@@ -1,0 +1,110 @@
+package executor
+
+import (
+	"context"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/ops"
+)
+
+// Write describes a write to the stages that guard it.
+type Write struct {
+	ID      string // the operation id, unique forever
+	Op      string
+	Action  ops.Action
+	Session string
+	Client  string
+	Task    string // the caller's task ("" for a person's own commands)
+	Surface string // the caller's current surface ("" before its first)
+	Epoch   int64  // of the caller's tab (its take-overs so far)
+	Page    string // the caller's tab (its page's surface id), when known
+	Opener  string // the tab that opened Page, if any
+	// Target is the tab the input names (tab close ID), when it names one;
+	// TargetOpener the tab that opened it.
+	Target, TargetOpener string
+	Document             string // the document token the write was planned on
+	// SessionWide: the operation works on the session, not in the
+	// caller's tab (tab new, switch).
+	SessionWide bool
+	Origin      string // of the page the write acts on (or opens), when known
+	Input       any
+	Digest      string // of the op and its input
+	// Person: the write is the person's own, at the dashboard; a tab
+	// they hold does not stop it.
+	Person bool
+	// Element is the element the input names (its "ref": a ref or a
+	// locator); Locator its stable locator, as the ref table has it for
+	// a ref (kept in the ledger for history).
+	Element, Locator string
+	// Secret: the write types into a password field; its text is kept
+	// nowhere (the ledger keeps the rest of its input).
+	Secret bool
+}
+
+// describeStage describes a write to the stages after it (Write): its
+// operation id (a new one, or the caller's, checked), its caller and
+// task, the tab it acts on and the tab that opened it, the tab its input
+// names, its origin, the element it names with that element's stable
+// locator, and whether it types into a password field. It looks at a
+// running browser and never starts one.
+type describeStage struct{}
+
+func (describeStage) name() string { return "describe" }
+
+func (describeStage) enter(ctx context.Context, c *call) (func(*outcome), error) {
+	if !c.isWrite() {
+		return nil, nil
+	}
+	id := c.req.OperationID
+	if id == "" {
+		id = apitype.NewOperationID()
+	} else if !apitype.ValidOperationID(id) {
+		return nil, apitype.Errorf(apitype.BadInput, "operation id %q: use 1 to 64 letters, digits, '.', '_', ':' or '-'", id)
+	}
+	c.write = Write{ID: id, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: c.client.ID(),
+		Surface: c.client.Current(), Epoch: c.epoch, Input: c.in, Digest: digest(c.op.Name, c.in), Document: c.write.Document,
+		SessionWide: c.op.SessionWide, Person: c.req.Person}
+	if o, ok := c.in.(ops.TabOpener); ok && o.OpensTab() {
+		c.write.SessionWide = true // it acts in the tab it opens
+	}
+	if c.grant != "" || c.req.Person {
+		c.write.Task = c.task
+	}
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
+	where(ctx, c)
+	element, text := inputFields(c.in)
+	c.write.Element = element
+	t, _ := c.page(ctx)
+	if element != "" && t != nil {
+		c.write.Locator = element // a locator names itself
+		if ref := refOrLocator(element); ref != "" {
+			c.write.Locator = t.Locator(ctx, ref)
+		}
+		c.write.Secret = text != "" && t.Secret(ctx, element)
+	}
+	return nil, nil
+}
+
+// where fills in the tab a write acts on, the tab that opened it, the tab
+// its input names and its page's origin (the address it opens, for a
+// navigation).
+func where(ctx context.Context, c *call) {
+	w := &c.write
+	w.Origin = originOf(navTarget(c.in))
+	if t, err := c.page(ctx); err == nil && t != nil {
+		w.Page, w.Opener = t.PageID(), t.Opener()
+		_, w.Epoch = c.sess.Mode(w.Page)
+		c.epoch = w.Epoch
+		if w.Origin == "" {
+			w.Origin = originOf(t.URL())
+		}
+	}
+	if in, ok := c.in.(ops.Targeter); ok {
+		if in.Target() == "" {
+			w.Target, w.TargetOpener = w.Page, w.Opener // the caller's own
+		} else if t, err := c.pageByID(ctx, in.Target()); err == nil && t != nil {
+			w.Target, w.TargetOpener = t.PageID(), t.Opener()
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package handlers
+
+import (
+	"context"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/action"
+	"github.com/loupe-dev/loupe/internal/engine/capture"
+	"github.com/loupe-dev/loupe/internal/input"
+	"github.com/loupe-dev/loupe/internal/ops"
+)
+
+func act(r *action.Result, err error) (*ops.ActOut, error) {
+	if err != nil {
+		return nil, err
+	}
+	return actOut(r), nil
+}
+
+func actHandlers() map[string]Handler {
+	click := func(count int) Handler {
+		return Tab(func(ctx context.Context, t *engine.Surface, in *ops.ClickIn) (*ops.ActOut, error) {
+			button, mods := in.Parsed()
+			return act(action.Click(ctx, t, in.Target, action.ClickOptions{Button: button, Count: count, Modifiers: mods}))
+		})
+	}
+	onTarget := func(f func(ctx context.Context, t *engine.Surface, ref string) (*action.Result, error)) Handler {
+		return Tab(func(ctx context.Context, t *engine.Surface, in *ops.TargetIn) (*ops.ActOut, error) {
+			return act(f(ctx, t, in.Target))
+		})
+	}
+	return map[string]Handler{
+		"snapshot": Func(snapshotOf),
+		"click":    click(1),
+		"dblclick": click(2),
+		"fill": Tab(func(ctx context.Context, t *engine.Surface, in *ops.FillIn) (*ops.ActOut, error) {
+			return act(action.Fill(ctx, t, in.Target, in.Text))
+		}),
+		"type": Tab(func(ctx context.Context, t *engine.Surface, in *ops.TypeIn) (*ops.ActOut, error) {
+			return act(typeText(ctx, t, in))
+		}),
+		"drag": Tab(func(ctx context.Context, t *engine.Surface, in *ops.DragIn) (*ops.ActOut, error) {
+			return act(action.Drag(ctx, t, in.From, in.To))
+		}),
+		"press": Tab(func(ctx context.Context, t *engine.Surface, in *ops.PressIn) (*ops.ActOut, error) {
+			return act(action.Press(ctx, t, in.Chords()))
+		}),
+		"hover": onTarget(action.Hover),
+		"focus": onTarget(action.Focus),
+		"select": Tab(func(ctx context.Context, t *engine.Surface, in *ops.SelectIn) (*ops.ActOut, error) {
+			return act(action.Select(ctx, t, in.Target, in.Values))
+		}),
+		"check": onTarget(func(ctx context.Context, t *engine.Surface, ref string) (*action.Result, error) {
+			return action.SetChecked(ctx, t, ref, true)
+		}),
+		"uncheck": onTarget(func(ctx context.Context, t *engine.Surface, ref string) (*action.Result, error) {
+			return action.SetChecked(ctx, t, ref, false)
+		}),
+		"upload": Func(upload),
+		"scroll": Tab(func(ctx context.Context, t *engine.Surface, in *ops.ScrollIn) (*ops.ActOut, error) {
+			return act(action.Scroll(ctx, t, in.Target, action.ScrollOptions{DX: in.DX, DY: in.DY}))
+		}),
+	}
+}
+
+// snapshotOf takes a snapshot of the caller's surface; grep and since
+// read it cheaply (see snapread.go), the latter against the caller's last.
+func snapshotOf(ctx context.Context, d *Deps, in *ops.SnapshotIn) (*ops.SnapshotOut, error) {
+	t, err := d.Caller.Tab(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The token is read first: had the document changed during the
+	// capture, a write carrying it is refused, never misdirected.
+	token := capture.DocumentToken(t)
+	s, err := capture.Take(ctx, t, capture.SnapshotOptions{
+		NoCompact: in.NoCompact, BackendIDs: in.BackendIDs, Interactive: in.Interactive, Depth: in.Depth,
+		Viewport: in.Viewport, Locators: in.Locators, Scope: in.Scope, MaxChars: in.MaxChars, NoCache: in.NoCache,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := snapshotOut(s)
+	out.DocumentToken = token
+	if in.Grep != "" {
+		grep(out, in.Grep)
+	}
+	if in.Since == "last" {
+		sinceLast(d.Caller, out)
+	}
+	return out, nil
+}
+
+// upload hands the page files of the session's files directory (those a
+// client sent are stored there first).
+func upload(ctx context.Context, d *Deps, in *ops.UploadIn) (*ops.ActOut, error) {
+	sent := make([]UploadFile, len(in.Contents))
+	for i, c := range in.Contents {
+		sent[i] = UploadFile{Name: c.Name, Data: c.Data}
+	}
+	paths, err := d.Files.SaveUploads(sent)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range in.Files {
+		p, err := d.Files.Path(f)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	t, err := d.Caller.Tab(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return act(action.Upload(ctx, t, in.Target, paths))
+}
+
+// typeText types, after emptying the field with --clear, and presses Enter
+// with --submit. A failure after the first step reports that input was
+// sent.
+func typeText(ctx context.Context, t *engine.Surface, in *ops.TypeIn) (*action.Result, error) {
+	if in.Clear {
+		if _, err := action.Fill(ctx, t, in.Target, ""); err != nil {
+			return nil, err
+		}
+	}
+	r, err := action.Type(ctx, t, in.Target, in.Text)
+	if err != nil {
+		if in.Clear {
+			return nil, executed(err)
+		}
+		return nil, err
+	}
+	if in.Submit {
+		enter, _ := input.ParseChord("Enter")
+		if _, err := action.Press(ctx, t, []input.Chord{enter}); err != nil {
+			return nil, executed(err)
+		}
+		r.Note = "typed and submitted"
+	}
+	return r, nil
+}
+
+// executed marks a failure that came after an earlier step of the same
+// operation changed the page: its outcome is not "not executed".
+func executed(err error) error {
+	if e, ok := apitype.As(err); ok {
+		return e.Executed()
+	}
+	return err
+}

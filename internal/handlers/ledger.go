@@ -1,0 +1,68 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/ledger"
+	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/wire"
+)
+
+func ledgerHandlers() map[string]Handler {
+	return map[string]Handler{
+		"ops": Ledger(func(ctx context.Context, l OpLog, in *ops.OpsIn) (*ops.OperationsOut, error) {
+			es, err := l.List(ctx, ledger.Filter{State: ledger.State(in.State), Session: in.Session, Limit: in.Limit})
+			if err != nil {
+				return nil, err
+			}
+			return &ops.OperationsOut{Operations: mapSlice(es, operationOf)}, nil
+		}),
+		"ops show": Ledger(func(ctx context.Context, l OpLog, in *ops.OpIDIn) (*ops.OperationOut, error) {
+			e, err := l.Get(ctx, in.ID)
+			if errors.Is(err, ledger.ErrNotFound) {
+				return nil, apitype.Errorf(apitype.BadInput, "no operation %q in the ledger", in.ID).Fix("list them ({1})", apitype.Step{Op: "ops"})
+			}
+			if err != nil {
+				return nil, err
+			}
+			return &ops.OperationOut{Operation: operationOf(e)}, nil
+		}),
+		"ops ack": Ledger(func(ctx context.Context, l OpLog, in *ops.OpIDIn) (*ops.OperationOut, error) {
+			e, err := l.Acknowledge(ctx, in.ID)
+			switch {
+			case errors.Is(err, ledger.ErrNotFound):
+				return nil, apitype.Errorf(apitype.BadInput, "no operation %q in the ledger", in.ID).Fix("list the unknown ones ({1})", apitype.Step{Op: "ops", Args: map[string]string{"state": "unknown"}})
+			case errors.Is(err, ledger.ErrNotUnknown):
+				return nil, apitype.Errorf(apitype.BadInput, "operation %s is %s: only an unknown outcome is acknowledged", in.ID, e.State)
+			case err != nil:
+				return nil, err
+			}
+			return &ops.OperationOut{Operation: operationOf(e)}, nil
+		}),
+		"history": Ledger(func(ctx context.Context, l OpLog, in *ops.HistoryIn) (*ops.HistoryOut, error) {
+			es, err := l.List(ctx, ledger.Filter{Session: in.Session, Task: in.Task, Limit: in.Limit})
+			if err != nil {
+				return nil, err
+			}
+			slices.Reverse(es) // oldest first
+			return &ops.HistoryOut{Operations: mapSlice(es, operationOf)}, nil
+		}),
+	}
+}
+
+func operationOf(e ledger.Entry) wire.Operation {
+	return wire.Operation{ID: e.ID, Session: e.Session, Task: e.Task, Client: e.Client, Generation: e.Generation, SurfaceID: e.Surface,
+		Op: e.Op, Action: e.Action, Digest: e.Digest, State: string(e.State), Code: e.Code, Reason: e.Reason,
+		Reserved: e.Reserved, Settled: e.Settled, Acknowledged: e.Acknowledged, Input: rawInput(e.Input), Locator: e.Locator}
+}
+
+func rawInput(s string) json.RawMessage {
+	if s == "" || !json.Valid([]byte(s)) {
+		return nil
+	}
+	return json.RawMessage(s)
+}

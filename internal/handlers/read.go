@@ -1,0 +1,139 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/action"
+	"github.com/loupe-dev/loupe/internal/engine/capture"
+	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/ops"
+)
+
+// usage is a usage error (BAD_INPUT) a handler finds in its input.
+func usage(format string, args ...any) *apitype.Error {
+	return apitype.Errorf(apitype.BadInput, format, args...)
+}
+
+func readHandlers() map[string]Handler {
+	read := func(what string) Handler {
+		return Tab(func(ctx context.Context, t *engine.Surface, in *ops.TargetIn) (*ops.ValueOut, error) {
+			v, _, err := action.Read(ctx, t, in.Target, what, "")
+			if err != nil {
+				return nil, err
+			}
+			return &ops.ValueOut{Ref: in.Target, Value: v}, nil
+		})
+	}
+	return map[string]Handler{
+		"text": Tab(func(ctx context.Context, t *engine.Surface, in *ops.TextIn) (*ops.ValueOut, error) {
+			if in.Target == "" {
+				s, err := action.PageText(ctx, t)
+				return &ops.ValueOut{Value: s}, err
+			}
+			v, _, err := action.Read(ctx, t, in.Target, "text", "")
+			return &ops.ValueOut{Ref: in.Target, Value: v}, err
+		}),
+		"html":  read("html"),
+		"value": read("value"),
+		"attr": Tab(func(ctx context.Context, t *engine.Surface, in *ops.AttrIn) (*ops.ValueOut, error) {
+			v, present, err := action.Read(ctx, t, in.Target, "attr", in.Name)
+			if err != nil {
+				return nil, err
+			}
+			return &ops.ValueOut{Ref: in.Target, Value: v, Present: &present}, nil
+		}),
+		"box": Tab(func(ctx context.Context, t *engine.Surface, in *ops.TargetIn) (*ops.BoxOut, error) {
+			b, err := action.Box(ctx, t, in.Target)
+			if err != nil {
+				return nil, err
+			}
+			return boxOut(b), nil
+		}),
+		"state": Tab(func(ctx context.Context, t *engine.Surface, in *ops.TargetIn) (*ops.StateOut, error) {
+			s, err := action.State(ctx, t, in.Target)
+			if err != nil {
+				return nil, err
+			}
+			return stateOut(s), nil
+		}),
+		"eval": Tab(func(ctx context.Context, t *engine.Surface, in *ops.EvalIn) (*ops.EvalOut, error) {
+			v, err := action.Eval(ctx, t, in.JS)
+			if err != nil {
+				return nil, err
+			}
+			return evalOut(v), nil
+		}),
+		"wait": Tab(func(ctx context.Context, t *engine.Surface, in *ops.WaitIn) (*ops.WaitOut, error) {
+			ctx, cancel := context.WithTimeout(ctx, in.Wait())
+			defer cancel()
+			r, err := nav.Wait(ctx, t, nav.WaitOptions{Text: in.Text, Ref: in.Target, URL: in.URL, Load: in.Load})
+			if err != nil {
+				return nil, err
+			}
+			return waitOut(r), nil
+		}),
+		"screenshot": Func(func(ctx context.Context, d *Deps, in *ops.ScreenshotIn) (*ops.ScreenshotOut, error) {
+			t, err := d.Caller.Tab(ctx)
+			if err != nil {
+				return nil, err
+			}
+			png, err := action.Screenshot(ctx, t, action.ScreenshotOptions{Ref: in.Target, FullPage: in.Full})
+			if err != nil {
+				return nil, err
+			}
+			out := &ops.ScreenshotOut{Bytes: len(png)}
+			if in.Inline {
+				out.PNG = png
+			}
+			if in.Data {
+				out.PNG = png
+				return out, nil
+			}
+			name := fmt.Sprintf("screenshot-%s-%s.png", t.ID, time.Now().Format("20060102-150405.000"))
+			out.Path, err = d.Files.Save(name, png)
+			return out, err
+		}),
+	}
+}
+
+func findHandlers() map[string]Handler {
+	return map[string]Handler{
+		"query": Tab(func(ctx context.Context, t *engine.Surface, in *ops.QueryIn) (*ops.QueryOut, error) {
+			r, err := capture.Query(ctx, t, capture.QueryOptions{Role: in.Role, Name: in.Name, Text: in.Text, Exact: in.Exact,
+				Within: in.Within, FrameOf: in.FrameOf, Limit: in.Limit})
+			if err != nil {
+				return nil, err
+			}
+			return queryOut(r), nil
+		}),
+		"downloads": Func(func(ctx context.Context, d *Deps, in *ops.DownloadsIn) (*ops.DownloadsOut, error) {
+			if _, err := d.Caller.Browser(ctx); err != nil {
+				return nil, err
+			}
+			dl, err := d.Browsers.Downloads()
+			if err != nil {
+				return nil, err
+			}
+			out := &ops.DownloadsOut{}
+			if in.Wait && in.Timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, in.Timeout.Duration())
+				defer cancel()
+			}
+			if in.Wait {
+				d, err := dl.Wait(ctx)
+				if err != nil {
+					return nil, err
+				}
+				w := downloadOf(*d)
+				out.Finished = &w
+			}
+			out.Downloads = mapSlice(dl.List(), downloadOf)
+			return out, nil
+		}),
+	}
+}
