@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
-	"github.com/loupe-dev/loupe/internal/executor"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
@@ -38,7 +37,7 @@ func TestEveryOpFieldHasACLIForm(t *testing.T) {
 		if err := json.Unmarshal(raw, in); err != nil || !reflect.DeepEqual(in, op.NewIn()) {
 			t.Errorf("%s: input does not round-trip: %s %v", op.Name, raw, err)
 		}
-		if _, err := executor.Decode(op, raw); err != nil {
+		if _, err := ops.Decode(op, raw); err != nil {
 			if e, ok := apitype.As(err); !ok || e.Code != apitype.BadInput || strings.Contains(e.Message, "bad input") {
 				t.Errorf("%s: the executor cannot decode the CLI's JSON: %v", op.Name, err)
 			}

@@ -5,8 +5,10 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/approvals"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // Policy decides whether a write may run: allow it, refuse it (DENIED), or
@@ -32,6 +34,12 @@ func (s approvalStage) enter(ctx context.Context, c *call) (func(*outcome), erro
 	return nil, err
 }
 
+// ask holds a write for a person's answer (package approvals).
+func ask(ctx context.Context, q *approvals.Queue, w Write, timeout time.Duration, rule string) (time.Duration, error) {
+	return q.Ask(ctx, wire.Approval{OperationID: w.ID, Op: w.Op, Action: string(w.Action), Session: w.Session, Client: w.Client,
+		SurfaceID: w.Surface, Page: w.Page, Origin: w.Origin, Digest: w.Digest, Task: w.Task, Target: w.Element}, timeout, rule)
+}
+
 // allowAll is the policy of an executor without rules: every write may
 // run.
 type allowAll struct{}
@@ -41,7 +49,7 @@ func (allowAll) Allow(context.Context, Write) (time.Duration, error) { return 0,
 // rulesPolicy is the Policy of the rules in force.
 type rulesPolicy struct {
 	p *policy.Policy
-	q *approvals
+	q *approvals.Queue
 }
 
 // Allow decides a write: allowed, denied (DENIED naming the rule), or held
@@ -53,7 +61,7 @@ func (s rulesPolicy) Allow(ctx context.Context, w Write) (time.Duration, error) 
 	case policy.Deny:
 		return 0, apitype.Errorf(apitype.Denied, "the approval policy denies %s (rule %s: deny)", w.Op, name)
 	case policy.Ask:
-		return s.q.ask(ctx, w, s.p.ApprovalTimeout(), name)
+		return ask(ctx, s.q, w, s.p.ApprovalTimeout(), name)
 	}
 	return 0, nil
 }

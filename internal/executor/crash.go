@@ -50,7 +50,7 @@ func (c *crashes) again(k laneKey, now time.Time) bool {
 func (x *Executor) crashed(ctx context.Context, s *sessions.Session, t *engine.Surface) {
 	page, url := t.PageID(), t.URL()
 	epoch := s.CrashedOver(page)
-	x.waiting.takenOver(page)
+	x.waiting.TakenOver(s.Name(), page)
 	x.events.Publish(events.Event{Kind: events.TabCrashed, Session: s.Name(), SurfaceID: page, URL: url, Epoch: epoch})
 	if !x.crashLog.again(laneKey{s.Name(), page}, time.Now()) {
 		x.events.Publish(events.Event{Kind: events.TabCrashed, Session: s.Name(), SurfaceID: page, URL: url, Epoch: epoch, State: "left_crashed"})

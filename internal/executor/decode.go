@@ -31,7 +31,7 @@ func (s decodeStage) enter(_ context.Context, c *call) (func(*outcome), error) {
 	in := req.Decoded
 	if in == nil {
 		var err error
-		if in, err = Decode(op, req.Input); err != nil {
+		if in, err = ops.Decode(op, req.Input); err != nil {
 			return nil, err
 		}
 	} else if v, ok := in.(ops.Validator); ok {

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ops"
@@ -107,4 +108,20 @@ func where(ctx context.Context, c *call) {
 			w.Target, w.TargetOpener = t.PageID(), t.Opener()
 		}
 	}
+}
+
+// inputFields are what the stages read of a write's input, by the wire
+// names every operation uses: the element it names ("ref", a ref or a
+// locator) and the text it types ("text"). The input is read once.
+func inputFields(in any) (element, text string) {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return "", ""
+	}
+	var f struct {
+		Ref  string `json:"ref"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(b, &f)
+	return f.Ref, f.Text
 }

@@ -35,7 +35,7 @@ func (x *Executor) downloadPolicy(s *sessions.Session) download.Options {
 					Origin: origin, Digest: digest("download", d.URL)}
 				timeout := x.rules.ApprovalTimeout()
 				x.bgWork.Go(func() {
-					_, err := x.waiting.ask(x.bg, w, timeout, ruleName(rule))
+					_, err := ask(x.bg, x.waiting, w, timeout, ruleName(rule))
 					_, _ = dl.Release(d.ID, err == nil) // the browser may have gone: then nothing is kept
 				})
 				return download.Hold

@@ -40,7 +40,6 @@
 package executor
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -50,6 +49,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/approvals"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/events"
@@ -141,7 +141,7 @@ type Executor struct {
 	events   *events.Bus
 	settings *settings.Store
 	previews *preview.Server
-	waiting  approvals
+	waiting  *approvals.Queue
 	lanes    lanes
 	crashLog crashes
 	restore  restoring
@@ -173,6 +173,7 @@ func New(cfg Config) *Executor {
 		policy: cfg.Policy, ledger: cfg.Ledger, gate: cfg.Gate, store: cfg.Store,
 		settings: cfg.Settings, previews: preview.New(), dashboard: cfg.Dashboard,
 	}
+	x.waiting = approvals.New(x.events)
 	if x.ledger == nil && cfg.Store != nil {
 		x.ledger = diskLedger{cfg.Store}
 	}
@@ -181,7 +182,7 @@ func New(cfg Config) *Executor {
 	}
 	x.rules = cfg.Rules
 	if x.policy == nil && cfg.Rules != nil {
-		x.policy = rulesPolicy{p: cfg.Rules, q: &x.waiting}
+		x.policy = rulesPolicy{p: cfg.Rules, q: x.waiting}
 	}
 	if x.reg == nil {
 		x.reg = ops.New()
@@ -196,7 +197,6 @@ func New(cfg Config) *Executor {
 			panic("executor: operation " + o.Name + " has no handler of its input and output types")
 		}
 	}
-	x.waiting.events = x.events
 	x.bg, x.stopBG = context.WithCancel(context.Background())
 	x.grants = cfg.Grants
 	if x.grants == nil {
@@ -294,25 +294,6 @@ const SessionRule = "use 1 to 64 letters, digits, '.', '_' or '-', starting with
 
 // ValidSession reports whether name can name a session.
 func ValidSession(name string) bool { return sessions.ValidName(name) }
-
-// Decode parses and validates an operation's input without running it.
-// Unknown fields are refused: a misspelt option must not be ignored.
-func Decode(op *ops.Op, raw json.RawMessage) (any, error) {
-	in := op.NewIn()
-	if len(raw) > 0 && string(raw) != "null" {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(in); err != nil {
-			return nil, apitype.Errorf(apitype.BadInput, "%s: bad input: %v", op.Name, err)
-		}
-	}
-	if v, ok := in.(ops.Validator); ok {
-		if err := v.Validate(); err != nil {
-			return nil, err
-		}
-	}
-	return in, nil
-}
 
 // Do runs one operation through the pipeline and returns its output, or
 // an *apitype.Error whose Op names the operation. Every string a page

@@ -46,7 +46,7 @@ func (s personalStage) enter(ctx context.Context, c *call) (func(*outcome), erro
 	element, _ := inputFields(c.in)
 	w := Write{ID: apitype.NewOperationID(), Element: element, Op: c.op.Name, Action: action, Session: c.sess.Name(), Client: c.client.ID(),
 		Task: c.task, Surface: c.client.Current(), Page: page, Origin: originOf(t.URL()), Input: c.in, Digest: digest(c.op.Name, c.in)}
-	waited, err := s.x.waiting.ask(ctx, w, timeout, personalRule)
+	waited, err := ask(ctx, s.x.waiting, w, timeout, personalRule)
 	c.approvedAfter += waited
 	return nil, err
 }

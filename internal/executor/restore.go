@@ -5,11 +5,9 @@ import (
 	"log"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
-	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/restore"
@@ -173,52 +171,7 @@ func (x *Executor) keptTabs() map[string]restore.Session {
 
 // tabsOf is a browser's persist-partition tabs as they are kept.
 func (x *Executor) tabsOf(session string, b *engine.Browser) []restore.Entry {
-	pages := b.Pages()
-	live := make(map[string]bool, len(pages))
-	for _, t := range pages {
-		live[t.ID] = true
-	}
-	restore.Forget(b, func(id string) bool { return live[id] })
-	var out []restore.Entry
-	for _, t := range pages {
-		if len(out) == restore.MaxTabs {
-			break
-		}
-		if surface.PartitionOf(b, t) != surface.Persist {
-			continue // a temp: partition's tabs are gone by design
-		}
-		owner := x.grants.Owner(session, t.ID)
-		if len(owner) > restore.MaxTask {
-			owner = ""
-		}
-		if e, ok := restore.Pending(b, t.ID); ok {
-			e.Task = owner
-			out = append(out, e)
-			continue
-		}
-		e := restore.Entry{Task: owner, URL: t.URL(), Title: clip(t.Title(), restore.MaxTitle)}
-		if file, ok := x.previews.Showing(t.ID, e.URL); ok {
-			e.URL, e.Preview = "", file
-		} else if !restore.Keepable(e.URL) || len(e.URL) > restore.MaxURL {
-			continue
-		}
-		if v, ok := restore.ViewportOf(b, t.ID); ok {
-			e.Viewport = &v
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-// clip cuts s to at most n bytes, at a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return restore.Kept(b, func(page string) string { return x.grants.Owner(session, page) }, x.previews.Showing)
 }
 
 // tabsfileStage writes the tabs file on the way back, before the reply,

@@ -7,6 +7,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
+	"github.com/loupe-dev/loupe/internal/filesdir"
 	"github.com/loupe-dev/loupe/internal/input"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
@@ -95,9 +96,9 @@ func snapshotOf(ctx context.Context, d *Deps, in *ops.SnapshotIn) (*ops.Snapshot
 // upload hands the page files of the session's files directory (those a
 // client sent are stored there first).
 func upload(ctx context.Context, d *Deps, in *ops.UploadIn) (*ops.ActOut, error) {
-	sent := make([]UploadFile, len(in.Contents))
+	sent := make([]filesdir.File, len(in.Contents))
 	for i, c := range in.Contents {
-		sent[i] = UploadFile{Name: c.Name, Data: c.Data}
+		sent[i] = filesdir.File{Name: c.Name, Data: c.Data}
 	}
 	paths, err := d.Files.SaveUploads(sent)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/download"
+	"github.com/loupe-dev/loupe/internal/filesdir"
 	"github.com/loupe-dev/loupe/internal/grants"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/policy"
@@ -94,13 +95,7 @@ type Files interface {
 	Save(name string, data []byte) (string, error)
 	// SaveUploads stores the files sent with an upload, each under its
 	// own name, in a new directory; it returns their paths.
-	SaveUploads(files []UploadFile) ([]string, error)
-}
-
-// UploadFile is one file sent with an upload.
-type UploadFile struct {
-	Name string
-	Data []byte
+	SaveUploads(files []filesdir.File) ([]string, error)
 }
 
 // Browsers attaches and closes the session's browser.

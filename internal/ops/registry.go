@@ -20,9 +20,13 @@
 package ops
 
 import (
+	"bytes"
+	"encoding/json"
 	"reflect"
 	"sort"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
 )
 
 // Kind is an operation's risk class: reads observe, writes may change the
@@ -324,4 +328,24 @@ func New() *Registry {
 		}
 	}
 	return r
+}
+
+// Decode parses and validates an operation's input without running it:
+// a pointer to its input type. Unknown fields are refused: a misspelt
+// option must not be ignored.
+func Decode(op *Op, raw json.RawMessage) (any, error) {
+	in := op.NewIn()
+	if len(raw) > 0 && string(raw) != "null" {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(in); err != nil {
+			return nil, apitype.Errorf(apitype.BadInput, "%s: bad input: %v", op.Name, err)
+		}
+	}
+	if v, ok := in.(Validator); ok {
+		if err := v.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"unicode/utf8"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -190,4 +191,59 @@ func applyViewport(ctx context.Context, t *engine.Surface, v Viewport) error {
 	_, err := cdpproto.Call(ctx, t.Session(), emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
 		Width: int64(v.Width), Height: int64(v.Height), DeviceScaleFactor: v.Scale, Mobile: v.Mobile})
 	return err
+}
+
+// Kept is a browser's persist-partition tabs as the tabs file keeps them,
+// in order: each with the task that owns it (owner), its address and
+// title — or the file it previews (previewed), or, for a placeholder not
+// loaded yet, what it will load — and its viewport preference. Tabs of
+// temp partitions, and tabs at addresses not kept (Keepable), are left
+// out; so is what is kept of tabs that have closed.
+func Kept(b *engine.Browser, owner func(page string) string, previewed func(page, url string) (string, bool)) []Entry {
+	pages := b.Pages()
+	live := make(map[string]bool, len(pages))
+	for _, t := range pages {
+		live[t.ID] = true
+	}
+	Forget(b, func(id string) bool { return live[id] })
+	var out []Entry
+	for _, t := range pages {
+		if len(out) == MaxTabs {
+			break
+		}
+		if surface.PartitionOf(b, t) != surface.Persist {
+			continue // a temp: partition's tabs are gone by design
+		}
+		task := owner(t.ID)
+		if len(task) > MaxTask {
+			task = ""
+		}
+		if e, ok := Pending(b, t.ID); ok {
+			e.Task = task
+			out = append(out, e)
+			continue
+		}
+		e := Entry{Task: task, URL: t.URL(), Title: clip(t.Title(), MaxTitle)}
+		if file, ok := previewed(t.ID, e.URL); ok {
+			e.URL, e.Preview = "", file
+		} else if !Keepable(e.URL) || len(e.URL) > MaxURL {
+			continue
+		}
+		if v, ok := ViewportOf(b, t.ID); ok {
+			e.Viewport = &v
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// clip cuts s to at most n bytes, at a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

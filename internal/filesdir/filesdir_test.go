@@ -1,4 +1,4 @@
-package executor
+package filesdir
 
 import (
 	"os"
@@ -7,18 +7,15 @@ import (
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
-	"github.com/loupe-dev/loupe/internal/handlers"
-	"github.com/loupe-dev/loupe/internal/sessions"
 )
 
-func testEnv(t *testing.T) (files, string) {
+func testEnv(t *testing.T) (Dir, string) {
 	t.Helper()
-	s := sessions.New(sessions.Config{Home: t.TempDir()}).Get("default")
-	dir := s.FilesDir()
+	dir := filepath.Join(t.TempDir(), "files")
 	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	return files{s}, dir
+	return Dir(dir), dir
 }
 
 // TestFilePathNoFollow: names resolve only to regular files inside the
@@ -98,11 +95,11 @@ func TestSaveNeverOverwritesOrFollows(t *testing.T) {
 			t.Errorf("SaveFile(%q) accepted", bad)
 		}
 	}
-	one, err := e.SaveUploads([]handlers.UploadFile{{Name: "cv.pdf", Data: []byte("1")}})
+	one, err := e.SaveUploads([]File{{Name: "cv.pdf", Data: []byte("1")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, err := e.SaveUploads([]handlers.UploadFile{{Name: "cv.pdf", Data: []byte("2")}})
+	two, err := e.SaveUploads([]File{{Name: "cv.pdf", Data: []byte("2")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,133 @@
+// Package filesdir is a session's files directory as clients see it:
+// everything a client hands the page (uploads, previews) or gets from it
+// (screenshots, downloads) lives there. Names a client gives resolve only
+// to regular files inside it — never through a symlink, never outside, and
+// a refusal never says what exists outside — and new files never
+// overwrite one already there.
+package filesdir
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+)
+
+// Dir is a files directory, by its path.
+type Dir string
+
+// File is one file a client sent, by name and content.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Path resolves a client's file name inside the session's files
+// directory, with no-follow semantics: absolute names, names that climb
+// out, symlinks anywhere on the way and anything but a regular file are
+// refused — and the refusal never says what exists outside the directory.
+func (d Dir) Path(name string) (string, error) {
+	dir := string(d)
+	bad := func(why string) error {
+		return apitype.Errorf(apitype.BadInput, "file %q: %s", name, why).
+			Fix("name a file in the session's files directory (" + dir + "), e.g. report.pdf or uploads/report.pdf")
+	}
+	if name == "" || filepath.IsAbs(name) {
+		return "", bad("want a name relative to the session's files directory")
+	}
+	clean := filepath.Clean(name)
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", bad("is outside the session's files directory")
+	}
+	p := dir
+	var fi fs.FileInfo
+	for _, part := range append([]string{""}, strings.Split(clean, "/")...) {
+		p = filepath.Join(p, part)
+		var err error
+		if fi, err = os.Lstat(p); err != nil {
+			return "", bad("no such file in the session's files directory")
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return "", bad("is reached through a symlink; loupe follows none in the files directory")
+		}
+	}
+	if !fi.Mode().IsRegular() {
+		return "", bad("is not a regular file")
+	}
+	return p, nil
+}
+
+// SaveUploads stores the files a client sent with an upload in a new
+// directory of their own under files/uploads, so the page sees each
+// file's own name and nothing already there is overwritten.
+func (d Dir) SaveUploads(sent []File) ([]string, error) {
+	if len(sent) == 0 {
+		return nil, nil
+	}
+	root := filepath.Join(string(d), "uploads")
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("filesdir: %s is not a directory of loupe's", root)
+	}
+	dir, err := os.MkdirTemp(root, "up-")
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(sent))
+	for i, u := range sent {
+		if paths[i], err = saveFile(dir, u.Name, u.Data); err != nil {
+			return nil, err
+		}
+	}
+	return paths, nil
+}
+
+// Save writes a new file into the directory: name must be a plain file
+// name.
+// It never follows a symlink and never overwrites: a name already taken
+// gets " (1)", " (2)", … before its extension. It returns the path.
+func (d Dir) Save(name string, data []byte) (string, error) {
+	return saveFile(string(d), name, data)
+}
+
+func saveFile(dir, name string, data []byte) (string, error) {
+	if name == "" || name != filepath.Base(name) || name[0] == '.' {
+		return "", fmt.Errorf("filesdir: %q is not a plain file name", name)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("filesdir: %s is not a directory of loupe's", dir)
+	}
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	for i := 0; i < 1000; i++ {
+		n := name
+		if i > 0 {
+			n = fmt.Sprintf("%s (%d)%s", stem, i, ext)
+		}
+		p := filepath.Join(dir, n)
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue // taken (a file, or a symlink: never written through)
+		}
+		if err != nil {
+			return "", err
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			os.Remove(p)
+			return "", err
+		}
+		return p, f.Close()
+	}
+	return "", fmt.Errorf("filesdir: no free name for %s in %s", name, dir)
+}
