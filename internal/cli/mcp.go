@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/secret"
 	"github.com/loupe-dev/loupe/internal/settings"
 
 	"github.com/loupe-dev/loupe/internal/daemon"
@@ -238,14 +239,15 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 // serveHTTP serves streamable HTTP on a loopback address until ctx ends.
 // It prints the address it listens on (useful with port 0).
 func (c *cmd) serveHTTP(ctx context.Context, f mcpFlags, srv *mcpserver.Server) error {
-	addr, o := f.http, mcpserver.HTTPOptions{Token: f.token, MaxSessions: f.maxSessions}
+	addr, o := f.http, mcpserver.HTTPOptions{Token: secret.String(f.token), MaxSessions: f.maxSessions}
 	if o.Token == "auto" {
 		var b [24]byte
 		if _, err := rand.Read(b[:]); err != nil {
 			return err
 		}
-		o.Token = base64.RawURLEncoding.EncodeToString(b[:])
-		fmt.Fprintf(c.stderr, "loupe mcp: bearer token %s\n", o.Token)
+		o.Token = secret.String(base64.RawURLEncoding.EncodeToString(b[:]))
+		// Printed once, on purpose: the person hands it to the client.
+		fmt.Fprintf(c.stderr, "loupe mcp: bearer token %s\n", string(o.Token))
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

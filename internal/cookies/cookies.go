@@ -32,13 +32,15 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+
+	"github.com/loupe-dev/loupe/internal/secret"
 )
 
 // Cookie is one cookie read from a profile, decrypted.
 type Cookie struct {
 	Domain   string
 	Name     string
-	Value    string
+	Value    secret.String // what a person's sign-in rests on
 	Path     string
 	Expires  time.Time // zero: a session cookie
 	Secure   bool
@@ -168,7 +170,7 @@ func Read(ctx context.Context, path string, keys Keys, now time.Time) (*Result, 
 		c.SameSite = map[int]string{0: "None", 1: "Lax", 2: "Strict"}[sameSite]
 		switch {
 		case len(enc) == 0:
-			c.Value = plain
+			c.Value = secret.String(plain)
 		case hasPrefix(enc, "v20"):
 			r.AppBound++
 			continue
@@ -178,7 +180,7 @@ func Read(ctx context.Context, path string, keys Keys, now time.Time) (*Result, 
 				r.Undecryptable++
 				continue
 			}
-			c.Value = v
+			c.Value = secret.String(v)
 		}
 		r.Cookies = append(r.Cookies, c)
 	}

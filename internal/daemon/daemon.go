@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -126,6 +126,9 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 		return err
 	}
 
+	// The daemon's standard error is its log file (LogPath).
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	cfg.Executor.Log = logger
 	cfg.Executor.Home = cfg.Home
 	cfg.Executor.Settings = settings.Open(cfg.Home)
 	store, err := ledger.Open(ctx, LedgerPath(cfg.Home))
@@ -135,7 +138,7 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	}
 	defer store.Close()
 	if n := store.Recovered(); n > 0 {
-		log.Printf("loupe: %d write(s) left unsettled by a stopped loupe are now unknown (loupe ops --state unknown); none is replayed", n)
+		logger.Warn("writes left unsettled by a stopped loupe are now unknown (loupe ops --state unknown); none is replayed", "writes", n)
 	}
 	cfg.Executor.Store = store
 	rules, err := policy.Load(PolicyPath(cfg.Home))

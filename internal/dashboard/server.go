@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/executor"
+	"github.com/loupe-dev/loupe/internal/secret"
 )
 
 //go:embed assets
@@ -44,8 +45,8 @@ const CookieName = "loupe_dashboard"
 type Server struct {
 	x      *executor.Executor
 	build  string
-	token  string // in the printed URL
-	cookie string // what the token is exchanged for
+	token  secret.String // in the printed URL
+	cookie secret.String // what the token is exchanged for
 	ln     net.Listener
 	srv    *http.Server
 	mux    *http.ServeMux
@@ -65,7 +66,7 @@ func Start(x *executor.Executor, addr, build string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
-	s := &Server{x: x, build: build, token: secret(), cookie: secret(), ln: ln, mux: http.NewServeMux(),
+	s := &Server{x: x, build: build, token: newSecret(), cookie: newSecret(), ln: ln, mux: http.NewServeMux(),
 		csrf: http.NewCrossOriginProtection(), quit: make(chan struct{})}
 	s.routes()
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
@@ -73,19 +74,19 @@ func Start(x *executor.Executor, addr, build string) (*Server, error) {
 	return s, nil
 }
 
-func secret() string {
+func newSecret() secret.String {
 	b := make([]byte, 24)
 	if _, err := rand.Read(b); err != nil {
 		panic(err) // the system's randomness is gone: nothing is safe
 	}
-	return hex.EncodeToString(b)
+	return secret.String(hex.EncodeToString(b))
 }
 
 // Addr is the address the dashboard listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
 // URL is the dashboard's address with its token: the one a person opens.
-func (s *Server) URL() string { return "http://" + s.Addr() + "/?token=" + s.token }
+func (s *Server) URL() string { return "http://" + s.Addr() + "/?token=" + string(s.token) }
 
 // Close stops serving and ends every stream.
 func (s *Server) Close() error {
@@ -162,19 +163,19 @@ func (s *Server) allowedHost(host string) bool {
 
 // exchange trades the URL's token for the session cookie.
 func (s *Server) exchange(w http.ResponseWriter, r *http.Request) {
-	if subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("token")), []byte(s.token)) != 1 {
+	if subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("token")), []byte(string(s.token))) != 1 {
 		w.Header().Set("Cache-Control", "no-store")
 		http.Error(w, "wrong token: open the address loupe dashboard printed", http.StatusUnauthorized)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: s.cookie, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: string(s.cookie), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
 func (s *Server) signedIn(r *http.Request) bool {
 	c, err := r.Cookie(CookieName)
-	return err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.cookie)) == 1
+	return err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(string(s.cookie))) == 1
 }
 
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {

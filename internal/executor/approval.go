@@ -56,7 +56,7 @@ type rulesPolicy struct {
 // for a person's answer.
 func (s rulesPolicy) Allow(ctx context.Context, w Write) (time.Duration, error) {
 	d, rule := s.p.Decide(w.Op, string(w.Action), w.Origin)
-	name := ruleName(rule)
+	name := rule.Name()
 	switch d {
 	case policy.Deny:
 		return 0, apitype.Errorf(apitype.Denied, "the approval policy denies %s (rule %s: deny)", w.Op, name)

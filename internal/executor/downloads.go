@@ -35,7 +35,7 @@ func (x *Executor) downloadPolicy(s *sessions.Session) download.Options {
 					Origin: origin, Digest: digest("download", d.URL)}
 				timeout := x.rules.ApprovalTimeout()
 				x.bgWork.Go(func() {
-					_, err := ask(x.bg, x.waiting, w, timeout, ruleName(rule))
+					_, err := ask(x.bg, x.waiting, w, timeout, rule.Name())
 					_, _ = dl.Release(d.ID, err == nil) // the browser may have gone: then nothing is kept
 				})
 				return download.Hold
@@ -58,15 +58,4 @@ func (x *Executor) downloadPolicy(s *sessions.Session) download.Options {
 				State: d.State, Bytes: d.Bytes, Total: d.Total})
 		},
 	}
-}
-
-// ruleName names a policy rule for a person ("" for none).
-func ruleName(r *policy.Rule) string {
-	if r == nil {
-		return ""
-	}
-	if r.Origin != "" {
-		return r.Key + " on " + r.Origin
-	}
-	return r.Key
 }

@@ -44,6 +44,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -81,6 +83,10 @@ type Config struct {
 	BrowserArgs []string
 	// BrowserLog, if set, receives launched browsers' stderr.
 	BrowserLog io.Writer
+	// Log is where the executor says what it could not do for a call
+	// after its reply was decided (a ledger that would not settle, a tabs
+	// file it could not write); nil: standard error.
+	Log *slog.Logger
 	// TabsFile keeps the sessions' tabs across restarts ("" keeps none;
 	// see restore.go).
 	TabsFile string
@@ -140,6 +146,7 @@ type Executor struct {
 	grants   *grants.Registry
 	events   *events.Bus
 	settings *settings.Store
+	log      *slog.Logger
 	previews *preview.Server
 	waiting  *approvals.Queue
 	lanes    lanes
@@ -175,10 +182,13 @@ func New(cfg Config) *Executor {
 	}
 	x.waiting = approvals.New(x.events)
 	if x.ledger == nil && cfg.Store != nil {
-		x.ledger = diskLedger{cfg.Store}
+		x.ledger = diskLedger{l: cfg.Store, log: x.log}
 	}
 	if x.settings == nil {
 		x.settings = settings.Open("")
+	}
+	if x.log = cfg.Log; x.log == nil {
+		x.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	x.rules = cfg.Rules
 	if x.policy == nil && cfg.Rules != nil {

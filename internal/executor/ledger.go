@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"log"
+	"log/slog"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ledger"
@@ -53,7 +53,10 @@ func (noLedger) Reserve(context.Context, Write) error          { return nil }
 func (noLedger) Settle(context.Context, Write, *apitype.Error) {}
 
 // diskLedger is the Ledger on the on-disk ledger.
-type diskLedger struct{ l *ledger.Ledger }
+type diskLedger struct {
+	l   *ledger.Ledger
+	log *slog.Logger
+}
 
 // Reserve writes the row before anything is dispatched. A used id is
 // DUPLICATE_OPERATION naming the original's outcome; a ledger that cannot
@@ -92,7 +95,7 @@ func (s diskLedger) Settle(ctx context.Context, w Write, e *apitype.Error) {
 		}
 	}
 	if err := s.l.Settle(ctx, w.ID, state, code, reason); err != nil {
-		log.Printf("loupe: settling operation %s: %v", w.ID, err)
+		s.log.Error("settling an operation: it stays reserved, which the next start reads as unknown", "operation", w.ID, "op", w.Op, "err", err)
 	}
 }
 

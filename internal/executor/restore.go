@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"log"
 	"strings"
 	"sync"
 
@@ -47,7 +46,7 @@ const uncleanSkip = 1000
 func (x *Executor) startRestore(path string) {
 	st, err := restore.Read(path)
 	if err != nil {
-		log.Printf("loupe: restore: %v; no tab is restored, and the file is rewritten", err)
+		x.log.Error("reading the tabs file: no tab is restored, and the file is rewritten", "file", path, "err", err)
 	}
 	x.restore.pending = map[string][]restore.Entry{}
 	for name, kept := range st.Sessions {
@@ -63,7 +62,7 @@ func (x *Executor) startRestore(path string) {
 			x.restore.pending[name] = kept.Tabs
 		}
 	}
-	x.restore.rec = restore.NewRecorder(path, x.keptTabs, nil)
+	x.restore.rec = restore.NewRecorder(path, x.keptTabs, x.log)
 	sub := x.events.Subscribe(16, -1)
 	x.bgWork.Go(func() {
 		defer sub.Close()
@@ -133,7 +132,7 @@ func (x *Executor) restoreInto(ctx context.Context, s *sessions.Session, b *engi
 		x.grants.Claim(s.Name(), entries[i].Task, t.PageID())
 	}
 	if err != nil {
-		log.Printf("loupe: restore: session %s: %v", s.Name(), err)
+		x.log.Error("restoring tabs: they stay kept for the next launch", "session", s.Name(), "err", err)
 		return
 	}
 	x.restore.mu.Lock()

@@ -36,7 +36,7 @@ func actHandlers() map[string]Handler {
 		"click":    click(1),
 		"dblclick": click(2),
 		"fill": Tab(func(ctx context.Context, t *engine.Surface, in *ops.FillIn) (*ops.ActOut, error) {
-			return act(action.Fill(ctx, t, in.Target, in.Text))
+			return act(action.Fill(ctx, t, in.Target, string(in.Text)))
 		}),
 		"type": Tab(func(ctx context.Context, t *engine.Surface, in *ops.TypeIn) (*ops.ActOut, error) {
 			return act(typeText(ctx, t, in))
@@ -127,7 +127,7 @@ func typeText(ctx context.Context, t *engine.Surface, in *ops.TypeIn) (*action.R
 			return nil, err
 		}
 	}
-	r, err := action.Type(ctx, t, in.Target, in.Text)
+	r, err := action.Type(ctx, t, in.Target, string(in.Text))
 	if err != nil {
 		if in.Clear {
 			return nil, executed(err)

@@ -24,7 +24,7 @@ func cookieHandlers() map[string]Handler {
 			}
 			params := make([]*network.CookieParam, 0, len(r.Cookies))
 			for _, c := range r.Cookies {
-				p := &network.CookieParam{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Secure: c.Secure, HTTPOnly: c.HTTPOnly,
+				p := &network.CookieParam{Name: c.Name, Value: string(c.Value), Domain: c.Domain, Path: c.Path, Secure: c.Secure, HTTPOnly: c.HTTPOnly,
 					SameSite: network.CookieSameSite(c.SameSite)}
 				if !c.Expires.IsZero() {
 					p.Expires = cdpproto.TimeSinceEpoch(float64(c.Expires.UnixMilli()) / 1000)

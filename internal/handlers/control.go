@@ -79,7 +79,7 @@ func humanHandlers() map[string]Handler {
 			case "key":
 				err = input.Press(ctx, s, chord)
 			case "text":
-				err = input.Type(ctx, s, in.Text)
+				err = input.Type(ctx, s, string(in.Text))
 			}
 			if err != nil {
 				return nil, err

@@ -39,6 +39,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/client"
 	"github.com/loupe-dev/loupe/internal/executor"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/secret"
 )
 
 // Call is one operation call through a Backend: the operation, its input
@@ -218,7 +219,7 @@ type HTTPOptions struct {
 	// Token, when set, must come with every request as
 	// "Authorization: Bearer TOKEN" (compared in constant time); others
 	// get 401 and reach nothing.
-	Token string
+	Token secret.String
 	// MaxSessions caps the MCP sessions open at once (0: 16); one more
 	// initialize gets 503. A session idle for SessionIdle ends.
 	MaxSessions int
@@ -251,7 +252,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 				return
 			}
 		}
-		if o.Token != "" && !bearer(r, o.Token) {
+		if o.Token != "" && !bearer(r, string(o.Token)) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="loupe mcp"`)
 			http.Error(w, "loupe mcp: a bearer token is required", http.StatusUnauthorized)
 			return

@@ -1,10 +1,12 @@
 package ops
 
 import (
+	"log/slog"
 	"math"
 	"path/filepath"
 
 	"github.com/loupe-dev/loupe/internal/input"
+	"github.com/loupe-dev/loupe/internal/secret"
 )
 
 // SnapshotIn is the input of snapshot.
@@ -90,8 +92,13 @@ func (in *ClickIn) Validate() error {
 
 // FillIn is the input of fill.
 type FillIn struct {
-	Target string `json:"ref" arg:"TARGET" help:"the field: a ref (e12) or a locator"`
-	Text   string `json:"text" arg:"TEXT" help:"the new content (empty clears the field)"`
+	Target string        `json:"ref" arg:"TARGET" help:"the field: a ref (e12) or a locator"`
+	Text   secret.String `json:"text" arg:"TEXT" help:"the new content (empty clears the field)"`
+}
+
+// LogValue logs the input with its text redacted (it may be a password).
+func (in *FillIn) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("ref", in.Target), slog.Any("text", in.Text))
 }
 
 // Validate checks the ref.
@@ -99,10 +106,15 @@ func (in *FillIn) Validate() error { return checkTarget("ref", in.Target, true) 
 
 // TypeIn is the input of type.
 type TypeIn struct {
-	Target string `json:"ref,omitempty" arg:"[TARGET]" help:"field to type into; without it, types into the focused element"`
-	Text   string `json:"text" arg:"TEXT" help:"text to type, key by key"`
-	Clear  bool   `json:"clear,omitempty" flag:"clear" help:"empty the field first"`
-	Submit bool   `json:"submit,omitempty" flag:"submit" help:"press Enter after the text"`
+	Target string        `json:"ref,omitempty" arg:"[TARGET]" help:"field to type into; without it, types into the focused element"`
+	Text   secret.String `json:"text" arg:"TEXT" help:"text to type, key by key"`
+	Clear  bool          `json:"clear,omitempty" flag:"clear" help:"empty the field first"`
+	Submit bool          `json:"submit,omitempty" flag:"submit" help:"press Enter after the text"`
+}
+
+// LogValue logs the input with its text redacted (it may be a password).
+func (in *TypeIn) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("ref", in.Target), slog.Any("text", in.Text), slog.Bool("clear", in.Clear), slog.Bool("submit", in.Submit))
 }
 
 // Validate checks the optional ref.

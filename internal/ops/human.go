@@ -1,10 +1,12 @@
 package ops
 
 import (
+	"log/slog"
 	"math"
 	"unicode/utf8"
 
 	"github.com/loupe-dev/loupe/internal/input"
+	"github.com/loupe-dev/loupe/internal/secret"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
 
@@ -12,19 +14,25 @@ import (
 // over, as the dashboard's live view sends it: at a point of the picture
 // (CSS pixels of the viewport), or to whatever has focus.
 type HumanInputIn struct {
-	ID     string  `json:"surface_id" arg:"SURFACE_ID" help:"the tab, which a person has taken over"`
-	Kind   string  `json:"kind" flag:"kind" meta:"KIND" help:"click, down, up, move, wheel, key or text"`
-	X      float64 `json:"x,omitempty" flag:"x" meta:"N" help:"CSS pixels from the viewport's left (click, down, up, move, wheel)"`
-	Y      float64 `json:"y,omitempty" flag:"y" meta:"N" help:"CSS pixels from the viewport's top"`
-	Button string  `json:"button,omitempty" flag:"button" meta:"BUTTON" help:"left (default), middle or right (click)"`
-	Clicks int     `json:"clicks,omitempty" flag:"clicks" meta:"N" help:"1 (default) or 2 for a double click"`
-	DX     float64 `json:"dx,omitempty" flag:"dx" meta:"N" help:"horizontal wheel delta in CSS pixels"`
-	DY     float64 `json:"dy,omitempty" flag:"dy" meta:"N" help:"vertical wheel delta in CSS pixels"`
-	Keys   string  `json:"keys,omitempty" flag:"keys" meta:"CHORD" help:"a key or chord (Enter, Control+A) for key"`
-	Text   string  `json:"text,omitempty" flag:"text" meta:"TEXT" help:"text to type, for text"`
+	ID     string        `json:"surface_id" arg:"SURFACE_ID" help:"the tab, which a person has taken over"`
+	Kind   string        `json:"kind" flag:"kind" meta:"KIND" help:"click, down, up, move, wheel, key or text"`
+	X      float64       `json:"x,omitempty" flag:"x" meta:"N" help:"CSS pixels from the viewport's left (click, down, up, move, wheel)"`
+	Y      float64       `json:"y,omitempty" flag:"y" meta:"N" help:"CSS pixels from the viewport's top"`
+	Button string        `json:"button,omitempty" flag:"button" meta:"BUTTON" help:"left (default), middle or right (click)"`
+	Clicks int           `json:"clicks,omitempty" flag:"clicks" meta:"N" help:"1 (default) or 2 for a double click"`
+	DX     float64       `json:"dx,omitempty" flag:"dx" meta:"N" help:"horizontal wheel delta in CSS pixels"`
+	DY     float64       `json:"dy,omitempty" flag:"dy" meta:"N" help:"vertical wheel delta in CSS pixels"`
+	Keys   string        `json:"keys,omitempty" flag:"keys" meta:"CHORD" help:"a key or chord (Enter, Control+A) for key"`
+	Text   secret.String `json:"text,omitempty" flag:"text" meta:"TEXT" help:"text to type, for text"`
 
 	chord  input.Chord
 	button input.Button
+}
+
+// LogValue logs the input with its text redacted (a person may be typing
+// a password).
+func (in *HumanInputIn) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("surface_id", in.ID), slog.String("kind", in.Kind), slog.Any("text", in.Text))
 }
 
 // Parsed is the button and the chord Validate parsed.
@@ -75,7 +83,7 @@ func (in *HumanInputIn) Validate() error {
 		}
 		in.chord = c
 	case "text":
-		if in.Text == "" || !utf8.ValidString(in.Text) || utf8.RuneCountInString(in.Text) > maxHumanText {
+		if t := string(in.Text); t == "" || !utf8.ValidString(t) || utf8.RuneCountInString(t) > maxHumanText {
 			return usage("%s: want 1 to %d characters of UTF-8", fld("text"), maxHumanText)
 		}
 	case "":

@@ -49,6 +49,18 @@ type Rule struct {
 	Decision Decision `json:"decision"`
 }
 
+// Name names the rule for a person: its key, and its origin when it has
+// one ("" for no rule).
+func (r *Rule) Name() string {
+	if r == nil {
+		return ""
+	}
+	if r.Origin != "" {
+		return r.Key + " on " + r.Origin
+	}
+	return r.Key
+}
+
 // DefaultApprovalTimeout bounds how long a write waits for a person.
 const DefaultApprovalTimeout = 2 * time.Minute
 

@@ -2,6 +2,7 @@ package restore_test
 
 import (
 	"context"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -92,7 +93,7 @@ func BenchmarkFlush(b *testing.B) {
 				s.Refs = refs
 				st["default"] = s
 				return st
-			}, b.Logf)
+			}, slog.New(slog.NewTextHandler(b.Output(), nil)))
 			defer r.Stop()
 			for b.Loop() {
 				if changed {

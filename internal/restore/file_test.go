@@ -2,6 +2,7 @@ package restore_test
 
 import (
 	"flag"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -97,7 +98,7 @@ func TestRecorderWritesChanges(t *testing.T) {
 		default:
 		}
 		return cur
-	}, t.Logf)
+	}, slog.New(slog.NewTextHandler(t.Output(), nil)))
 	state <- sample()
 	r.Flush()
 	first, err := os.Stat(path)

@@ -2,7 +2,7 @@ package restore
 
 import (
 	"bytes"
-	"log"
+	"log/slog"
 	"sync"
 )
 
@@ -14,7 +14,7 @@ import (
 type Recorder struct {
 	path  string
 	state func() map[string]Session
-	logf  func(format string, args ...any)
+	log   *slog.Logger
 
 	touch chan struct{}
 	quit  chan struct{}
@@ -27,13 +27,10 @@ type Recorder struct {
 	stopped bool // guarded by mu
 }
 
-// NewRecorder starts a recorder of state into the file at path. A nil
-// logf logs with the standard logger.
-func NewRecorder(path string, state func() map[string]Session, logf func(string, ...any)) *Recorder {
-	if logf == nil {
-		logf = log.Printf
-	}
-	r := &Recorder{path: path, state: state, logf: logf, touch: make(chan struct{}, 1),
+// NewRecorder starts a recorder of state into the file at path; it logs
+// a file it cannot write to log.
+func NewRecorder(path string, state func() map[string]Session, log *slog.Logger) *Recorder {
+	r := &Recorder{path: path, state: state, log: log, touch: make(chan struct{}, 1),
 		quit: make(chan struct{}), done: make(chan struct{})}
 	go r.loop()
 	return r
@@ -71,14 +68,14 @@ func (r *Recorder) flush(clean bool) {
 	r.stopped = clean
 	data, err := Encode(State{Clean: clean, Sessions: r.state()})
 	if err != nil {
-		r.logf("restore: %v", err)
+		r.log.Error("encoding the tabs file", "file", r.path, "err", err)
 		return
 	}
 	if bytes.Equal(data, r.last) {
 		return
 	}
 	if err := write(r.path, data); err != nil {
-		r.logf("restore: %v", err)
+		r.log.Error("writing the tabs file", "file", r.path, "err", err)
 		return
 	}
 	r.last = data
