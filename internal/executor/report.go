@@ -107,22 +107,7 @@ func (x *Executor) report(ctx context.Context, c *call, before *state, o *apityp
 	if after == nil {
 		return &apitype.Report{}
 	}
-	r := &apitype.Report{Surface: after.surface}
-	if before.surface != after.surface {
-		r.SwitchedFrom = before.surface
-	} else if after.url != before.url && after.url != "" {
-		r.Navigated = after.url
-	}
-	for _, p := range after.st.Pages {
-		if !before.none && !slices.Contains(before.st.Pages, p) {
-			r.Opened = append(r.Opened, p)
-		}
-	}
-	for _, p := range before.st.Pages {
-		if !slices.Contains(after.st.Pages, p) {
-			r.Closed = append(r.Closed, p)
-		}
-	}
+	r := compare(before, after)
 	if n := int(after.st.Dialogs - before.st.Dialogs); n > 0 {
 		if b, err := c.sess.Browser(ctx); err == nil {
 			recs := b.Events().Dialogs()
@@ -131,7 +116,6 @@ func (x *Executor) report(ctx context.Context, c *call, before *state, o *apityp
 			}
 		}
 	}
-	r.DownloadsStarted = int(after.downloads - before.downloads)
 	if after.surface == "" || !o.Diff && !o.Snapshot {
 		return r
 	}
@@ -161,13 +145,44 @@ func (x *Executor) report(ctx context.Context, c *call, before *state, o *apityp
 	case o.Snapshot:
 		r.Snapshot = &apitype.ReportSnapshot{Text: body(snap.Snapshot.Text), Chars: snap.Chars, Truncated: snap.Truncated}
 	default:
-		d := textdiff.Lines(last.Text, body(snap.Snapshot.Text))
-		r.Diff = &apitype.Diff{Added: d.Added, Removed: d.Removed}
-		if d.Added+d.Removed > 0 {
-			r.Diff.Lines = strings.TrimSuffix(d.Format(diffLines, diffChars), "\n")
-		}
+		r.Diff = diffOf(last.Text, body(snap.Snapshot.Text))
 	}
 	return r
+}
+
+// compare is what changed in the session between two states: the
+// caller's surface switched or navigated, pages opened and closed (none
+// is "opened" by the write that started the browser), downloads begun.
+func compare(before, after *state) *apitype.Report {
+	r := &apitype.Report{Surface: after.surface}
+	if before.surface != after.surface {
+		r.SwitchedFrom = before.surface
+	} else if after.url != before.url && after.url != "" {
+		r.Navigated = after.url
+	}
+	for _, p := range after.st.Pages {
+		if !before.none && !slices.Contains(before.st.Pages, p) {
+			r.Opened = append(r.Opened, p)
+		}
+	}
+	for _, p := range before.st.Pages {
+		if !slices.Contains(after.st.Pages, p) {
+			r.Closed = append(r.Closed, p)
+		}
+	}
+	r.DownloadsStarted = int(after.downloads - before.downloads)
+	return r
+}
+
+// diffOf is the change from the caller's last snapshot to the page now,
+// bounded (diffLines, diffChars).
+func diffOf(last, now string) *apitype.Diff {
+	d := textdiff.Lines(last, now)
+	out := &apitype.Diff{Added: d.Added, Removed: d.Removed}
+	if d.Added+d.Removed > 0 {
+		out.Lines = strings.TrimSuffix(d.Format(diffLines, diffChars), "\n")
+	}
+	return out
 }
 
 // snapshot takes a snapshot of the caller's surface for a report and

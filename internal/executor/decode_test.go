@@ -1,0 +1,64 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/handlers"
+	"github.com/loupe-dev/loupe/internal/ops"
+)
+
+type pickIn struct {
+	N int `json:"n"`
+}
+
+func (in *pickIn) Validate() error {
+	if in.N < 0 {
+		return apitype.Errorf(apitype.BadInput, "n is negative")
+	}
+	return nil
+}
+
+// TestDecodeStage: the operation, session, input (strictly decoded and
+// validated), kind, deadline, task and the handler's dependencies.
+func TestDecodeStage(t *testing.T) {
+	look := ops.Describe[pickIn, nothing]("look", "look", ops.Read, 2*time.Second)
+	live := ops.Describe[nothing, nothing]("hands", "hands", ops.Write, time.Second)
+	live.Live = true
+	noop := handlers.Func(func(context.Context, *handlers.Deps, *pickIn) (*nothing, error) { return &nothing{}, nil })
+	x := New(Config{Home: t.TempDir(), Chromium: "/nonexistent", Registry: ops.NewRegistry(look, live), Handlers: map[string]handlers.Handler{
+		"look": noop, "hands": handlers.Func(func(context.Context, *handlers.Deps, *nothing) (*nothing, error) { return &nothing{}, nil }),
+	}})
+	for _, tc := range []struct {
+		name string
+		req  Request
+		code apitype.Code
+		want func(*call) bool
+	}{
+		{"unknown operation", Request{Op: "nope"}, apitype.BadInput, nil},
+		{"bad session name", Request{Op: "look", Session: "../x"}, apitype.BadInput, nil},
+		{"unknown field", Request{Op: "look", Input: json.RawMessage(`{"m":1}`)}, apitype.BadInput, nil},
+		{"fails its rules", Request{Op: "look", Input: json.RawMessage(`{"n":-1}`)}, apitype.BadInput, nil},
+		{"decoded input fails its rules", Request{Op: "look", Decoded: &pickIn{N: -1}}, apitype.BadInput, nil},
+		{"defaults", Request{Op: "look", Input: json.RawMessage(`{"n":3}`)}, "", func(c *call) bool {
+			return c.sess.Name() == "default" && c.in.(*pickIn).N == 3 && c.kind == ops.Read && c.timeout == 2*time.Second &&
+				c.task == "cli" && c.deps.Task == "cli" && c.deps.Session == "default" && c.page != nil
+		}},
+		{"caller's choices", Request{Op: "look", Session: "work", Client: "mcp-1", Timeout: time.Minute, Decoded: &pickIn{N: 1}}, "", func(c *call) bool {
+			return c.sess.Name() == "work" && c.client.ID() == "mcp-1" && c.task == "mcp-1" && c.timeout == time.Minute
+		}},
+		{"a person's own input runs as a read", Request{Op: "hands"}, "", func(c *call) bool { return c.kind == ops.Read }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &call{req: tc.req}
+			_, err := enter(t, decodeStage{x}, c)
+			wantCode(t, err, tc.code)
+			if tc.want != nil && !tc.want(c) {
+				t.Fatalf("decoded %+v", c)
+			}
+		})
+	}
+}
