@@ -23,7 +23,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -130,7 +129,8 @@ func start(ctx context.Context, conn *cdp.Conn, version *chromium.Version, opts 
 	for _, o := range opts {
 		o(b)
 	}
-	b.firstSurface, b.firstRef = b.ids.surfaces.Load()+1, b.ids.refs.Last()+1
+	surfaces, refs := b.ids.Last()
+	b.firstSurface, b.firstRef = surfaces+1, refs+1
 	bs := conn.Browser()
 	// Targets are tracked by a tap: a page is in the table before any
 	// reply that follows its attach, so the auto-attach reply below finds
@@ -328,7 +328,7 @@ func (b *Browser) addTab(sess *cdp.Session, info targetInfo) (*Surface, bool) {
 // newSurfaceID returns a surface id never used before in this browser
 // session. It takes no lock, so frame taps can call it.
 func (b *Browser) newSurfaceID() string {
-	return "s" + strconv.FormatInt(b.ids.surfaces.Add(1), 10)
+	return b.ids.NextSurface()
 }
 
 func (b *Browser) removeTab(targetID string) {

@@ -105,7 +105,7 @@ var _ cdpproto.Session = Session{}
 // error wrapping ErrTabCrashed (the page's renderer) or ErrFrameCrashed.
 func (s Session) Call(ctx context.Context, method string, params, result any) error {
 	defer s.p.inputSent(method)()
-	if h := s.p.heldCtx(s.Session, method); h != nil {
+	if h := s.p.held.Ctx(s.Session, method); h != nil {
 		// A held dialog of a flood stops the renderer: fail at once, or as
 		// soon as the hold begins (see flood.go).
 		if h.Err() != nil {

@@ -62,7 +62,7 @@ func (p *pageState) surfaceOf(frameID string) string {
 func (t *Surface) answerDialog(ctx context.Context, s *cdp.Session, ev cdp.Event, flood *eventlog.FloodMeter) {
 	a := t.b.events.AnswerDialog(ev, eventSource{t, s}, flood)
 	if a.Hold {
-		t.holdDialogs(s)
+		t.held.Hold(s)
 	} else if err := s.Call(ctx, "Page.handleJavaScriptDialog", a.Params, nil); err != nil {
 		a.Record.Action = "failed: " + err.Error()
 	}

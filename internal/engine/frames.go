@@ -143,7 +143,7 @@ func (t *Surface) sessionLoop(ctx context.Context, s *cdp.Session, events <-chan
 		case "Page.javascriptDialogOpening":
 			t.answerDialog(ctx, s, ev, &flood)
 		case "Page.javascriptDialogClosed":
-			t.releaseHold(s)
+			t.held.Release(s)
 		case "Target.attachedToTarget":
 			var e targetEvent
 			if jsonv2.Unmarshal(ev.Params, &e) != nil || e.TargetInfo.Type != "iframe" {
@@ -196,7 +196,7 @@ func (t *Surface) onFrameEvent(s *cdp.Session, ev cdp.Event) {
 		t.frameSurface(f.ID)
 		t.committed(s, f.ID)
 		if f.ParentID == "" {
-			t.releaseHoldLocked(s) // the held dialog's document is gone
+			t.held.Release(s) // the held dialog's document is gone
 		}
 		if f.ID == t.TargetID {
 			t.url = f.URL + f.URLFragment

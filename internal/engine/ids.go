@@ -2,39 +2,14 @@ package engine
 
 import (
 	"strconv"
-	"sync/atomic"
 
+	"github.com/loupe-dev/loupe/internal/engine/idspace"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
-// IDs are the id spaces of a session: surface ids and ref numbers. They
-// outlive any one browser: when a session's browser dies and another
-// starts, numbering goes on, so an id or a ref from the old browser never
-// names something in the new one — it is refused as gone (SURFACE_CLOSED,
-// STALE_REF), never acted on. The zero value is ready; a session keeps one
-// and passes it to every browser it starts (WithIDs).
-type IDs struct {
-	surfaces atomic.Int64
-	refs     snapshot.Counter
-}
-
-// Last returns the last surface and ref numbers drawn (0 before the
-// first).
-func (ids *IDs) Last() (surfaces, refs int64) { return ids.surfaces.Load(), ids.refs.Last() }
-
-// Skip moves both id spaces past numbers an earlier daemon of the session
-// drew, so that none is drawn again: ids from before a restart are
-// refused as gone, never acted on. It is called before the session's
-// first browser starts.
-func (ids *IDs) Skip(surfaces, refs int64) {
-	for {
-		cur := ids.surfaces.Load()
-		if cur >= surfaces || ids.surfaces.CompareAndSwap(cur, surfaces) {
-			break
-		}
-	}
-	ids.refs.Skip(refs)
-}
+// IDs are the id spaces of a session (package idspace); a session keeps
+// one and passes it to every browser it starts (WithIDs).
+type IDs = idspace.Spaces
 
 // Option configures Launch and Attach.
 type Option func(*Browser)

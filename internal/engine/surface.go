@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/cdp"
+	"github.com/loupe-dev/loupe/internal/engine/eventlog"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -50,6 +51,9 @@ type pageState struct {
 	// its surfaces holds it (see Exclusive). A channel rather than a
 	// mutex, so that a wait for it ends with the waiter's context.
 	op chan struct{}
+	// held are the sessions whose renderer loupe left stopped in a dialog
+	// of a flood (a lock of its own).
+	held eventlog.Holds
 
 	// mu guards the fields below. Taps write them on the reader goroutine.
 	mu       sync.Mutex
@@ -83,9 +87,6 @@ type pageState struct {
 	// the last one ended (see hook.go).
 	inputBusy int
 	inputLast time.Time
-	// held are the sessions whose renderer loupe left stopped in a dialog
-	// of a flood (see flood.go).
-	held map[*cdp.Session]*hold
 }
 
 func newSurface(b *Browser, id string, info targetInfo, sess *cdp.Session) *Surface {
@@ -98,7 +99,7 @@ func newSurface(b *Browser, id string, info targetInfo, sess *cdp.Session) *Surf
 		pastSurf: map[string]string{}, contexts: map[ctxKey]string{}, mainCtx: map[string]mainContext{}, agentCtx: map[string]mainContext{},
 		incs: map[*cdp.Session]*incarnation{},
 	}
-	p.tab = &Surface{pageState: p, ID: id, root: info.TargetID, refs: snapshot.NewTable(&b.ids.refs, id)}
+	p.tab = &Surface{pageState: p, ID: id, root: info.TargetID, refs: snapshot.NewTable(b.ids.Refs(), id)}
 	return p.tab
 }
 
@@ -114,7 +115,7 @@ func (p *pageState) frameSurface(frameID string) *Surface {
 	s := p.frameSurf[frameID]
 	if s == nil {
 		id := p.b.newSurfaceID()
-		s = &Surface{pageState: p, ID: id, root: frameID, refs: snapshot.NewTable(&p.b.ids.refs, id)}
+		s = &Surface{pageState: p, ID: id, root: frameID, refs: snapshot.NewTable(p.b.ids.Refs(), id)}
 		p.frameSurf[frameID] = s
 	}
 	return s
