@@ -23,10 +23,12 @@ test: go chromium corpus
 	$(TESTENV) $(GO) test -race -count=1 -short -timeout 10m ./...
 
 ## test-long: every test at full length (the 60-step cache equivalence
-## runs, the soak): what make test runs and more; CI does not need it
+## runs, the soak, a cache check after every real-app task) and the e2e
+## package against a race-built loupe: what make test runs and more; CI
+## does not need it
 test-long: go chromium corpus
 	@scripts/ensure-deb.sh gcc gcc libc6-dev
-	$(TESTENV) $(GO) test -race -count=1 -timeout 30m ./...
+	$(TESTENV) LOUPE_E2E_RACE=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 ## fuzz: explore each fuzz target for FUZZTIME (4s) apiece; a failing input
 ## is written under its package's testdata/fuzz/ — fix it, then commit it
