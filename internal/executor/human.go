@@ -25,6 +25,8 @@ func (humanStage) enter(ctx context.Context, c *call) (func(*outcome), error) {
 	if c.op.SessionWide {
 		return nil, nil
 	}
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	t, err := c.page(ctx)
 	if err != nil || t == nil {
 		return nil, nil // the operation itself will say what is wrong

@@ -27,7 +27,9 @@ func (s personalStage) enter(ctx context.Context, c *call) (func(*outcome), erro
 	if c.req.Person || c.op.SessionWide || !c.sess.Personal() {
 		return nil, nil
 	}
-	t, err := c.page(ctx)
+	pctx, cancel := c.bounded(ctx)
+	t, err := c.page(pctx)
+	cancel()
 	if err != nil || t == nil {
 		return nil, nil // the operation itself will say what is wrong
 	}
