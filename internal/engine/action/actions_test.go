@@ -17,6 +17,7 @@ func status(t *testing.T, tab *engine.Surface) string {
 }
 
 func TestClickIsTrusted(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	s := snap(t, tab)
 	if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Go"), action.ClickOptions{}); err != nil {
@@ -34,6 +35,7 @@ func TestClickIsTrusted(t *testing.T) {
 }
 
 func TestClickScrollsIntoView(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	s := snap(t, tab)
 	if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Far away"), action.ClickOptions{}); err != nil {
@@ -45,6 +47,7 @@ func TestClickScrollsIntoView(t *testing.T) {
 }
 
 func TestClickNotActionable(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	s := snap(t, tab)
 	cases := []struct{ name, want string }{
@@ -69,6 +72,7 @@ func TestClickNotActionable(t *testing.T) {
 }
 
 func TestFillControlledInput(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	s := snap(t, tab)
 	r, err := action.Fill(ctxT(t), tab, ref(t, s, "textbox", "Controlled"), "héllo 👋")
@@ -101,6 +105,7 @@ func TestFillControlledInput(t *testing.T) {
 }
 
 func TestTypeAndPress(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	s := snap(t, tab)
 	keys := ref(t, s, "textbox", "Keys")
@@ -140,6 +145,7 @@ func TestTypeAndPress(t *testing.T) {
 }
 
 func TestCheckSelectHover(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	s := snap(t, tab)
 	agree := ref(t, s, "checkbox", "Agree")
@@ -174,6 +180,7 @@ func TestCheckSelectHover(t *testing.T) {
 }
 
 func TestRefsStableAndStale(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	s1 := snap(t, tab)
 	s2 := snap(t, tab)

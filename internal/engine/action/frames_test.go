@@ -16,6 +16,7 @@ import (
 )
 
 func TestFramesSameAndCrossSite(t *testing.T) {
+	t.Parallel()
 	a, _ := testpages.StartPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	s := snap(t, tab)
@@ -104,6 +105,7 @@ func subFrame(labels map[string]string, want string) string {
 }
 
 func TestFrameChainMixedSites(t *testing.T) {
+	t.Parallel()
 	a, _ := testpages.StartPair(t)
 	tab := openTab(t, a.Page("frames/chain.html"))
 	// The deepest frame loads last; wait for it by its text.
@@ -139,6 +141,7 @@ func TestFrameChainMixedSites(t *testing.T) {
 }
 
 func TestFrameRemovedOrNavigatedIsStale(t *testing.T) {
+	t.Parallel()
 	a, _ := testpages.StartPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	s := snap(t, tab)
@@ -188,6 +191,7 @@ func TestFrameRemovedOrNavigatedIsStale(t *testing.T) {
 }
 
 func TestShadowRootActions(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "shadow.html")
 	s := snap(t, tab)
 	if _, err := action.Fill(ctxT(t), tab, ref(t, s, "textbox", "Shadow input"), "in the shadow"); err != nil {
@@ -211,6 +215,7 @@ func TestShadowRootActions(t *testing.T) {
 // target far down the frame's own scroll: the routing, scrolling and
 // coordinate translation all have to be right.
 func TestVerbsInCrossSiteFrame(t *testing.T) {
+	t.Parallel()
 	a, _ := testpages.StartPair(t)
 	tab := openTab(t, a.Page("frames/verbstop.html"))
 	s := snap(t, tab)
@@ -238,62 +243,61 @@ func TestVerbsInCrossSiteFrame(t *testing.T) {
 		t.Fatalf("a snapshot changed the page: %s -> %s", before, after)
 	}
 
-	ctx := ctxT(t)
 	check := func(want string) {
 		t.Helper()
 		if got := status(); got != want {
 			t.Fatalf("status %q, want %q", got, want)
 		}
 	}
-	if _, err := action.SetChecked(ctx, tab, frameOf("checkbox", "Tick"), true); err != nil {
+	if _, err := action.SetChecked(ctxT(t), tab, frameOf("checkbox", "Tick"), true); err != nil {
 		t.Fatal(err)
 	}
 	check("tick:true")
-	if _, err := action.Select(ctx, tab, frameOf("combobox", "Pick"), []string{"Banana"}); err != nil {
+	if _, err := action.Select(ctxT(t), tab, frameOf("combobox", "Pick"), []string{"Banana"}); err != nil {
 		t.Fatal(err)
 	}
 	check("pick:b")
-	if _, err := action.Hover(ctx, tab, frameOf("button", "Hover here")); err != nil {
+	if _, err := action.Hover(ctxT(t), tab, frameOf("button", "Hover here")); err != nil {
 		t.Fatal(err)
 	}
 	check("hovered")
-	if _, err := action.Click(ctx, tab, frameOf("button", "Double"), action.ClickOptions{Count: 2}); err != nil {
+	if _, err := action.Click(ctxT(t), tab, frameOf("button", "Double"), action.ClickOptions{Count: 2}); err != nil {
 		t.Fatal(err)
 	}
 	check("double")
-	if _, err := action.Click(ctx, tab, frameOf("button", "Deep down"), action.ClickOptions{}); err != nil {
+	if _, err := action.Click(ctxT(t), tab, frameOf("button", "Deep down"), action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	check("deep:true")
 	words := frameOf("textbox", "Words")
-	if _, err := action.Type(ctx, tab, words, "abc"); err != nil {
+	if _, err := action.Type(ctxT(t), tab, words, "abc"); err != nil {
 		t.Fatal(err)
 	}
-	if v, _, err := action.Read(ctx, tab, words, "value", ""); err != nil || v != "abc" {
+	if v, _, err := action.Read(ctxT(t), tab, words, "value", ""); err != nil || v != "abc" {
 		t.Fatalf("typed value %q %v", v, err)
 	}
-	if _, err := action.Focus(ctx, tab, words); err != nil {
+	if _, err := action.Focus(ctxT(t), tab, words); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"Control+A", "Backspace"} {
 		c, _ := input.ParseChord(k)
-		if _, err := action.Press(ctx, tab, []input.Chord{c}); err != nil {
+		if _, err := action.Press(ctxT(t), tab, []input.Chord{c}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if v, _, _ := action.Read(ctx, tab, words, "value", ""); v != "" {
+	if v, _, _ := action.Read(ctxT(t), tab, words, "value", ""); v != "" {
 		t.Fatalf("after Control+A Backspace in the frame: %q", v)
 	}
-	if h, _, err := action.Read(ctx, tab, frameOf("button", "Double"), "html", ""); err != nil || !strings.HasPrefix(h, `<button type="button" id="d">`) {
+	if h, _, err := action.Read(ctxT(t), tab, frameOf("button", "Double"), "html", ""); err != nil || !strings.HasPrefix(h, `<button type="button" id="d">`) {
 		t.Fatalf("html: %q %v", h, err)
 	}
-	if v, ok, err := action.Read(ctx, tab, words, "attr", "id"); err != nil || !ok || v != "t" {
+	if v, ok, err := action.Read(ctxT(t), tab, words, "attr", "id"); err != nil || !ok || v != "t" {
 		t.Fatalf("attr: %q %v %v", v, ok, err)
 	}
-	if st, err := action.State(ctx, tab, frameOf("checkbox", "Tick")); err != nil || st.Checked != true {
+	if st, err := action.State(ctxT(t), tab, frameOf("checkbox", "Tick")); err != nil || st.Checked != true {
 		t.Fatalf("state: %+v %v", st, err)
 	}
-	if _, err := action.Scroll(ctx, tab, frameOf("button", "Deep down"), action.ScrollOptions{}); err != nil {
+	if _, err := action.Scroll(ctxT(t), tab, frameOf("button", "Deep down"), action.ScrollOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 // The shared test helpers, by their short names.
 var (
 	openTab     = enginetest.OpenTab
+	gotoPage    = enginetest.Goto
 	ctxT        = enginetest.Ctx
 	withTimeout = enginetest.WithTimeout
 	snap        = enginetest.Snap

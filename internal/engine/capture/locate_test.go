@@ -14,6 +14,7 @@ import (
 )
 
 func TestSimilarRefsAfterNavigation(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "locators/checkout1.html")
 	s := locSnap(t, tab)
 	old := refsNamed(s, "button", "Checkout")[0].Ref
@@ -59,6 +60,7 @@ func TestSimilarRefsAfterNavigation(t *testing.T) {
 }
 
 func TestLocatorsBadInput(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"e12", "role=button[name=x]", "text=hi"} {
 		if _, err := snapshot.ParseLocator(s); err == nil {
 			t.Errorf("%q parsed", s)
@@ -73,14 +75,16 @@ func TestLocatorsBadInput(t *testing.T) {
 // query finds exactly the elements the snapshot shows with that role, with
 // the same names (a snapshot with every element numbered and named).
 func TestRoleQueryMatchesSnapshot(t *testing.T) {
+	t.Parallel()
 	pages := []string{
 		"basic.html", "form.html", "form2.html", "controls.html", "dupes.html", "names.html", "aria.html",
 		"landmarks.html", "patterns.html", "shadow.html", "tables.html", "media.html", "modal.html", "compact.html",
 		"locators/repeated.html", "locators/hidden.html", "locators/wrapper.html",
 	}
+	tab := openTab(t, "") // for every page in turn (see enginetest.Goto)
 	for _, p := range pages {
 		t.Run(p, func(t *testing.T) {
-			tab := openTab(t, p)
+			gotoPage(t, tab, p)
 			ctx := ctxT(t)
 			page, w, err := agentSnapshotAll(ctx, tab)
 			if err != nil {

@@ -23,7 +23,8 @@ import (
 func locSnap(t *testing.T, tab *engine.Surface) *capture.Snapshot {
 	t.Helper()
 	ctx := ctxT(t)
-	for try := 0; ; try++ {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
 		release := enginetest.Hold(t, tab)
 		caps, err := capture.CaptureAll(ctx, tab, capture.DefaultFrameDepth)
 		if err != nil {
@@ -31,18 +32,20 @@ func locSnap(t *testing.T, tab *engine.Surface) *capture.Snapshot {
 			t.Fatal(err)
 		}
 		complete := capture.SurfaceComplete(tab, caps)
-		if complete || try == 50 {
+		if complete || time.Now().After(deadline) {
 			s := &capture.Snapshot{}
 			capture.BindRefs(tab, caps, s)
 			capture.AssignLocators(ctx, tab, caps)
 			release()
 			if !complete {
-				t.Fatalf("the surface never captured completely")
+				t.Fatalf("the surface did not capture completely within 5 s")
 			}
 			return s
 		}
 		release()
-		time.Sleep(100 * time.Millisecond)
+		// A bounded poll (5 s): nothing tells when the last frame has
+		// attached.
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -135,6 +138,7 @@ func checkLocators(t *testing.T, tab *engine.Surface, s *capture.Snapshot) int {
 }
 
 func TestLocatorsRepeatedControls(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "locators/repeated.html")
 	s := locSnap(t, tab)
 	dels := refsNamed(s, "button", "Delete")
@@ -197,6 +201,7 @@ func TestLocatorsRepeatedControls(t *testing.T) {
 }
 
 func TestLocatorsHiddenCopy(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "locators/hidden.html")
 	s := locSnap(t, tab)
 	msgs := refsNamed(s, "textbox", "Message")
@@ -222,6 +227,7 @@ func TestLocatorsHiddenCopy(t *testing.T) {
 }
 
 func TestLocatorsWrapperAndIDs(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "locators/wrapper.html")
 	s := locSnap(t, tab)
 	one := func(role, name string) string {
@@ -288,6 +294,7 @@ func TestLocatorsWrapperAndIDs(t *testing.T) {
 }
 
 func TestLocatorsAcrossFrames(t *testing.T) {
+	t.Parallel()
 	a, _ := testpages.StartPair(t)
 	tab := openTab(t, a.Page("locators/frametop.html"))
 	s := locSnap(t, tab)
@@ -375,6 +382,7 @@ func TestLocatorsAcrossFrames(t *testing.T) {
 // TestLocatorsOnFixtures proves the locator rule on every fixture page:
 // each stored locator resolves to exactly its ref's element.
 func TestLocatorsOnFixtures(t *testing.T) {
+	t.Parallel()
 	a, _ := testpages.StartPair(t)
 	pages := []string{
 		"basic.html", "form.html", "form2.html", "controls.html", "dupes.html", "names.html", "aria.html",
@@ -382,9 +390,10 @@ func TestLocatorsOnFixtures(t *testing.T) {
 		"locators/repeated.html", "locators/hidden.html", "locators/wrapper.html", "locators/checkout2.html",
 		a.Page("frames/top.html"), a.Page("frames/chain.html"), a.Page("locators/frametop.html"), a.Page("locators/nest.html"),
 	}
+	tab := openTab(t, "") // for every page in turn (see enginetest.Goto)
 	for _, p := range pages {
 		t.Run(strings.TrimPrefix(strings.TrimPrefix(p, a.URL), "/"), func(t *testing.T) {
-			tab := openTab(t, p)
+			gotoPage(t, tab, p)
 			s := locSnap(t, tab)
 			n := checkLocators(t, tab, s)
 			t.Logf("%d of %d refs have a locator", n, len(s.Refs))
@@ -398,6 +407,7 @@ func TestLocatorsOnFixtures(t *testing.T) {
 // TestLocatorsIncompleteKeepsPrevious: a partial capture proves nothing
 // about the surface; locators proven before are kept, none are made.
 func TestLocatorsIncompleteKeepsPrevious(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "locators/wrapper.html")
 	s := locSnap(t, tab)
 	ref := refsNamed(s, "button", "Publish now")[0].Ref
@@ -432,6 +442,7 @@ func TestLocatorsIncompleteKeepsPrevious(t *testing.T) {
 // TestLocatorsNestedFrames: a frame path of any depth, through a
 // cross-site frame and back.
 func TestLocatorsNestedFrames(t *testing.T) {
+	t.Parallel()
 	a, _ := testpages.StartPair(t)
 	tab := openTab(t, a.Page("locators/nest.html"))
 	s := locSnap(t, tab)
@@ -468,6 +479,7 @@ func TestLocatorsNestedFrames(t *testing.T) {
 // matches in a subframe is not used, and with nothing else the ref has no
 // locator (the top document has no frame path to narrow it).
 func TestLocatorsTopDocumentConservative(t *testing.T) {
+	t.Parallel()
 	a, _ := testpages.StartPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	s := locSnap(t, tab)
@@ -491,6 +503,7 @@ func TestLocatorsTopDocumentConservative(t *testing.T) {
 // TestLocatorRolesMatchAgent keeps capture.LocatorRoles equal to the roles the
 // agent always gives a ref (ACTION_ROLES and SCOPE_ROLES).
 func TestLocatorRolesMatchAgent(t *testing.T) {
+	t.Parallel()
 	src := snapshot.AgentScript()
 	agent := map[string]bool{}
 	for _, set := range []string{"ACTION_ROLES", "SCOPE_ROLES"} {

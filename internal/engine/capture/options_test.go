@@ -12,6 +12,7 @@ import (
 )
 
 func TestSnapshotInteractive(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "dupes.html")
 	full := snap(t, tab)
 	s := snapWith(t, tab, capture.SnapshotOptions{Interactive: true})
@@ -42,6 +43,7 @@ func TestSnapshotInteractive(t *testing.T) {
 }
 
 func TestSnapshotDepthPerFrame(t *testing.T) {
+	t.Parallel()
 	a, _ := testpages.StartPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	s := snapWith(t, tab, capture.SnapshotOptions{Depth: 1})
@@ -62,6 +64,7 @@ func TestSnapshotDepthPerFrame(t *testing.T) {
 // the default snapshot and in a frame; a child that only inherits the
 // cursor is not, nor is plain text (which still gets a ref for its line).
 func TestSnapshotCursor(t *testing.T) {
+	t.Parallel()
 	a, _ := testpages.StartPair(t)
 	tab := openTab(t, a.Page("cursor.html"))
 	s := snap(t, tab)
@@ -99,6 +102,7 @@ func TestSnapshotCursor(t *testing.T) {
 }
 
 func TestSnapshotViewport(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	full := snap(t, tab)
 	v := snapWith(t, tab, capture.SnapshotOptions{Viewport: true})
@@ -112,6 +116,7 @@ func TestSnapshotViewport(t *testing.T) {
 }
 
 func TestSnapshotScope(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "basic.html")
 	full := snap(t, tab)
 	nav := ref(t, full, "navigation", "")
@@ -160,6 +165,7 @@ func TestSnapshotScope(t *testing.T) {
 }
 
 func TestSnapshotSizeAndMaxChars(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "large.html")
 	full := snap(t, tab)
 	if full.Chars == 0 || full.Tokens != (full.Chars+3)/4 {

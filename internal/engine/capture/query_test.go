@@ -9,6 +9,7 @@ import (
 )
 
 func TestQuery(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "download.html")
 	q := func(o capture.QueryOptions) *capture.QueryResult {
 		t.Helper()
@@ -49,6 +50,7 @@ func TestQuery(t *testing.T) {
 // TestQueryTextOfNames: text a control shows as its name (a button's
 // label) and a row's plain cells are found by text, innermost first.
 func TestQueryTextOfNames(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "widgets.html")
 	s := snap(t, tab)
 	r, err := capture.Query(ctxT(t), tab, capture.QueryOptions{Text: "Buried"})
@@ -63,6 +65,7 @@ func TestQueryTextOfNames(t *testing.T) {
 }
 
 func TestQueryFrameOf(t *testing.T) {
+	t.Parallel()
 	a, _ := testpages.StartPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	s := snap(t, tab)

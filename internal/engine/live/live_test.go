@@ -53,6 +53,7 @@ func next(t *testing.T, ch <-chan live.Frame) live.Frame {
 // second viewer shares the screencast and gets the latest frame at once;
 // the screencast stops with its last viewer.
 func TestWatchFrames(t *testing.T) {
+	t.Parallel()
 	b, tab := openAt(t, spinning)
 	ctx, cancel := context.WithCancel(enginetest.Ctx(t))
 	frames, err := live.Watch(ctx, b, tab, live.Options{MaxFPS: 5})
@@ -102,6 +103,7 @@ func TestWatchFrames(t *testing.T) {
 
 // TestWatchEndsWithTab: a viewer's frames end when the tab closes.
 func TestWatchEndsWithTab(t *testing.T) {
+	t.Parallel()
 	b, tab := openAt(t, spinning)
 	frames, err := live.Watch(enginetest.Ctx(t), b, tab, live.Options{})
 	if err != nil {
