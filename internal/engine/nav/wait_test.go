@@ -29,10 +29,12 @@ func TestWaits(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("a 300ms wait took %v", d)
 	}
-	if _, err := nav.Wait(withTimeout(ctxT(t), time.Second), tab, nav.WaitOptions{URL: "*/form2.html"}); err != nil {
+	// Both already hold: the waits return at once (5 s, generous for a
+	// loaded machine).
+	if _, err := nav.Wait(withTimeout(ctxT(t), 5*time.Second), tab, nav.WaitOptions{URL: "*/form2.html"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := nav.Wait(withTimeout(ctxT(t), time.Second), tab, nav.WaitOptions{Load: true}); err != nil {
+	if _, err := nav.Wait(withTimeout(ctxT(t), 5*time.Second), tab, nav.WaitOptions{Load: true}); err != nil {
 		t.Fatal(err)
 	}
 }
