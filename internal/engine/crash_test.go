@@ -23,7 +23,7 @@ import (
 // fast bounds how long a crash may take to reach an operation: Chromium
 // reports it within tens of milliseconds; without the engine noticing, the
 // operation would wait for its caller's deadline (enginetest.StepTimeout). The
-// bound is generous for a loaded machine, and a sixth of that deadline.
+// bound is generous for a loaded machine, and well short of that deadline.
 const fast = 5 * time.Second
 
 // crashRecorder counts the crash handler's calls.

@@ -3,7 +3,6 @@ package action_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
@@ -201,8 +200,7 @@ func TestRefsStableAndStale(t *testing.T) {
 	if _, err := action.Click(ctxT(t), tab, ref(t, s1, "link", "Next page"), action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	ctx := ctxT(t)
-	if _, err := nav.Wait(withTimeout(ctx, 5*time.Second), tab, nav.WaitOptions{Text: "MK-SECOND"}); err != nil {
+	if _, err := nav.Wait(ctxT(t), tab, nav.WaitOptions{Text: "MK-SECOND"}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = action.Click(ctxT(t), tab, goRef, action.ClickOptions{})

@@ -3,7 +3,6 @@ package action_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
@@ -109,17 +108,14 @@ func TestFrameChainMixedSites(t *testing.T) {
 	a, _ := testpages.StartPair(t)
 	tab := openTab(t, a.Page("frames/chain.html"))
 	// The deepest frame loads last; wait for it by its text.
-	if _, err := nav.Wait(withTimeout(ctxT(t), 5*time.Second), tab, nav.WaitOptions{Load: true}); err != nil {
+	if _, err := nav.Wait(ctxT(t), tab, nav.WaitOptions{Load: true}); err != nil {
 		t.Fatal(err)
 	}
 	var s *capture.Snapshot
-	for i := 0; i < 50; i++ { // bounded: frames attach as they load
+	eventually(t, "the deepest frame", func() bool { // frames attach as they load
 		s = snap(t, tab)
-		if strings.Contains(s.Text, "MK-CHAIN-3") {
-			break
-		}
-		nav.Wait(withTimeout(ctxT(t), 100*time.Millisecond), tab, nav.WaitOptions{Text: "never"})
-	}
+		return strings.Contains(s.Text, "MK-CHAIN-3")
+	})
 	for lv := 0; lv <= 3; lv++ {
 		mk := "MK-CHAIN-" + string(rune('0'+lv))
 		if !strings.Contains(s.Text, mk) {
@@ -166,17 +162,14 @@ func TestFrameRemovedOrNavigatedIsStale(t *testing.T) {
 	if _, err := action.Eval(ctxT(t), tab, "document.getElementById('same').src = '/frames/child.html?label=again'; 0"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := nav.Wait(withTimeout(ctxT(t), 5*time.Second), tab, nav.WaitOptions{Load: true}); err != nil {
+	if _, err := nav.Wait(ctxT(t), tab, nav.WaitOptions{Load: true}); err != nil {
 		t.Fatal(err)
 	}
 	var e error
-	for i := 0; i < 50; i++ { // bounded: the frame's navigation commits asynchronously
+	eventually(t, "the old frame's ref to be refused", func() bool { // the navigation commits asynchronously
 		_, e = action.Click(ctxT(t), tab, same, action.ClickOptions{})
-		if e != nil {
-			break
-		}
-		nav.Wait(withTimeout(ctxT(t), 50*time.Millisecond), tab, nav.WaitOptions{Text: "never"})
-	}
+		return e != nil
+	})
 	wantCode(t, e, apitype.StaleRef)
 	// The ref is refused from the moment the navigation starts; the new
 	// document commits in its own time (no event reaches the test).

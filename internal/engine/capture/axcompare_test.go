@@ -154,7 +154,7 @@ func TestAXCompare(t *testing.T) {
 	for _, page := range pages {
 		t.Run(strings.TrimSuffix(page, ".html"), func(t *testing.T) {
 			gotoPage(t, tab, page)
-			ctx := ctxT(t)
+			ctx := longCtx(t) // a comparison is hundreds of calls
 			r, err := compareAX(ctx, tab)
 			if err != nil {
 				t.Fatal(err)

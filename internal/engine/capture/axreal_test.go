@@ -85,7 +85,7 @@ func TestAXCompareRealApps(t *testing.T) {
 	for _, p := range realPages {
 		t.Run(strings.TrimSuffix(p.page, ".html"), func(t *testing.T) {
 			gotoPage(t, tab, srv.URL+"/pages/"+p.page)
-			ctx := ctxT(t)
+			ctx := longCtx(t) // a comparison is hundreds of calls
 			if _, err := nav.Wait(ctx, tab, nav.WaitOptions{Text: p.ready}); err != nil {
 				t.Fatalf("%s did not show %q: %v", p.page, p.ready, err)
 			}

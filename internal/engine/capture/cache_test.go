@@ -12,8 +12,6 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
-	"github.com/loupe-dev/loupe/internal/engine/nav"
-	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
@@ -77,14 +75,8 @@ var mutations = []string{
 func TestCachedSnapshotEqualsFresh(t *testing.T) {
 	t.Parallel()
 	a, _ := testpages.StartPair(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
-	defer cancel()
-	tab, err := surface.NewTab(ctx, enginetest.Browser())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer surface.CloseTab(context.Background(), enginetest.Browser(), tab.ID)
-	eval := func(expr string) {
+	tab := openTab(t, "")
+	eval := func(ctx context.Context, expr string) {
 		t.Helper()
 		if err := tab.Session().Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true}, nil); err != nil {
 			t.Fatal(err)
@@ -104,24 +96,23 @@ func TestCachedSnapshotEqualsFresh(t *testing.T) {
 		runs, steps = runs[:2], 20
 	}
 	for _, run := range runs {
-		if _, err := nav.Navigate(ctx, tab, a.Page(run.page)); err != nil {
-			t.Fatal(err)
-		}
-		framesLoaded(ctx, t, tab)
+		gotoPage(t, tab, a.Page(run.page))
+		framesLoaded(ctxT(t), t, tab)
 		rng := rand.New(rand.NewPCG(run.seed, 7))
 		cuts := 0
 		for step := range steps {
+			ctx := ctxT(t) // a deadline per step
 			i, n := rng.IntN(len(mutations)), rng.IntN(1000)
 			if sel, ok := strings.CutPrefix(mutations[i], "move:"); ok {
 				movePointer(ctx, t, tab, sel, n)
 			} else {
-				eval(fmt.Sprintf("(%s)(%d)", mutations[i], n))
+				eval(ctx, fmt.Sprintf("(%s)(%d)", mutations[i], n))
 			}
 			// Let the page finish what it does on its own after the change
 			// (the browser moves focus off a disabled element, fires scroll
 			// events, at its next frame): two snapshots taken across that
 			// would differ with or without a cache.
-			eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+			eval(ctx, "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 			if loadsFrame(mutations[i]) {
 				framesLoaded(ctx, t, tab)
 			}
@@ -154,17 +145,18 @@ func loadsFrame(m string) bool { return strings.Contains(m, ".src = ") }
 // framesLoaded waits until a fresh snapshot shows both frames' content: a
 // frame that has just loaded a new document is read once loupe has seen
 // its new context (which a cross-site frame reports in its own session,
-// in no order with the page's load event). Bounded: a 10 s poll.
+// in no order with the page's load event). Bounded: a 30 s poll (a frame
+// loads in well under a second alone; a loaded machine takes longer).
 func framesLoaded(ctx context.Context, t *testing.T, tab *engine.Surface) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		s, err := capture.Take(ctx, tab, capture.SnapshotOptions{NoCache: true})
 		if err == nil && strings.Count(s.Text, `heading "Frame"`) == 2 {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the frames did not both show their content within 10 s: %v\n%v", err, s)
+			t.Fatalf("the frames did not both show their content within 30 s: %v\n%v", err, s)
 		}
 		time.Sleep(20 * time.Millisecond) // a bounded poll of the engine's view of the frames
 	}

@@ -142,17 +142,8 @@ func TestFrameDepthLimit(t *testing.T) {
 	t.Parallel()
 	a, _ := testpages.StartPair(t)
 	tab := openTab(t, a.Page("frames/chain.html"))
-	var s *capture.Snapshot
-	for i := 0; i < 50; i++ { // bounded: the deepest frame attaches as it loads
-		var err error
-		if s, err = capture.Take(ctxT(t), tab, capture.SnapshotOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(s.Text, "MK-CHAIN-3") {
-			break
-		}
-		nav.Wait(withTimeout(ctxT(t), 100*time.Millisecond), tab, nav.WaitOptions{Text: "never"})
-	}
+	// The deepest frame attaches as it loads.
+	enginetest.Eventually(t, "the deepest frame", func() bool { return strings.Contains(snap(t, tab).Text, "MK-CHAIN-3") })
 	s, err := capture.Take(ctxT(t), tab, capture.SnapshotOptions{MaxFrameDepth: 2})
 	if err != nil {
 		t.Fatal(err)

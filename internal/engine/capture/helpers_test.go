@@ -12,6 +12,7 @@ var (
 	openTab     = enginetest.OpenTab
 	gotoPage    = enginetest.Goto
 	ctxT        = enginetest.Ctx
+	longCtx     = enginetest.LongCtx
 	withTimeout = enginetest.WithTimeout
 	snap        = enginetest.Snap
 	snapWith    = enginetest.SnapWith

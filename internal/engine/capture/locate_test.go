@@ -85,8 +85,7 @@ func TestRoleQueryMatchesSnapshot(t *testing.T) {
 	for _, p := range pages {
 		t.Run(p, func(t *testing.T) {
 			gotoPage(t, tab, p)
-			ctx := ctxT(t)
-			page, w, err := agentSnapshotAll(ctx, tab)
+			page, w, err := agentSnapshotAll(ctxT(t), tab)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +114,7 @@ func TestRoleQueryMatchesSnapshot(t *testing.T) {
 			})
 			for _, role := range order {
 				var r capture.QueryReply
-				if err := w.Call(ctx, "query", &r, capture.StepSpec(snapshot.Step{Kind: snapshot.StepRole, Role: role})); err != nil || !r.OK {
+				if err := w.Call(ctxT(t), "query", &r, capture.StepSpec(snapshot.Step{Kind: snapshot.StepRole, Role: role})); err != nil || !r.OK {
 					t.Fatalf("query role=%s: %v %+v", role, err, r)
 				}
 				got := map[int64]rn{}
@@ -137,7 +136,7 @@ func TestRoleQueryMatchesSnapshot(t *testing.T) {
 				// The name filter: one named query per role.
 				for _, x := range want[role] {
 					var rr capture.QueryReply
-					if err := w.Call(ctx, "query", &rr, capture.StepSpec(snapshot.RoleStep(role, x.name))); err != nil || !rr.OK {
+					if err := w.Call(ctxT(t), "query", &rr, capture.StepSpec(snapshot.RoleStep(role, x.name))); err != nil || !rr.OK {
 						t.Fatalf("query: %v", err)
 					}
 					n := 0

@@ -22,8 +22,8 @@ import (
 // capture incomplete (no locators); it waits for a complete one.
 func locSnap(t *testing.T, tab *engine.Surface) *capture.Snapshot {
 	t.Helper()
-	ctx := ctxT(t)
-	deadline := time.Now().Add(5 * time.Second)
+	ctx := longCtx(t) // captures until complete, then a locator for every ref
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		release := enginetest.Hold(t, tab)
 		caps, err := capture.CaptureAll(ctx, tab, capture.DefaultFrameDepth)
@@ -38,13 +38,13 @@ func locSnap(t *testing.T, tab *engine.Surface) *capture.Snapshot {
 			capture.AssignLocators(ctx, tab, caps)
 			release()
 			if !complete {
-				t.Fatalf("the surface did not capture completely within 5 s")
+				t.Fatalf("the surface did not capture completely within 30 s")
 			}
 			return s
 		}
 		release()
-		// A bounded poll (5 s): nothing tells when the last frame has
-		// attached.
+		// A bounded poll (30 s, for a loaded machine): nothing tells when
+		// the last frame has attached.
 		time.Sleep(20 * time.Millisecond)
 	}
 }

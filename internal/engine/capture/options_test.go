@@ -166,15 +166,21 @@ func TestSnapshotScope(t *testing.T) {
 
 func TestSnapshotSizeAndMaxChars(t *testing.T) {
 	t.Parallel()
-	tab := openTab(t, "large.html")
-	full := snap(t, tab)
+	tab := bigTab(t, "large.html")
+	full, err := capture.Take(longCtx(t), tab, capture.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if full.Chars == 0 || full.Tokens != (full.Chars+3)/4 {
 		t.Fatalf("size: chars %d tokens %d", full.Chars, full.Tokens)
 	}
 	if !strings.HasSuffix(full.Text, "chars, ~"+itoa(full.Tokens)+" tokens]\n") {
 		t.Fatalf("footer: %q", full.Text[len(full.Text)-60:])
 	}
-	s := snapWith(t, tab, capture.SnapshotOptions{MaxChars: 5000})
+	s, err := capture.Take(longCtx(t), tab, capture.SnapshotOptions{MaxChars: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !s.Truncated || s.Chars > 5000 {
 		t.Fatalf("max-chars: truncated %v, %d chars", s.Truncated, s.Chars)
 	}

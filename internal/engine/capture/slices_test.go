@@ -14,10 +14,11 @@ import (
 )
 
 // bigTab opens the large page (5,000 rows, about 44,000 elements: a walk
-// in slices) in a new tab.
+// in slices) in a new tab. Loads and walks of the big pages are long
+// steps (enginetest.LongCtx).
 func bigTab(t *testing.T, page string) *engine.Surface {
 	t.Helper()
-	ctx := enginetest.Ctx(t)
+	ctx := enginetest.LongCtx(t)
 	tab, err := surface.NewTab(ctx, enginetest.Browser())
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +68,7 @@ func TestSlicedWalkEqualsFresh(t *testing.T) {
 	t.Parallel()
 	tab := bigTab(t, "large.html")
 	evalMain(t, tab, churn(true), nil)
-	first, err := capture.Take(enginetest.Ctx(t), tab, capture.SnapshotOptions{})
+	first, err := capture.Take(enginetest.LongCtx(t), tab, capture.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,11 +81,11 @@ func TestSlicedWalkEqualsFresh(t *testing.T) {
 		t.Fatal("the sliced walk lost the end of the page")
 	}
 	evalMain(t, tab, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))`, nil)
-	cached, err := capture.Take(enginetest.Ctx(t), tab, capture.SnapshotOptions{})
+	cached, err := capture.Take(enginetest.LongCtx(t), tab, capture.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := capture.Take(enginetest.Ctx(t), tab, capture.SnapshotOptions{NoCache: true})
+	fresh, err := capture.Take(enginetest.LongCtx(t), tab, capture.SnapshotOptions{NoCache: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestSlicedWalkEqualsFresh(t *testing.T) {
 func TestSlicedWalkLetsThePageRun(t *testing.T) {
 	measure := func(tab *engine.Surface) (turns, sliced, whole float64) {
 		evalMain(t, tab, churn(false), nil)
-		if _, err := capture.Take(enginetest.Ctx(t), tab, capture.SnapshotOptions{}); err != nil {
+		if _, err := capture.Take(enginetest.LongCtx(t), tab, capture.SnapshotOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		evalMain(t, tab, `window.__stop = true; window.__turns`, &turns)
@@ -123,7 +124,7 @@ func TestSlicedWalkLetsThePageRun(t *testing.T) {
 		}
 		evalMain(t, tab, churn(false), nil)
 		var raw string
-		if err := w.Call(enginetest.Ctx(t), "snapshot", &raw, map[string]any{"noCache": true}); err != nil {
+		if err := w.Call(enginetest.LongCtx(t), "snapshot", &raw, map[string]any{"noCache": true}); err != nil {
 			t.Fatal(err)
 		}
 		evalMain(t, tab, `window.__stop = true; window.__gap`, &whole)
@@ -152,11 +153,11 @@ func TestBudgetWalkStopsEarly(t *testing.T) {
 	t.Parallel()
 	tab := bigTab(t, "large.html")
 	const max = 4000
-	cut, err := capture.Take(enginetest.Ctx(t), tab, capture.SnapshotOptions{MaxChars: max})
+	cut, err := capture.Take(enginetest.LongCtx(t), tab, capture.SnapshotOptions{MaxChars: max})
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, err := capture.Take(enginetest.Ctx(t), tab, capture.SnapshotOptions{})
+	whole, err := capture.Take(enginetest.LongCtx(t), tab, capture.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestBudgetWalkStopsEarly(t *testing.T) {
 	var seqs []int64
 	for range 2 {
 		var raw string
-		if err := w.Call(enginetest.Ctx(t), "snapshot", &raw, map[string]any{"budget": capture.WalkBudget(max)}); err != nil {
+		if err := w.Call(enginetest.LongCtx(t), "snapshot", &raw, map[string]any{"budget": capture.WalkBudget(max)}); err != nil {
 			t.Fatal(err)
 		}
 		p, err := snapshot.DecodePage(raw)

@@ -123,9 +123,15 @@ func URL() string { return server.URL }
 func Page(page string) string { return server.URL + "/" + page }
 
 // StepTimeout bounds one step of a test (Ctx). It detects a hang; it
-// does not measure speed: a step that takes well under a second alone can
-// take several on a loaded machine under -race.
-const StepTimeout = 30 * time.Second
+// does not measure speed: a step that takes well under a second alone
+// takes tens of seconds on a machine loaded far beyond its cores (an
+// action that waits 30 animation frames, when a frame takes a second).
+const StepTimeout = time.Minute
+
+// LongStepTimeout bounds a step that is hundreds of calls, or the load or
+// walk of a page of tens of thousands of elements (LongCtx): seconds
+// alone, minutes on a loaded machine.
+const LongStepTimeout = 3 * time.Minute
 
 // OpenTab opens a fresh tab in the shared browser at a fixture page (or at
 // a URL, or blank for ""), waits for it to load, and closes it after the
@@ -188,6 +194,14 @@ func Ctx(t testing.TB) context.Context {
 	return ctx
 }
 
+// LongCtx is a context for one long step of a test (LongStepTimeout),
+// ended with the test.
+func LongCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), LongStepTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // WithTimeout bounds ctx to d; it is released when the parent ends.
 func WithTimeout(ctx context.Context, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(ctx, d)
@@ -195,13 +209,14 @@ func WithTimeout(ctx context.Context, d time.Duration) context.Context {
 	return ctx
 }
 
-// Eventually polls cond until it holds (bounded, 10 s). It is for registry
+// Eventually polls cond until it holds (bounded, 30 s: these changes take
+// milliseconds alone, seconds on a loaded machine). It is for registry
 // changes that follow browser events with no reply to wait on (a popup
 // closing itself, a frame removed by script): the test cannot know which
 // reply those events precede.
 func Eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
