@@ -17,7 +17,6 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 // fast bounds how long a crash may take to reach an operation: Chromium
@@ -61,7 +60,7 @@ func crashBrowser(t *testing.T) (*engine.Browser, *engine.Surface, *crashRecorde
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = b.Close(context.Background()) })
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	tab, err := b.Surface(ctxT(t), "")
 	if err != nil {
 		t.Fatal(err)
@@ -217,9 +216,9 @@ func TestCrashDetectedListedAndRecovered(t *testing.T) {
 	}
 }
 
-// The next four tests crash a tab of the shared browser and are not
-// parallel: a renderer also hosts the out-of-process frames of its site
-// for other tabs, so the crash could take other tests' frames with it.
+// The next four tests crash the renderer of a tab of the shared browser
+// and are not parallel: Chromium may put other tabs' frames of the same
+// site into that renderer, and no test may lose them to another's crash.
 
 func TestCrashFailsOperationsFast(t *testing.T) {
 	tab := openTab(t, "surfaces/leaf.html?label=solo")

@@ -15,7 +15,6 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/eventlog"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 // settled waits until every frame of the page has committed its document:
@@ -54,7 +53,7 @@ func oneByURL(t *testing.T, list []surface.Surface, substr string) surface.Surfa
 
 func openSurfaces(t *testing.T) (*engine.Browser, *engine.Surface) {
 	t.Helper()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	b := ownBrowser(t)
 	tab, err := b.Surface(ctxT(t), "")
 	if err != nil {

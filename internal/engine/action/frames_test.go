@@ -11,12 +11,11 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/input"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 func TestFramesSameAndCrossSite(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	s := snap(t, tab)
 	for _, want := range []string{"top idle", "same idle", "cross idle", `iframe "same-origin frame"`, `iframe "cross-site frame"`} {
@@ -105,7 +104,7 @@ func subFrame(labels map[string]string, want string) string {
 
 func TestFrameChainMixedSites(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/chain.html"))
 	// The deepest frame loads last; wait for it by its text.
 	if _, err := nav.Wait(ctxT(t), tab, nav.WaitOptions{Load: true}); err != nil {
@@ -138,7 +137,7 @@ func TestFrameChainMixedSites(t *testing.T) {
 
 func TestFrameRemovedOrNavigatedIsStale(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	s := snap(t, tab)
 	_, _, goRefs := frameIDs(t, s, "button", "Go", 3)
@@ -209,7 +208,7 @@ func TestShadowRootActions(t *testing.T) {
 // coordinate translation all have to be right.
 func TestVerbsInCrossSiteFrame(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/verbstop.html"))
 	s := snap(t, tab)
 	frameOf := func(role, name string) string {

@@ -18,4 +18,5 @@ var (
 	refsByFrame = enginetest.RefsByFrame
 	frameIDs    = enginetest.FrameIDs
 	refOfLine   = enginetest.RefOfLine
+	startPair   = enginetest.StartPair
 )

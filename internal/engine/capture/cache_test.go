@@ -12,7 +12,6 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 // mutations are what a page does between two snapshots; each is a script
@@ -74,7 +73,7 @@ var mutations = []string{
 // was, so the kept walks go through the whole sequence.
 func TestCachedSnapshotEqualsFresh(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	tab := openTab(t, "")
 	eval := func(ctx context.Context, expr string) {
 		t.Helper()

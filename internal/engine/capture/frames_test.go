@@ -11,13 +11,11 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
-	"github.com/loupe-dev/loupe/internal/engine/nav"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 func TestBackendIDsCollideAcrossRenderers(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/collide.html"))
 	s, err := capture.Take(ctxT(t), tab, capture.SnapshotOptions{BackendIDs: true})
 	if err != nil {
@@ -74,20 +72,13 @@ func TestBackendIDsCollideAcrossRenderers(t *testing.T) {
 }
 
 // TestUnreadableFrameIsLocal: a frame that does not answer costs the
-// snapshot its own deadline, no more, and only its own content. It runs in
-// a browser of its own: cross-site frames of one site share a renderer
-// across tabs, so the hung frame would hang other tests' frames too.
+// snapshot its own deadline, no more, and only its own content. (The
+// hung frame's site is the test's own, see enginetest.StartPair: no other
+// test's frame shares its renderer.)
 func TestUnreadableFrameIsLocal(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
-	b := enginetest.OwnBrowser(t)
-	tab, err := b.Surface(ctxT(t), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := nav.Navigate(ctxT(t), tab, a.Page("frames/busytop.html")); err != nil {
-		t.Fatal(err)
-	}
+	a, _ := startPair(t)
+	tab := openTab(t, a.Page("frames/busytop.html"))
 	snap(t, tab)
 	// Hang the cross-site frame's main thread in a synchronous request
 	// that is answered only when the test ends: the snapshot's calls queue
@@ -140,7 +131,7 @@ func TestUnreadableFrameIsLocal(t *testing.T) {
 
 func TestFrameDepthLimit(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/chain.html"))
 	// The deepest frame attaches as it loads.
 	enginetest.Eventually(t, "the deepest frame", func() bool { return strings.Contains(snap(t, tab).Text, "MK-CHAIN-3") })

@@ -21,6 +21,7 @@ var (
 	refsByFrame = enginetest.RefsByFrame
 	frameIDs    = enginetest.FrameIDs
 	refOfLine   = enginetest.RefOfLine
+	startPair   = enginetest.StartPair
 )
 
 func status(t *testing.T, tab *engine.Surface) string {

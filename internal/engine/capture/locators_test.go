@@ -14,7 +14,6 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/snapshot"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 // locSnap captures the whole surface, binds refs and assigns locators, as
@@ -295,7 +294,7 @@ func TestLocatorsWrapperAndIDs(t *testing.T) {
 
 func TestLocatorsAcrossFrames(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("locators/frametop.html"))
 	s := locSnap(t, tab)
 	_, _, sends := frameIDs(t, s, "button", "Send", 3)
@@ -383,7 +382,7 @@ func TestLocatorsAcrossFrames(t *testing.T) {
 // each stored locator resolves to exactly its ref's element.
 func TestLocatorsOnFixtures(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	pages := []string{
 		"basic.html", "form.html", "form2.html", "controls.html", "dupes.html", "names.html", "aria.html",
 		"landmarks.html", "patterns.html", "shadow.html", "tables.html", "media.html", "modal.html", "compact.html",
@@ -443,7 +442,7 @@ func TestLocatorsIncompleteKeepsPrevious(t *testing.T) {
 // cross-site frame and back.
 func TestLocatorsNestedFrames(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("locators/nest.html"))
 	s := locSnap(t, tab)
 	sends := refsNamed(s, "button", "Send")
@@ -480,7 +479,7 @@ func TestLocatorsNestedFrames(t *testing.T) {
 // locator (the top document has no frame path to narrow it).
 func TestLocatorsTopDocumentConservative(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	s := locSnap(t, tab)
 	top, _, _ := frameIDs(t, s, "button", "Go", 3)

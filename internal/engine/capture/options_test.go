@@ -8,7 +8,6 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 func TestSnapshotInteractive(t *testing.T) {
@@ -44,7 +43,7 @@ func TestSnapshotInteractive(t *testing.T) {
 
 func TestSnapshotDepthPerFrame(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	s := snapWith(t, tab, capture.SnapshotOptions{Depth: 1})
 	// Depth 1: top-level nodes only in each frame, but frames still open
@@ -65,7 +64,7 @@ func TestSnapshotDepthPerFrame(t *testing.T) {
 // cursor is not, nor is plain text (which still gets a ref for its line).
 func TestSnapshotCursor(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("cursor.html"))
 	s := snap(t, tab)
 	var card1, card2, framed string
@@ -135,7 +134,7 @@ func TestSnapshotScope(t *testing.T) {
 	}
 
 	// Scope into a cross-site frame by the ref of its iframe.
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	ftab := openTab(t, a.Page("frames/top.html"))
 	fs := snap(t, ftab)
 	cross := ref(t, fs, "iframe", "cross-site frame")

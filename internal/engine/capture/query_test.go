@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/engine/capture"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 func TestQuery(t *testing.T) {
@@ -66,7 +65,7 @@ func TestQueryTextOfNames(t *testing.T) {
 
 func TestQueryFrameOf(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	s := snap(t, tab)
 	cross := refsByFrame(s, "button", "Go")

@@ -8,6 +8,7 @@ package enginetest
 import (
 	"context"
 	"flag"
+	"fmt"
 	"maps"
 	"net/http/httptest"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -121,6 +123,21 @@ func URL() string { return server.URL }
 
 // Page is the URL of a fixture page on the shared server.
 func Page(page string) string { return server.URL + "/" + page }
+
+// pairs numbers the fixture pairs of this test binary.
+var pairs atomic.Int32
+
+// StartPair serves the fixture pages as testpages.StartPair does, A on
+// 127.0.0.1, but B on a loopback address of its own (127.1.x.y): a
+// browser puts the cross-site frames of one site from all its tabs into
+// one renderer, and a test's frames must not wait behind (or hang, or
+// crash with) another test's.
+func StartPair(t testing.TB) (a, b *testpages.Server) {
+	t.Helper()
+	n := pairs.Add(1)
+	s := testpages.StartHosts(t, "127.0.0.1", fmt.Sprintf("127.1.%d.%d", n/250, n%250+1))
+	return s[0], s[1]
+}
 
 // StepTimeout bounds one step of a test (Ctx). It detects a hang; it
 // does not measure speed: a step that takes well under a second alone

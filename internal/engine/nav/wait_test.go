@@ -8,7 +8,6 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 func TestWaits(t *testing.T) {
@@ -43,7 +42,7 @@ func TestWaits(t *testing.T) {
 // the snapshot does, and still times out for text nowhere on the page.
 func TestWaitTextInFrames(t *testing.T) {
 	t.Parallel()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	snap(t, tab) // the frames are attached
 	s := snap(t, tab)
