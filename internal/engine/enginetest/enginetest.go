@@ -106,7 +106,7 @@ func Browser() *engine.Browser {
 		}
 		bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
 		if err == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), StepTimeout)
 			defer cancel()
 			browser, err = engine.Launch(ctx, engine.LaunchOptions{Binary: bin, ProfileDir: profile})
 		}
