@@ -9,6 +9,7 @@ import (
 )
 
 func TestActiveEndpoint(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, err := ActiveEndpoint(dir); !errors.Is(err, ErrNoDebugging) {
 		t.Fatalf("no file: %v", err)

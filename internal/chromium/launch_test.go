@@ -24,6 +24,7 @@ func findOrSkip(t *testing.T) string {
 }
 
 func TestLaunchAndStopLeavesNothing(t *testing.T) {
+	t.Parallel()
 	bin := findOrSkip(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -54,6 +55,7 @@ func TestLaunchAndStopLeavesNothing(t *testing.T) {
 // TestReapKillsLeftoverBrowser: a browser whose owner has died is ended,
 // whether its pid file names the owner or is an older one that does not.
 func TestReapKillsLeftoverBrowser(t *testing.T) {
+	t.Parallel()
 	bin := findOrSkip(t)
 	dead := deadProcess(t)
 	for name, owner := range map[string]func(r *pidRecord){
@@ -61,6 +63,7 @@ func TestReapKillsLeftoverBrowser(t *testing.T) {
 		"older file": nil,
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -101,6 +104,7 @@ func TestReapKillsLeftoverBrowser(t *testing.T) {
 // still runs is no leftover, even to a Reap in another process: it keeps
 // running, and so does its pid file.
 func TestReapKeepsLiveOwnersBrowser(t *testing.T) {
+	t.Parallel()
 	bin := findOrSkip(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -128,6 +132,7 @@ func TestReapKeepsLiveOwnersBrowser(t *testing.T) {
 // TestLeftover decides on records naming real processes (this one, and
 // one that has exited), killing nothing.
 func TestLeftover(t *testing.T) {
+	t.Parallel()
 	me := os.Getpid()
 	myStart, err := procStartTime(me)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	const (
 		w1 = "6A0F2C1D9B8E47A3B5C4D2E1F0A9B8C7"
 		w2 = "9E8D7C6B5A4F43E2D1C0B9A8F7E6D5C4"

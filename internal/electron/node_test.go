@@ -91,6 +91,7 @@ func startNode(t *testing.T, args ...string) string {
 func fake(name string) string { return filepath.Join("testdata", "fake-electron", name) }
 
 func TestInspectNode(t *testing.T) {
+	t.Parallel()
 	want := map[string]Class{
 		"A1B2C3D4E5F60718293A4B5C6D7E8F90": {Kind: KindWindow},
 		"B2C3D4E5F60718293A4B5C6D7E8F90A1": {Kind: KindWebContentsView},
@@ -113,6 +114,7 @@ func TestInspectNode(t *testing.T) {
 		{"main.mjs", "require"}, // no process.mainModule for an ES module
 	} {
 		t.Run(tc.main, func(t *testing.T) {
+			t.Parallel()
 			addr := startNode(t, "--require", "./"+fake("preload.js"), fake(tc.main))
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -169,6 +171,7 @@ func TestInspectNode(t *testing.T) {
 }
 
 func TestInspectNodeWithoutElectron(t *testing.T) {
+	t.Parallel()
 	addr := startNode(t, fake("main.js"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -180,6 +183,7 @@ func TestInspectNodeWithoutElectron(t *testing.T) {
 }
 
 func TestInspectNodeThrows(t *testing.T) {
+	t.Parallel()
 	addr := startNode(t, fake("main.js"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

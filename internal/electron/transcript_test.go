@@ -144,6 +144,7 @@ func loadTranscript(t *testing.T, name string) transcript {
 }
 
 func TestTranscripts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		want map[string]Class
@@ -226,6 +227,7 @@ func TestTranscripts(t *testing.T) {
 // The contents of webview.json, as Inspect decodes them: every field of
 // the script's result reaches Contents.
 func TestTranscriptDecoding(t *testing.T) {
+	t.Parallel()
 	f := newFakeInspector(t, loadTranscript(t, "webview.json"))
 	cs, err := Inspect(context.Background(), f.host())
 	if err != nil {
@@ -244,6 +246,7 @@ func TestTranscriptDecoding(t *testing.T) {
 
 // Each accepted endpoint form reaches the same inspector.
 func TestInspectEndpointForms(t *testing.T) {
+	t.Parallel()
 	tr := loadTranscript(t, "two_windows.json")
 	var list []inspectorTarget
 	if err := json.Unmarshal(tr.List, &list); err != nil {
@@ -271,6 +274,7 @@ func TestInspectEndpointForms(t *testing.T) {
 }
 
 func TestInspectBadEndpoint(t *testing.T) {
+	t.Parallel()
 	for _, ep := range []string{"ftp://127.0.0.1:9229", "http://", ":::"} {
 		_, err := Inspect(context.Background(), ep)
 		if err == nil || !strings.Contains(err.Error(), "not an inspector endpoint") {
@@ -280,6 +284,7 @@ func TestInspectBadEndpoint(t *testing.T) {
 }
 
 func TestInspectUnreachable(t *testing.T) {
+	t.Parallel()
 	// A port that was just free.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -299,6 +304,7 @@ func TestInspectUnreachable(t *testing.T) {
 // A renderer's --remote-debugging-port answers /json/list too, with page
 // targets: that is not the main process.
 func TestInspectRendererEndpoint(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `[{"description":"","devtoolsFrontendUrl":"/devtools/inspector.html?ws=127.0.0.1:9222/devtools/page/6A0F2C1D9B8E47A3B5C4D2E1F0A9B8C7","id":"6A0F2C1D9B8E47A3B5C4D2E1F0A9B8C7","title":"Notes","type":"page","url":"file:///opt/notes/resources/app/index.html","webSocketDebuggerUrl":"ws://127.0.0.1:9222/devtools/page/6A0F2C1D9B8E47A3B5C4D2E1F0A9B8C7"}]`)
 	}))
@@ -311,6 +317,7 @@ func TestInspectRendererEndpoint(t *testing.T) {
 
 // An HTTP server that is no inspector at all.
 func TestInspectNotAnInspector(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.NotFoundHandler())
 	defer srv.Close()
 	_, err := Inspect(context.Background(), srv.URL)
@@ -321,6 +328,7 @@ func TestInspectNotAnInspector(t *testing.T) {
 
 // Events and other ids ahead of the reply are skipped.
 func TestInspectSkipsOtherMessages(t *testing.T) {
+	t.Parallel()
 	f := newFakeInspector(t, loadTranscript(t, "two_windows.json"))
 	f.before = [][]byte{
 		[]byte(`{"method":"Runtime.consoleAPICalled","params":{"type":"log","args":[],"executionContextId":1,"timestamp":1}}`),
@@ -337,6 +345,7 @@ func TestInspectSkipsOtherMessages(t *testing.T) {
 
 // A reply far above the websocket library's 32 KiB default read limit.
 func TestInspectLargeReply(t *testing.T) {
+	t.Parallel()
 	tr := loadTranscript(t, "two_windows.json")
 	var cs []Contents
 	for i := 1; i <= 400; i++ {
@@ -361,6 +370,7 @@ func TestInspectLargeReply(t *testing.T) {
 // An inspector that never answers: ctx bounds the wait, and the connection
 // is closed.
 func TestInspectContextBound(t *testing.T) {
+	t.Parallel()
 	f := newFakeInspector(t, loadTranscript(t, "two_windows.json"))
 	f.hang = true
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -382,6 +392,7 @@ func TestInspectContextBound(t *testing.T) {
 
 // A protocol error instead of a result.
 func TestInspectProtocolError(t *testing.T) {
+	t.Parallel()
 	tr := loadTranscript(t, "two_windows.json")
 	tr.EvaluateReply = []byte(`{"id":1,"error":{"code":-32601,"message":"'Runtime.evaluate' wasn't found"}}`)
 	f := newFakeInspector(t, tr)

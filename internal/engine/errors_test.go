@@ -23,6 +23,7 @@ import (
 // only its input fields, by their wire names. The errors the tests provoke
 // are checked as well, by enginetest.WantCode and WantStep.
 func TestErrorsNameNoCommand(t *testing.T) {
+	t.Parallel()
 	reg := ops.New()
 	var files, steps int
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {

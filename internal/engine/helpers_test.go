@@ -15,4 +15,5 @@ var (
 	eventually  = enginetest.Eventually
 	ownBrowser  = enginetest.OwnBrowser
 	refsByFrame = enginetest.RefsByFrame
+	startPair   = enginetest.StartPair
 )

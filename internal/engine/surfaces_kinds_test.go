@@ -23,6 +23,7 @@ import (
 // though Chromium computes its frame origin from the URL ("://"); a
 // sandboxed srcdoc frame stays opaque.
 func TestSurfaceOriginInherited(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "surfaces/inherit.html")
 	want := map[string]string{
 		"blank frame":     "same-origin",
@@ -68,6 +69,7 @@ func TestSurfaceOriginInherited(t *testing.T) {
 // attaches). Chromium with an Electron user agent stands in for the app,
 // as in TestSurfaceKindsElectron.
 func TestSurfaceWebviewAfterItsHost(t *testing.T) {
+	t.Parallel()
 	a := testpages.Start(t, "127.0.0.1")
 	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
 	if err != nil {
@@ -119,6 +121,7 @@ func TestSurfaceWebviewAfterItsHost(t *testing.T) {
 // gives window, webcontents_view and webview with the host as parent, by
 // target id; pages it does not name stay other and make it ask again.
 func TestSurfaceKindsElectron(t *testing.T) {
+	t.Parallel()
 	a := testpages.Start(t, "127.0.0.1")
 	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
 	if err != nil {

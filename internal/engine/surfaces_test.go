@@ -15,7 +15,6 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/eventlog"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 // settled waits until every frame of the page has committed its document:
@@ -54,7 +53,7 @@ func oneByURL(t *testing.T, list []surface.Surface, substr string) surface.Surfa
 
 func openSurfaces(t *testing.T) (*engine.Browser, *engine.Surface) {
 	t.Helper()
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	b := ownBrowser(t)
 	tab, err := b.Surface(ctxT(t), "")
 	if err != nil {
@@ -68,6 +67,7 @@ func openSurfaces(t *testing.T) (*engine.Browser, *engine.Surface) {
 }
 
 func TestSurfacesListKindsParentsOrigins(t *testing.T) {
+	t.Parallel()
 	b, tab := openSurfaces(t)
 	list := surfaceList(t, b)
 	if list[0].ID != tab.ID || list[0].Kind != engine.KindTab || list[0].Title != "surfaces top" {
@@ -132,6 +132,7 @@ func TestSurfacesListKindsParentsOrigins(t *testing.T) {
 }
 
 func TestSurfaceSwitchScopesEverything(t *testing.T) {
+	t.Parallel()
 	b, tab := openSurfaces(t)
 	list := surfaceList(t, b)
 	cross := oneByURL(t, list, "label=cross")
@@ -200,6 +201,7 @@ func TestSurfaceSwitchScopesEverything(t *testing.T) {
 }
 
 func TestSurfaceIDsAcrossNavigation(t *testing.T) {
+	t.Parallel()
 	b, tab := openSurfaces(t)
 	list := surfaceList(t, b)
 	mid := oneByURL(t, list, "/surfaces/mid.html")
@@ -285,6 +287,7 @@ func TestSurfaceIDsAcrossNavigation(t *testing.T) {
 }
 
 func TestSurfaceLifecycle(t *testing.T) {
+	t.Parallel()
 	b, tab := openSurfaces(t)
 	list := surfaceList(t, b)
 	cross := oneByURL(t, list, "label=cross")
@@ -376,6 +379,7 @@ func TestSurfaceLifecycle(t *testing.T) {
 }
 
 func TestSurfaceEvents(t *testing.T) {
+	t.Parallel()
 	b, tab := openSurfaces(t)
 	list := surfaceList(t, b)
 	cross := oneByURL(t, list, "label=cross")
@@ -468,6 +472,7 @@ func TestSurfaceEvents(t *testing.T) {
 // browser had several windows, popups and out-of-process frames leaves no
 // process of its group behind.
 func TestSurfaceBrowserStopLeavesNoProcess(t *testing.T) {
+	t.Parallel()
 	b, tab := openSurfaces(t)
 	top := snap(t, tab)
 	if _, err := action.Click(ctxT(t), tab, ref(t, top, "button", "Open popup"), action.ClickOptions{}); err != nil {
@@ -492,10 +497,9 @@ func TestSurfaceBrowserStopLeavesNoProcess(t *testing.T) {
 // Every page acts as focused (focus emulation): a tab behind another one
 // still has focus, as a person's front tab does.
 func TestSurfaceBackgroundTabKeepsFocus(t *testing.T) {
-	b, tab := openSurfaces(t)
-	if _, err := surface.NewTab(ctxT(t), b); err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	tab := openTab(t, "basic.html")
+	openTab(t, "")
 	v, err := action.Eval(ctxT(t), tab, "document.hasFocus()")
 	if err != nil || string(v) != "true" {
 		t.Fatalf("a tab behind a new one: document.hasFocus() = %s %v, want true", v, err)

@@ -130,6 +130,7 @@ func within(t *testing.T, what string, got, from, to time.Time) {
 }
 
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l, _ := newLedger(t)
 	in := Entry{
@@ -201,6 +202,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestDuplicate(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger.db")
 	l := openAt(t, path)
@@ -253,6 +255,7 @@ func TestDuplicate(t *testing.T) {
 }
 
 func TestGenerations(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger.db")
 	var last int64
@@ -281,6 +284,7 @@ func TestGenerations(t *testing.T) {
 }
 
 func TestClose(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger.db")
 	l := openAt(t, path)
@@ -324,6 +328,7 @@ func TestClose(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l, _ := newLedger(t)
 	for _, e := range []struct {
@@ -375,6 +380,7 @@ func TestList(t *testing.T) {
 }
 
 func TestListDefaultLimit(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l, _ := newLedger(t)
 	for i := range 105 {
@@ -392,6 +398,7 @@ func TestListDefaultLimit(t *testing.T) {
 }
 
 func TestConcurrentReserve(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger.db")
 	l := openAt(t, path)
@@ -461,6 +468,7 @@ func TestConcurrentReserve(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 
@@ -493,6 +501,7 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func TestFileSettings(t *testing.T) {
+	t.Parallel()
 	l, path := newLedger(t)
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -529,6 +538,7 @@ func TestFileSettings(t *testing.T) {
 }
 
 func TestPathNeedsNoEscaping(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "a dir?with#odd%chars")
 	if err := os.Mkdir(dir, 0o700); err != nil {
@@ -573,6 +583,7 @@ func BenchmarkReserveSettle(b *testing.B) {
 // time of the first stands); it stays unknown. A known outcome and an id
 // never reserved are refused.
 func TestAcknowledge(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l, _ := newLedger(t)
 	for _, id := range []string{"lost", "done"} {
@@ -609,6 +620,7 @@ func TestAcknowledge(t *testing.T) {
 // TestInputKept: a write's input and its target's locator are kept with
 // it; an input larger than MaxInput is not.
 func TestInputKept(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l, _ := newLedger(t)
 	in := `{"ref":"e12","text":"hello"}`

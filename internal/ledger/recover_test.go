@@ -16,6 +16,7 @@ import (
 // TestRecoverKilled kills a process right after its Reserve returned: the
 // row must be on disk, and the next Open makes it unknown.
 func TestRecoverKilled(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger.db")
 	cmd, gen := startChild(t, path, "op-killed")
@@ -46,6 +47,7 @@ func TestRecoverKilled(t *testing.T) {
 // once it exits (a zombie, not yet reaped, counts as exited) they are
 // recovered.
 func TestLiveOtherProcess(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger.db")
 	cmd, _ := startChild(t, path, "op-live")
@@ -94,6 +96,7 @@ func TestLiveOtherProcess(t *testing.T) {
 // TestRecoverAtOpenZombie: Open itself takes an exited, unreaped owner for
 // stopped.
 func TestRecoverAtOpenZombie(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger.db")
 	cmd, _ := startChild(t, path, "op-zombie")
@@ -116,6 +119,7 @@ func TestRecoverAtOpenZombie(t *testing.T) {
 // TestOwnerIdentity: a generation is the process's only while pid, start
 // time and boot all match.
 func TestOwnerIdentity(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		change string // applied to the first generation's row
@@ -131,6 +135,7 @@ func TestOwnerIdentity(t *testing.T) {
 		{"generation closed", `UPDATE generations SET closed = 1 WHERE id = ?`, Unknown},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			path := filepath.Join(t.TempDir(), "ledger.db")
 			first := openAt(t, path)

@@ -29,6 +29,7 @@ func sample() map[string]restore.Session {
 
 // TestEncodeGolden: the file format, byte for byte, and back.
 func TestEncodeGolden(t *testing.T) {
+	t.Parallel()
 	got, err := restore.Encode(restore.State{Clean: true, Sessions: sample()})
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +61,7 @@ func TestEncodeGolden(t *testing.T) {
 // TestDecodeRefuses: a file that breaks a rule is refused whole, one of
 // another version holds nothing.
 func TestDecodeRefuses(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", restore.MaxTitle+1)
 	many := `{"version":1,"sessions":{"s":{"tabs":[` + strings.TrimSuffix(strings.Repeat(`{"url":"about:blank"},`, restore.MaxTabs+1), ",") + `]}}}`
 	tab := func(entry string) string { return `{"version":1,"sessions":{"s":{"tabs":[` + entry + `]}}}` }
@@ -89,6 +91,7 @@ func TestDecodeRefuses(t *testing.T) {
 // TestRecorderWritesChanges: a touch writes the state when it changed,
 // not otherwise; Stop writes a last time and later touches write nothing.
 func TestRecorderWritesChanges(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "tabs.json")
 	state := make(chan map[string]restore.Session, 1)
 	var cur map[string]restore.Session
@@ -135,6 +138,7 @@ func TestRecorderWritesChanges(t *testing.T) {
 
 // TestReadRefusesSymlink: the file is never read through a symlink.
 func TestReadRefusesSymlink(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "elsewhere.json")
 	data, _ := restore.Encode(restore.State{Sessions: sample()})

@@ -45,6 +45,7 @@ func pages(t testing.TB) (*httptest.Server, func(name string) int64) {
 // happens once however many callers ask at the same time, applies the
 // viewport preference, and a preview is authorised afresh.
 func TestRestorePlaceholders(t *testing.T) {
+	t.Parallel()
 	b := enginetest.OwnBrowser(t)
 	srv, hits := pages(t)
 	ctx := enginetest.Ctx(t)
@@ -140,6 +141,7 @@ func TestRestorePlaceholders(t *testing.T) {
 // tab waits for that load to end (it never acts on a half-loaded
 // placeholder), but no longer than its own deadline.
 func TestLoadHonoursDeadline(t *testing.T) {
+	t.Parallel()
 	b := enginetest.OwnBrowser(t)
 	got, block := make(chan struct{}, 1), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

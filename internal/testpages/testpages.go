@@ -94,16 +94,30 @@ func StartPair(t testing.TB) (a, b *Server) {
 // In pages, {{A}}, {{B}}, {{C}}, … name their origins in that order.
 func StartSites(t testing.TB, n int) []*Server {
 	t.Helper()
+	hosts := make([]string, n)
+	for i := range hosts {
+		hosts[i] = "127.0.0." + strconv.Itoa(i+1)
+	}
+	return StartHosts(t, hosts...)
+}
+
+// StartHosts serves the pages on the given loopback addresses, one site
+// each; in pages, {{A}}, {{B}}, {{C}}, … name their origins in that
+// order. A browser puts the cross-site frames of one site from all its
+// tabs into one renderer process: tests that share a browser keep their
+// frames apart with sites no other test uses.
+func StartHosts(t testing.TB, hosts ...string) []*Server {
+	t.Helper()
 	// Every origin is known before any server starts, so handlers only
 	// read the map.
-	lns := make([]net.Listener, n)
+	lns := make([]net.Listener, len(hosts))
 	vars := map[string]string{}
-	for i := range lns {
-		lns[i] = listen(t, "127.0.0."+strconv.Itoa(i+1))
+	for i, h := range hosts {
+		lns[i] = listen(t, h)
 		vars[string(rune('A'+i))] = "http://" + lns[i].Addr().String()
 	}
 	get := func() map[string]string { return vars }
-	out := make([]*Server, n)
+	out := make([]*Server, len(hosts))
 	for i, ln := range lns {
 		out[i] = serve(t, ln, get)
 	}

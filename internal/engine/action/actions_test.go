@@ -3,7 +3,6 @@ package action_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
@@ -17,6 +16,7 @@ func status(t *testing.T, tab *engine.Surface) string {
 }
 
 func TestClickIsTrusted(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	s := snap(t, tab)
 	if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Go"), action.ClickOptions{}); err != nil {
@@ -34,6 +34,7 @@ func TestClickIsTrusted(t *testing.T) {
 }
 
 func TestClickScrollsIntoView(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	s := snap(t, tab)
 	if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Far away"), action.ClickOptions{}); err != nil {
@@ -45,6 +46,7 @@ func TestClickScrollsIntoView(t *testing.T) {
 }
 
 func TestClickNotActionable(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	s := snap(t, tab)
 	cases := []struct{ name, want string }{
@@ -69,6 +71,7 @@ func TestClickNotActionable(t *testing.T) {
 }
 
 func TestFillControlledInput(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	s := snap(t, tab)
 	r, err := action.Fill(ctxT(t), tab, ref(t, s, "textbox", "Controlled"), "héllo 👋")
@@ -101,6 +104,7 @@ func TestFillControlledInput(t *testing.T) {
 }
 
 func TestTypeAndPress(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	s := snap(t, tab)
 	keys := ref(t, s, "textbox", "Keys")
@@ -140,6 +144,7 @@ func TestTypeAndPress(t *testing.T) {
 }
 
 func TestCheckSelectHover(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	s := snap(t, tab)
 	agree := ref(t, s, "checkbox", "Agree")
@@ -174,6 +179,7 @@ func TestCheckSelectHover(t *testing.T) {
 }
 
 func TestRefsStableAndStale(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	s1 := snap(t, tab)
 	s2 := snap(t, tab)
@@ -194,8 +200,7 @@ func TestRefsStableAndStale(t *testing.T) {
 	if _, err := action.Click(ctxT(t), tab, ref(t, s1, "link", "Next page"), action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	ctx := ctxT(t)
-	if _, err := nav.Wait(withTimeout(ctx, 5*time.Second), tab, nav.WaitOptions{Text: "MK-SECOND"}); err != nil {
+	if _, err := nav.Wait(ctxT(t), tab, nav.WaitOptions{Text: "MK-SECOND"}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = action.Click(ctxT(t), tab, goRef, action.ClickOptions{})

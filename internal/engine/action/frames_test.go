@@ -3,7 +3,6 @@ package action_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
@@ -12,11 +11,11 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/input"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 func TestFramesSameAndCrossSite(t *testing.T) {
-	a, _ := testpages.StartPair(t)
+	t.Parallel()
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	s := snap(t, tab)
 	for _, want := range []string{"top idle", "same idle", "cross idle", `iframe "same-origin frame"`, `iframe "cross-site frame"`} {
@@ -104,20 +103,18 @@ func subFrame(labels map[string]string, want string) string {
 }
 
 func TestFrameChainMixedSites(t *testing.T) {
-	a, _ := testpages.StartPair(t)
+	t.Parallel()
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/chain.html"))
 	// The deepest frame loads last; wait for it by its text.
-	if _, err := nav.Wait(withTimeout(ctxT(t), 5*time.Second), tab, nav.WaitOptions{Load: true}); err != nil {
+	if _, err := nav.Wait(ctxT(t), tab, nav.WaitOptions{Load: true}); err != nil {
 		t.Fatal(err)
 	}
 	var s *capture.Snapshot
-	for i := 0; i < 50; i++ { // bounded: frames attach as they load
+	eventually(t, "the deepest frame", func() bool { // frames attach as they load
 		s = snap(t, tab)
-		if strings.Contains(s.Text, "MK-CHAIN-3") {
-			break
-		}
-		nav.Wait(withTimeout(ctxT(t), 100*time.Millisecond), tab, nav.WaitOptions{Text: "never"})
-	}
+		return strings.Contains(s.Text, "MK-CHAIN-3")
+	})
 	for lv := 0; lv <= 3; lv++ {
 		mk := "MK-CHAIN-" + string(rune('0'+lv))
 		if !strings.Contains(s.Text, mk) {
@@ -139,7 +136,8 @@ func TestFrameChainMixedSites(t *testing.T) {
 }
 
 func TestFrameRemovedOrNavigatedIsStale(t *testing.T) {
-	a, _ := testpages.StartPair(t)
+	t.Parallel()
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	s := snap(t, tab)
 	_, _, goRefs := frameIDs(t, s, "button", "Go", 3)
@@ -163,17 +161,14 @@ func TestFrameRemovedOrNavigatedIsStale(t *testing.T) {
 	if _, err := action.Eval(ctxT(t), tab, "document.getElementById('same').src = '/frames/child.html?label=again'; 0"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := nav.Wait(withTimeout(ctxT(t), 5*time.Second), tab, nav.WaitOptions{Load: true}); err != nil {
+	if _, err := nav.Wait(ctxT(t), tab, nav.WaitOptions{Load: true}); err != nil {
 		t.Fatal(err)
 	}
 	var e error
-	for i := 0; i < 50; i++ { // bounded: the frame's navigation commits asynchronously
+	eventually(t, "the old frame's ref to be refused", func() bool { // the navigation commits asynchronously
 		_, e = action.Click(ctxT(t), tab, same, action.ClickOptions{})
-		if e != nil {
-			break
-		}
-		nav.Wait(withTimeout(ctxT(t), 50*time.Millisecond), tab, nav.WaitOptions{Text: "never"})
-	}
+		return e != nil
+	})
 	wantCode(t, e, apitype.StaleRef)
 	// The ref is refused from the moment the navigation starts; the new
 	// document commits in its own time (no event reaches the test).
@@ -188,6 +183,7 @@ func TestFrameRemovedOrNavigatedIsStale(t *testing.T) {
 }
 
 func TestShadowRootActions(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "shadow.html")
 	s := snap(t, tab)
 	if _, err := action.Fill(ctxT(t), tab, ref(t, s, "textbox", "Shadow input"), "in the shadow"); err != nil {
@@ -211,7 +207,8 @@ func TestShadowRootActions(t *testing.T) {
 // target far down the frame's own scroll: the routing, scrolling and
 // coordinate translation all have to be right.
 func TestVerbsInCrossSiteFrame(t *testing.T) {
-	a, _ := testpages.StartPair(t)
+	t.Parallel()
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/verbstop.html"))
 	s := snap(t, tab)
 	frameOf := func(role, name string) string {
@@ -238,62 +235,61 @@ func TestVerbsInCrossSiteFrame(t *testing.T) {
 		t.Fatalf("a snapshot changed the page: %s -> %s", before, after)
 	}
 
-	ctx := ctxT(t)
 	check := func(want string) {
 		t.Helper()
 		if got := status(); got != want {
 			t.Fatalf("status %q, want %q", got, want)
 		}
 	}
-	if _, err := action.SetChecked(ctx, tab, frameOf("checkbox", "Tick"), true); err != nil {
+	if _, err := action.SetChecked(ctxT(t), tab, frameOf("checkbox", "Tick"), true); err != nil {
 		t.Fatal(err)
 	}
 	check("tick:true")
-	if _, err := action.Select(ctx, tab, frameOf("combobox", "Pick"), []string{"Banana"}); err != nil {
+	if _, err := action.Select(ctxT(t), tab, frameOf("combobox", "Pick"), []string{"Banana"}); err != nil {
 		t.Fatal(err)
 	}
 	check("pick:b")
-	if _, err := action.Hover(ctx, tab, frameOf("button", "Hover here")); err != nil {
+	if _, err := action.Hover(ctxT(t), tab, frameOf("button", "Hover here")); err != nil {
 		t.Fatal(err)
 	}
 	check("hovered")
-	if _, err := action.Click(ctx, tab, frameOf("button", "Double"), action.ClickOptions{Count: 2}); err != nil {
+	if _, err := action.Click(ctxT(t), tab, frameOf("button", "Double"), action.ClickOptions{Count: 2}); err != nil {
 		t.Fatal(err)
 	}
 	check("double")
-	if _, err := action.Click(ctx, tab, frameOf("button", "Deep down"), action.ClickOptions{}); err != nil {
+	if _, err := action.Click(ctxT(t), tab, frameOf("button", "Deep down"), action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	check("deep:true")
 	words := frameOf("textbox", "Words")
-	if _, err := action.Type(ctx, tab, words, "abc"); err != nil {
+	if _, err := action.Type(ctxT(t), tab, words, "abc"); err != nil {
 		t.Fatal(err)
 	}
-	if v, _, err := action.Read(ctx, tab, words, "value", ""); err != nil || v != "abc" {
+	if v, _, err := action.Read(ctxT(t), tab, words, "value", ""); err != nil || v != "abc" {
 		t.Fatalf("typed value %q %v", v, err)
 	}
-	if _, err := action.Focus(ctx, tab, words); err != nil {
+	if _, err := action.Focus(ctxT(t), tab, words); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"Control+A", "Backspace"} {
 		c, _ := input.ParseChord(k)
-		if _, err := action.Press(ctx, tab, []input.Chord{c}); err != nil {
+		if _, err := action.Press(ctxT(t), tab, []input.Chord{c}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if v, _, _ := action.Read(ctx, tab, words, "value", ""); v != "" {
+	if v, _, _ := action.Read(ctxT(t), tab, words, "value", ""); v != "" {
 		t.Fatalf("after Control+A Backspace in the frame: %q", v)
 	}
-	if h, _, err := action.Read(ctx, tab, frameOf("button", "Double"), "html", ""); err != nil || !strings.HasPrefix(h, `<button type="button" id="d">`) {
+	if h, _, err := action.Read(ctxT(t), tab, frameOf("button", "Double"), "html", ""); err != nil || !strings.HasPrefix(h, `<button type="button" id="d">`) {
 		t.Fatalf("html: %q %v", h, err)
 	}
-	if v, ok, err := action.Read(ctx, tab, words, "attr", "id"); err != nil || !ok || v != "t" {
+	if v, ok, err := action.Read(ctxT(t), tab, words, "attr", "id"); err != nil || !ok || v != "t" {
 		t.Fatalf("attr: %q %v %v", v, ok, err)
 	}
-	if st, err := action.State(ctx, tab, frameOf("checkbox", "Tick")); err != nil || st.Checked != true {
+	if st, err := action.State(ctxT(t), tab, frameOf("checkbox", "Tick")); err != nil || st.Checked != true {
 		t.Fatalf("state: %+v %v", st, err)
 	}
-	if _, err := action.Scroll(ctx, tab, frameOf("button", "Deep down"), action.ScrollOptions{}); err != nil {
+	if _, err := action.Scroll(ctxT(t), tab, frameOf("button", "Deep down"), action.ScrollOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

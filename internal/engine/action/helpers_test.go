@@ -8,7 +8,6 @@ import (
 var (
 	openTab     = enginetest.OpenTab
 	ctxT        = enginetest.Ctx
-	withTimeout = enginetest.WithTimeout
 	snap        = enginetest.Snap
 	snapWith    = enginetest.SnapWith
 	ref         = enginetest.Ref
@@ -19,4 +18,5 @@ var (
 	refsByFrame = enginetest.RefsByFrame
 	frameIDs    = enginetest.FrameIDs
 	refOfLine   = enginetest.RefOfLine
+	startPair   = enginetest.StartPair
 )

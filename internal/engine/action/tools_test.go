@@ -14,6 +14,7 @@ import (
 )
 
 func TestDragHTML5AndPointer(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "drag.html")
 	s := snap(t, tab)
 	// HTML5 drag and drop: the page's drop handler sees the data its
@@ -43,6 +44,7 @@ func TestDragHTML5AndPointer(t *testing.T) {
 // click on Pay while the first submit's navigation is in flight is refused
 // (STALE_REF, not executed), and the server sees one payment.
 func TestNoSecondClickWhileNavigating(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	var posts atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -55,6 +55,7 @@ func clickOut(t *testing.T, tab *engine.Surface, ref string) (*action.Result, st
 }
 
 func TestWidgetsShadowSlot(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "widgets.html")
 	s := snap(t, tab)
 	for _, c := range []struct{ name, want string }{{"Save", "saved"}, {"Send", "sent"}} {
@@ -66,6 +67,7 @@ func TestWidgetsShadowSlot(t *testing.T) {
 }
 
 func TestWidgetsControlsWithoutRoles(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "widgets.html")
 	s := snap(t, tab)
 	for _, c := range []struct{ line, want string }{
@@ -93,6 +95,7 @@ func TestWidgetsControlsWithoutRoles(t *testing.T) {
 // TestWidgetsEditor: a rich-text editor prints its blocks as children, and
 // clicking one places the caret in it.
 func TestWidgetsEditor(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "widgets.html")
 	s := snap(t, tab)
 	if !strings.Contains(s.Text, "- textbox \"Notes\" [ref=") || !strings.Contains(s.Text, "  - heading \"Title\" [level=2] [ref=") {
@@ -124,6 +127,7 @@ func TestWidgetsEditor(t *testing.T) {
 }
 
 func TestWidgetsNames(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "widgets.html")
 	s := snap(t, tab)
 	for _, want := range []string{`columnheader "Name" [ref=`, `columnheader "Age" [ref=`, `heading "GET /pets/{petId}" [level=3]`, ": GET/pets/{petId}\n"} {
@@ -140,6 +144,7 @@ func TestWidgetsNames(t *testing.T) {
 // printed, marked, each with a ref that places the caret; nothing that is
 // not rendered (display:none, off the page, a decorative dot) is.
 func TestWidgetsAriaHidden(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "widgets.html")
 	s := snap(t, tab)
 	if !regexp.MustCompile(`- generic \[aria-hidden\]:\n(\s+- generic \[ref=e\d+\]: .*\n){3}`).MatchString(s.Text) {
@@ -162,6 +167,7 @@ func TestWidgetsAriaHidden(t *testing.T) {
 // placeholder, a drawn switch track) does not stop a click, and the result
 // says where the input went; an unrelated overlay still does.
 func TestWidgetsOwnParts(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "widgets.html")
 	s := snap(t, tab)
 	r, out := clickOut(t, tab, ref(t, s, "combobox", "Plan"))
@@ -190,6 +196,7 @@ func TestWidgetsOwnParts(t *testing.T) {
 // turns from where it shows; it is not scrolled back to its middle first
 // (each turn adds to the last), and a click lands on its visible part.
 func TestWidgetsTallElement(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "widgets.html")
 	s := snap(t, tab)
 	tall := ref(t, s, "log", "Long log")
@@ -211,6 +218,7 @@ func TestWidgetsTallElement(t *testing.T) {
 // TestWidgetsUploadButton: an upload button whose file input is hidden
 // inside it takes the files through that input.
 func TestWidgetsUploadButton(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "widgets.html")
 	s := snap(t, tab)
 	f := filepath.Join(t.TempDir(), "notes.txt")
@@ -230,6 +238,7 @@ func TestWidgetsUploadButton(t *testing.T) {
 // between loupe's check and the press (a promo shown as the pointer
 // enters), the press is stopped and reported, and nothing is clicked.
 func TestWidgetsPressGuard(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "widgets.html")
 	s := snap(t, tab)
 	_, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Hover trap"), action.ClickOptions{})
@@ -251,6 +260,9 @@ func TestWidgetsPressGuard(t *testing.T) {
 // TestWidgetsClickSettles: a click returns once what it set off is drawn
 // (a menu a framework renders on the next frame), so the snapshot right
 // after it, as a front end's report of what changed, shows it.
+//
+// Not parallel: the click waits for that frame at most 150 ms (quietFor),
+// and tests beside it can delay the frame longer.
 func TestWidgetsClickSettles(t *testing.T) {
 	tab := openTab(t, "widgets.html")
 	s := snap(t, tab)
@@ -279,6 +291,7 @@ func TestWidgetsClickSettles(t *testing.T) {
 // TestWidgetsWaitsForCover: an overlay on its way out (gone a few frames
 // after it is dismissed) delays the click instead of refusing it.
 func TestWidgetsWaitsForCover(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "widgets.html")
 	s := snap(t, tab)
 	if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Dismiss veil"), action.ClickOptions{}); err != nil {

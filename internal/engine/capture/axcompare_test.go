@@ -144,16 +144,17 @@ func (d axDiff) String() string {
 }
 
 func TestAXCompare(t *testing.T) {
+	t.Parallel()
 	pages, err := fs.Glob(os.DirFS("../../testpages/pages"), "*.html")
 	if err != nil || len(pages) == 0 {
 		t.Fatalf("no fixture pages: %v", err)
 	}
 	dump := os.Getenv("LOUPE_AXDUMP") != ""
+	tab := openTab(t, "") // for every page in turn (see enginetest.Goto)
 	for _, page := range pages {
 		t.Run(strings.TrimSuffix(page, ".html"), func(t *testing.T) {
-			t.Parallel()
-			tab := openTab(t, page)
-			ctx := ctxT(t)
+			gotoPage(t, tab, page)
+			ctx := longCtx(t) // a comparison is hundreds of calls
 			r, err := compareAX(ctx, tab)
 			if err != nil {
 				t.Fatal(err)

@@ -78,12 +78,14 @@ func realServer(t *testing.T) *httptest.Server {
 // every element the agent emits must have Chromium's role and name, up to
 // the known differences (docs/fidelity.md).
 func TestAXCompareRealApps(t *testing.T) {
+	t.Parallel()
 	srv := realServer(t)
 	dump := os.Getenv("LOUPE_AXDUMP") != ""
+	tab := openTab(t, "") // for every page in turn (see enginetest.Goto)
 	for _, p := range realPages {
 		t.Run(strings.TrimSuffix(p.page, ".html"), func(t *testing.T) {
-			tab := openTab(t, srv.URL+"/pages/"+p.page)
-			ctx := ctxT(t)
+			gotoPage(t, tab, srv.URL+"/pages/"+p.page)
+			ctx := longCtx(t) // a comparison is hundreds of calls
 			if _, err := nav.Wait(ctx, tab, nav.WaitOptions{Text: p.ready}); err != nil {
 				t.Fatalf("%s did not show %q: %v", p.page, p.ready, err)
 			}

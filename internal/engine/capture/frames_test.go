@@ -1,6 +1,9 @@
 package capture_test
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -8,12 +11,11 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
-	"github.com/loupe-dev/loupe/internal/engine/nav"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 func TestBackendIDsCollideAcrossRenderers(t *testing.T) {
-	a, _ := testpages.StartPair(t)
+	t.Parallel()
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/collide.html"))
 	s, err := capture.Take(ctxT(t), tab, capture.SnapshotOptions{BackendIDs: true})
 	if err != nil {
@@ -69,17 +71,33 @@ func TestBackendIDsCollideAcrossRenderers(t *testing.T) {
 	}
 }
 
+// TestUnreadableFrameIsLocal: a frame that does not answer costs the
+// snapshot its own deadline, no more, and only its own content. (The
+// hung frame's site is the test's own, see enginetest.StartPair: no other
+// test's frame shares its renderer.)
 func TestUnreadableFrameIsLocal(t *testing.T) {
-	a, _ := testpages.StartPair(t)
+	t.Parallel()
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/busytop.html"))
 	snap(t, tab)
-	// Keep the cross-site frame's main thread busy for 8 s with a script
-	// sent on its own session: the snapshot's calls queue behind it.
+	// Hang the cross-site frame's main thread in a synchronous request
+	// that is answered only when the test ends: the snapshot's calls queue
+	// behind it, and the frame burns no CPU meanwhile. A snapshot that
+	// waited for the frame would wait for the whole step's context.
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hang.Close)
+	t.Cleanup(func() { close(release) }) // runs first: Close waits for the request
 	busy := enginetest.OOPIF(t, tab).Session
-	go busy.Call(withTimeout(ctxT(t), 20*time.Second), "Runtime.evaluate",
-		map[string]string{"expression": "{ const end = Date.now() + 8000; while (Date.now() < end) {} }"}, nil)
-	// The busy script is written from another goroutine: wait until the
-	// frame stops answering (bounded poll, 300 ms per probe).
+	go busy.Call(withTimeout(ctxT(t), 20*time.Second), "Runtime.evaluate", map[string]string{"expression": fmt.Sprintf(
+		"{ const x = new XMLHttpRequest(); x.open('GET', %q, false); try { x.send(); } catch {} }", hang.URL)}, nil)
+	// The request is sent from another goroutine: wait until the frame
+	// stops answering (bounded poll, 300 ms per probe).
 	for i := 0; ; i++ {
 		err := busy.Call(withTimeout(ctxT(t), 300*time.Millisecond), "Runtime.evaluate", map[string]string{"expression": "1"}, nil)
 		if err != nil {
@@ -99,7 +117,10 @@ func TestUnreadableFrameIsLocal(t *testing.T) {
 		strings.Contains(s.Text, "MK-BUSY-FRAME") {
 		t.Fatalf("the busy frame is not marked:\n%s", s.Text)
 	}
-	if took > capture.FrameTimeout+2*time.Second {
+	// Generous: the rest of the page takes well under a second, but a
+	// loaded machine may add seconds; a snapshot that waited for the hung
+	// frame (or for its deadline twice) would take 10 s or more.
+	if took > capture.FrameTimeout+4*time.Second {
 		t.Fatalf("snapshot took %v; a frame's deadline is %v", took, capture.FrameTimeout)
 	}
 	t.Logf("snapshot with a hung frame took %v", took)
@@ -109,19 +130,11 @@ func TestUnreadableFrameIsLocal(t *testing.T) {
 }
 
 func TestFrameDepthLimit(t *testing.T) {
-	a, _ := testpages.StartPair(t)
+	t.Parallel()
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/chain.html"))
-	var s *capture.Snapshot
-	for i := 0; i < 50; i++ { // bounded: the deepest frame attaches as it loads
-		var err error
-		if s, err = capture.Take(ctxT(t), tab, capture.SnapshotOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(s.Text, "MK-CHAIN-3") {
-			break
-		}
-		nav.Wait(withTimeout(ctxT(t), 100*time.Millisecond), tab, nav.WaitOptions{Text: "never"})
-	}
+	// The deepest frame attaches as it loads.
+	enginetest.Eventually(t, "the deepest frame", func() bool { return strings.Contains(snap(t, tab).Text, "MK-CHAIN-3") })
 	s, err := capture.Take(ctxT(t), tab, capture.SnapshotOptions{MaxFrameDepth: 2})
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,9 @@ import (
 // The shared test helpers, by their short names.
 var (
 	openTab     = enginetest.OpenTab
+	gotoPage    = enginetest.Goto
 	ctxT        = enginetest.Ctx
+	longCtx     = enginetest.LongCtx
 	withTimeout = enginetest.WithTimeout
 	snap        = enginetest.Snap
 	snapWith    = enginetest.SnapWith
@@ -19,6 +21,7 @@ var (
 	refsByFrame = enginetest.RefsByFrame
 	frameIDs    = enginetest.FrameIDs
 	refOfLine   = enginetest.RefOfLine
+	startPair   = enginetest.StartPair
 )
 
 func status(t *testing.T, tab *engine.Surface) string {

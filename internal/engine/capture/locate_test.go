@@ -14,6 +14,7 @@ import (
 )
 
 func TestSimilarRefsAfterNavigation(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "locators/checkout1.html")
 	s := locSnap(t, tab)
 	old := refsNamed(s, "button", "Checkout")[0].Ref
@@ -59,6 +60,7 @@ func TestSimilarRefsAfterNavigation(t *testing.T) {
 }
 
 func TestLocatorsBadInput(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"e12", "role=button[name=x]", "text=hi"} {
 		if _, err := snapshot.ParseLocator(s); err == nil {
 			t.Errorf("%q parsed", s)
@@ -73,16 +75,17 @@ func TestLocatorsBadInput(t *testing.T) {
 // query finds exactly the elements the snapshot shows with that role, with
 // the same names (a snapshot with every element numbered and named).
 func TestRoleQueryMatchesSnapshot(t *testing.T) {
+	t.Parallel()
 	pages := []string{
 		"basic.html", "form.html", "form2.html", "controls.html", "dupes.html", "names.html", "aria.html",
 		"landmarks.html", "patterns.html", "shadow.html", "tables.html", "media.html", "modal.html", "compact.html",
 		"locators/repeated.html", "locators/hidden.html", "locators/wrapper.html",
 	}
+	tab := openTab(t, "") // for every page in turn (see enginetest.Goto)
 	for _, p := range pages {
 		t.Run(p, func(t *testing.T) {
-			tab := openTab(t, p)
-			ctx := ctxT(t)
-			page, w, err := agentSnapshotAll(ctx, tab)
+			gotoPage(t, tab, p)
+			page, w, err := agentSnapshotAll(ctxT(t), tab)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +114,7 @@ func TestRoleQueryMatchesSnapshot(t *testing.T) {
 			})
 			for _, role := range order {
 				var r capture.QueryReply
-				if err := w.Call(ctx, "query", &r, capture.StepSpec(snapshot.Step{Kind: snapshot.StepRole, Role: role})); err != nil || !r.OK {
+				if err := w.Call(ctxT(t), "query", &r, capture.StepSpec(snapshot.Step{Kind: snapshot.StepRole, Role: role})); err != nil || !r.OK {
 					t.Fatalf("query role=%s: %v %+v", role, err, r)
 				}
 				got := map[int64]rn{}
@@ -133,7 +136,7 @@ func TestRoleQueryMatchesSnapshot(t *testing.T) {
 				// The name filter: one named query per role.
 				for _, x := range want[role] {
 					var rr capture.QueryReply
-					if err := w.Call(ctx, "query", &rr, capture.StepSpec(snapshot.RoleStep(role, x.name))); err != nil || !rr.OK {
+					if err := w.Call(ctxT(t), "query", &rr, capture.StepSpec(snapshot.RoleStep(role, x.name))); err != nil || !rr.OK {
 						t.Fatalf("query: %v", err)
 					}
 					n := 0

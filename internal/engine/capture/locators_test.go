@@ -14,7 +14,6 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/snapshot"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 // locSnap captures the whole surface, binds refs and assigns locators, as
@@ -22,8 +21,9 @@ import (
 // capture incomplete (no locators); it waits for a complete one.
 func locSnap(t *testing.T, tab *engine.Surface) *capture.Snapshot {
 	t.Helper()
-	ctx := ctxT(t)
-	for try := 0; ; try++ {
+	ctx := longCtx(t) // captures until complete, then a locator for every ref
+	deadline := time.Now().Add(30 * time.Second)
+	for {
 		release := enginetest.Hold(t, tab)
 		caps, err := capture.CaptureAll(ctx, tab, capture.DefaultFrameDepth)
 		if err != nil {
@@ -31,18 +31,20 @@ func locSnap(t *testing.T, tab *engine.Surface) *capture.Snapshot {
 			t.Fatal(err)
 		}
 		complete := capture.SurfaceComplete(tab, caps)
-		if complete || try == 50 {
+		if complete || time.Now().After(deadline) {
 			s := &capture.Snapshot{}
 			capture.BindRefs(tab, caps, s)
 			capture.AssignLocators(ctx, tab, caps)
 			release()
 			if !complete {
-				t.Fatalf("the surface never captured completely")
+				t.Fatalf("the surface did not capture completely within 30 s")
 			}
 			return s
 		}
 		release()
-		time.Sleep(100 * time.Millisecond)
+		// A bounded poll (30 s, for a loaded machine): nothing tells when
+		// the last frame has attached.
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -135,6 +137,7 @@ func checkLocators(t *testing.T, tab *engine.Surface, s *capture.Snapshot) int {
 }
 
 func TestLocatorsRepeatedControls(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "locators/repeated.html")
 	s := locSnap(t, tab)
 	dels := refsNamed(s, "button", "Delete")
@@ -197,6 +200,7 @@ func TestLocatorsRepeatedControls(t *testing.T) {
 }
 
 func TestLocatorsHiddenCopy(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "locators/hidden.html")
 	s := locSnap(t, tab)
 	msgs := refsNamed(s, "textbox", "Message")
@@ -222,6 +226,7 @@ func TestLocatorsHiddenCopy(t *testing.T) {
 }
 
 func TestLocatorsWrapperAndIDs(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "locators/wrapper.html")
 	s := locSnap(t, tab)
 	one := func(role, name string) string {
@@ -288,7 +293,8 @@ func TestLocatorsWrapperAndIDs(t *testing.T) {
 }
 
 func TestLocatorsAcrossFrames(t *testing.T) {
-	a, _ := testpages.StartPair(t)
+	t.Parallel()
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("locators/frametop.html"))
 	s := locSnap(t, tab)
 	_, _, sends := frameIDs(t, s, "button", "Send", 3)
@@ -375,16 +381,18 @@ func TestLocatorsAcrossFrames(t *testing.T) {
 // TestLocatorsOnFixtures proves the locator rule on every fixture page:
 // each stored locator resolves to exactly its ref's element.
 func TestLocatorsOnFixtures(t *testing.T) {
-	a, _ := testpages.StartPair(t)
+	t.Parallel()
+	a, _ := startPair(t)
 	pages := []string{
 		"basic.html", "form.html", "form2.html", "controls.html", "dupes.html", "names.html", "aria.html",
 		"landmarks.html", "patterns.html", "shadow.html", "tables.html", "media.html", "modal.html", "compact.html",
 		"locators/repeated.html", "locators/hidden.html", "locators/wrapper.html", "locators/checkout2.html",
 		a.Page("frames/top.html"), a.Page("frames/chain.html"), a.Page("locators/frametop.html"), a.Page("locators/nest.html"),
 	}
+	tab := openTab(t, "") // for every page in turn (see enginetest.Goto)
 	for _, p := range pages {
 		t.Run(strings.TrimPrefix(strings.TrimPrefix(p, a.URL), "/"), func(t *testing.T) {
-			tab := openTab(t, p)
+			gotoPage(t, tab, p)
 			s := locSnap(t, tab)
 			n := checkLocators(t, tab, s)
 			t.Logf("%d of %d refs have a locator", n, len(s.Refs))
@@ -398,6 +406,7 @@ func TestLocatorsOnFixtures(t *testing.T) {
 // TestLocatorsIncompleteKeepsPrevious: a partial capture proves nothing
 // about the surface; locators proven before are kept, none are made.
 func TestLocatorsIncompleteKeepsPrevious(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "locators/wrapper.html")
 	s := locSnap(t, tab)
 	ref := refsNamed(s, "button", "Publish now")[0].Ref
@@ -432,7 +441,8 @@ func TestLocatorsIncompleteKeepsPrevious(t *testing.T) {
 // TestLocatorsNestedFrames: a frame path of any depth, through a
 // cross-site frame and back.
 func TestLocatorsNestedFrames(t *testing.T) {
-	a, _ := testpages.StartPair(t)
+	t.Parallel()
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("locators/nest.html"))
 	s := locSnap(t, tab)
 	sends := refsNamed(s, "button", "Send")
@@ -468,7 +478,8 @@ func TestLocatorsNestedFrames(t *testing.T) {
 // matches in a subframe is not used, and with nothing else the ref has no
 // locator (the top document has no frame path to narrow it).
 func TestLocatorsTopDocumentConservative(t *testing.T) {
-	a, _ := testpages.StartPair(t)
+	t.Parallel()
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	s := locSnap(t, tab)
 	top, _, _ := frameIDs(t, s, "button", "Go", 3)
@@ -491,6 +502,7 @@ func TestLocatorsTopDocumentConservative(t *testing.T) {
 // TestLocatorRolesMatchAgent keeps capture.LocatorRoles equal to the roles the
 // agent always gives a ref (ACTION_ROLES and SCOPE_ROLES).
 func TestLocatorRolesMatchAgent(t *testing.T) {
+	t.Parallel()
 	src := snapshot.AgentScript()
 	agent := map[string]bool{}
 	for _, set := range []string{"ACTION_ROLES", "SCOPE_ROLES"} {

@@ -8,10 +8,10 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 func TestSnapshotInteractive(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "dupes.html")
 	full := snap(t, tab)
 	s := snapWith(t, tab, capture.SnapshotOptions{Interactive: true})
@@ -42,7 +42,8 @@ func TestSnapshotInteractive(t *testing.T) {
 }
 
 func TestSnapshotDepthPerFrame(t *testing.T) {
-	a, _ := testpages.StartPair(t)
+	t.Parallel()
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	s := snapWith(t, tab, capture.SnapshotOptions{Depth: 1})
 	// Depth 1: top-level nodes only in each frame, but frames still open
@@ -62,7 +63,8 @@ func TestSnapshotDepthPerFrame(t *testing.T) {
 // the default snapshot and in a frame; a child that only inherits the
 // cursor is not, nor is plain text (which still gets a ref for its line).
 func TestSnapshotCursor(t *testing.T) {
-	a, _ := testpages.StartPair(t)
+	t.Parallel()
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("cursor.html"))
 	s := snap(t, tab)
 	var card1, card2, framed string
@@ -99,6 +101,7 @@ func TestSnapshotCursor(t *testing.T) {
 }
 
 func TestSnapshotViewport(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form.html")
 	full := snap(t, tab)
 	v := snapWith(t, tab, capture.SnapshotOptions{Viewport: true})
@@ -112,6 +115,7 @@ func TestSnapshotViewport(t *testing.T) {
 }
 
 func TestSnapshotScope(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "basic.html")
 	full := snap(t, tab)
 	nav := ref(t, full, "navigation", "")
@@ -130,7 +134,7 @@ func TestSnapshotScope(t *testing.T) {
 	}
 
 	// Scope into a cross-site frame by the ref of its iframe.
-	a, _ := testpages.StartPair(t)
+	a, _ := startPair(t)
 	ftab := openTab(t, a.Page("frames/top.html"))
 	fs := snap(t, ftab)
 	cross := ref(t, fs, "iframe", "cross-site frame")
@@ -160,15 +164,22 @@ func TestSnapshotScope(t *testing.T) {
 }
 
 func TestSnapshotSizeAndMaxChars(t *testing.T) {
-	tab := openTab(t, "large.html")
-	full := snap(t, tab)
+	t.Parallel()
+	tab := bigTab(t, "large.html")
+	full, err := capture.Take(longCtx(t), tab, capture.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if full.Chars == 0 || full.Tokens != (full.Chars+3)/4 {
 		t.Fatalf("size: chars %d tokens %d", full.Chars, full.Tokens)
 	}
 	if !strings.HasSuffix(full.Text, "chars, ~"+itoa(full.Tokens)+" tokens]\n") {
 		t.Fatalf("footer: %q", full.Text[len(full.Text)-60:])
 	}
-	s := snapWith(t, tab, capture.SnapshotOptions{MaxChars: 5000})
+	s, err := capture.Take(longCtx(t), tab, capture.SnapshotOptions{MaxChars: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !s.Truncated || s.Chars > 5000 {
 		t.Fatalf("max-chars: truncated %v, %d chars", s.Truncated, s.Chars)
 	}

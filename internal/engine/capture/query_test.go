@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/engine/capture"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 func TestQuery(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "download.html")
 	q := func(o capture.QueryOptions) *capture.QueryResult {
 		t.Helper()
@@ -49,6 +49,7 @@ func TestQuery(t *testing.T) {
 // TestQueryTextOfNames: text a control shows as its name (a button's
 // label) and a row's plain cells are found by text, innermost first.
 func TestQueryTextOfNames(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "widgets.html")
 	s := snap(t, tab)
 	r, err := capture.Query(ctxT(t), tab, capture.QueryOptions{Text: "Buried"})
@@ -63,7 +64,8 @@ func TestQueryTextOfNames(t *testing.T) {
 }
 
 func TestQueryFrameOf(t *testing.T) {
-	a, _ := testpages.StartPair(t)
+	t.Parallel()
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	s := snap(t, tab)
 	cross := refsByFrame(s, "button", "Go")

@@ -35,6 +35,7 @@ const recordOrigin = "http://loupe.test"
 var recordPasses = map[string]int{"compact": 2}
 
 func TestRecordAgentOutput(t *testing.T) {
+	t.Parallel()
 	if !*record {
 		t.Skip("recording is off; run with -record to rewrite internal/snapshot/testdata/*.agent.json")
 	}

@@ -12,6 +12,7 @@ import (
 // distinct, blank text is gone, the semantic nodes stay (an empty table
 // cell included), and every ref resolves to its original node.
 func TestSpecCompactFixture(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "spec-compact.html")
 	a := snap(t, tab)
 	b := snap(t, tab)

@@ -26,6 +26,7 @@ var (
 )
 
 func TestDownloads(t *testing.T) {
+	t.Parallel()
 	a := testpages.Start(t, "127.0.0.1")
 	b := ownBrowser(t)
 	dir := filepath.Join(t.TempDir(), "downloads")
@@ -76,6 +77,7 @@ func TestDownloads(t *testing.T) {
 // filed like any other) or refused (then nothing is kept); the listener
 // hears each begin and end.
 func TestDownloadPolicy(t *testing.T) {
+	t.Parallel()
 	a := testpages.Start(t, "127.0.0.1")
 	b := ownBrowser(t)
 	root := t.TempDir()

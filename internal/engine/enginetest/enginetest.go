@@ -7,13 +7,18 @@ package enginetest
 
 import (
 	"context"
+	"flag"
+	"fmt"
 	"maps"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,11 +36,21 @@ import (
 )
 
 // One browser and one fixture server serve a whole test binary; each test
-// opens its own tab.
+// opens its own tab. The browser is launched by the first test that asks
+// for it: a package whose tests each launch their own pays for none.
 var (
-	browser *engine.Browser
-	server  *httptest.Server
+	server    *httptest.Server
+	profile   string // the shared browser's profile directory
+	launch    sync.Once
+	browser   *engine.Browser
+	launchErr error
 )
+
+// parallel is how many tests run at once unless -test.parallel says. The
+// default, GOMAXPROCS, fits tests that keep a CPU busy; these mostly wait
+// for Chromium (another process) to load, lay out and answer, so on a
+// small machine a few more at a time finish sooner.
+const parallel = 4
 
 // Main runs a package's tests with the shared browser and fixture server,
 // and returns the exit code: func TestMain(m *testing.M) {
@@ -55,32 +70,53 @@ func Main(m *testing.M) int {
 }
 
 func run(m *testing.M) int {
-	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
-	if err != nil {
+	if _, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM")); err != nil {
 		println("engine tests need Chromium (make chromium installs it):", err.Error())
 		return 1
+	}
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set && runtime.GOMAXPROCS(0) < parallel {
+		_ = flag.Set("test.parallel", strconv.Itoa(parallel))
 	}
 	dir, err := os.MkdirTemp("", "loupe-engine-test-")
 	if err != nil {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
+	profile = filepath.Join(dir, "s", "profile")
 	server = httptest.NewServer(testpages.Handler())
 	defer server.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	b, err := engine.Launch(ctx, engine.LaunchOptions{Binary: bin, ProfileDir: filepath.Join(dir, "s", "profile")})
-	if err != nil {
-		println("launch:", err.Error())
-		return 1
-	}
-	browser = b
-	defer b.Close(context.Background())
+	defer func() {
+		if browser != nil {
+			_ = browser.Close(context.Background())
+		}
+	}()
 	return m.Run()
 }
 
-// Browser is the shared browser (nil outside Main).
-func Browser() *engine.Browser { return browser }
+// Browser is the shared browser, launched on first use (nil outside
+// Main). A browser that cannot start ends the test binary: no test of the
+// package can run without it.
+func Browser() *engine.Browser {
+	launch.Do(func() {
+		if profile == "" {
+			return
+		}
+		bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+		if err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), StepTimeout)
+			defer cancel()
+			browser, err = engine.Launch(ctx, engine.LaunchOptions{Binary: bin, ProfileDir: profile})
+		}
+		launchErr = err
+	})
+	if launchErr != nil {
+		panic("enginetest: launch of the shared browser: " + launchErr.Error())
+	}
+	return browser
+}
 
 // URL is the shared fixture server's origin.
 func URL() string { return server.URL }
@@ -88,32 +124,67 @@ func URL() string { return server.URL }
 // Page is the URL of a fixture page on the shared server.
 func Page(page string) string { return server.URL + "/" + page }
 
+// pairs numbers the fixture pairs of this test binary.
+var pairs atomic.Int32
+
+// StartPair serves the fixture pages as testpages.StartPair does, A on
+// 127.0.0.1, but B on a loopback address of its own (127.1.x.y): a
+// browser puts the cross-site frames of one site from all its tabs into
+// one renderer, and a test's frames must not wait behind (or hang, or
+// crash with) another test's.
+func StartPair(t testing.TB) (a, b *testpages.Server) {
+	t.Helper()
+	n := pairs.Add(1)
+	s := testpages.StartHosts(t, "127.0.0.1", fmt.Sprintf("127.1.%d.%d", n/250, n%250+1))
+	return s[0], s[1]
+}
+
+// StepTimeout bounds one step of a test (Ctx). It detects a hang; it
+// does not measure speed: a step that takes well under a second alone
+// takes tens of seconds on a machine loaded far beyond its cores (an
+// action that waits 30 animation frames, when a frame takes a second).
+const StepTimeout = time.Minute
+
+// LongStepTimeout bounds a step that is hundreds of calls, or the load or
+// walk of a page of tens of thousands of elements (LongCtx): seconds
+// alone, minutes on a loaded machine.
+const LongStepTimeout = 3 * time.Minute
+
 // OpenTab opens a fresh tab in the shared browser at a fixture page (or at
 // a URL, or blank for ""), waits for it to load, and closes it after the
 // test.
 func OpenTab(t testing.TB, page string) *engine.Surface {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), StepTimeout)
 	defer cancel()
-	tab, err := surface.NewTab(ctx, browser)
+	b := Browser()
+	tab, err := surface.NewTab(ctx, b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = surface.CloseTab(ctx, browser, tab.ID)
+		_ = surface.CloseTab(ctx, b, tab.ID)
 	})
 	if page != "" {
-		url := page
-		if !strings.Contains(page, "://") {
-			url = Page(page)
-		}
-		if _, err := nav.Navigate(ctx, tab, url); err != nil {
-			t.Fatal(err)
-		}
+		Goto(t, tab, page)
 	}
 	return tab
+}
+
+// Goto loads a fixture page (or a URL) in an open tab and waits for it to
+// load. A test that reads many pages one after another goes from page to
+// page in one tab: a new tab costs a renderer process of its own.
+func Goto(t testing.TB, tab *engine.Surface, page string) {
+	t.Helper()
+	url := page
+	if !strings.Contains(page, "://") {
+		url = Page(page)
+	}
+	if _, err := nav.Navigate(Ctx(t), tab, url); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // OwnBrowser launches a browser for one test, so its surface list holds
@@ -132,9 +203,18 @@ func OwnBrowser(t testing.TB) *engine.Browser {
 	return b
 }
 
-// Ctx is a context for one step of a test: 15 s, ended with the test.
+// Ctx is a context for one step of a test (StepTimeout), ended with the
+// test.
 func Ctx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), StepTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// LongCtx is a context for one long step of a test (LongStepTimeout),
+// ended with the test.
+func LongCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), LongStepTimeout)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -146,13 +226,14 @@ func WithTimeout(ctx context.Context, d time.Duration) context.Context {
 	return ctx
 }
 
-// Eventually polls cond until it holds (bounded, 10 s). It is for registry
+// Eventually polls cond until it holds (bounded, 30 s: these changes take
+// milliseconds alone, seconds on a loaded machine). It is for registry
 // changes that follow browser events with no reply to wait on (a popup
 // closing itself, a frame removed by script): the test cannot know which
 // reply those events precede.
 func Eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -343,7 +424,7 @@ func Hold(t testing.TB, tab *engine.Surface) (release func()) {
 	select {
 	case <-held:
 	case <-ended:
-		t.Fatal("the surface's operation turn did not come within 15 s")
+		t.Fatalf("the surface's operation turn did not come within %v", StepTimeout)
 	}
 	var once sync.Once
 	release = func() {

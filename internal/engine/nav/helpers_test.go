@@ -12,4 +12,5 @@ var (
 	snap        = enginetest.Snap
 	ref         = enginetest.Ref
 	wantCode    = enginetest.WantCode
+	startPair   = enginetest.StartPair
 )

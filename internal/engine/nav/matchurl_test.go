@@ -7,6 +7,7 @@ import (
 )
 
 func TestMatchURL(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		pattern, url string
 		want         bool

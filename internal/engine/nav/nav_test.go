@@ -9,6 +9,7 @@ import (
 
 // A navigation within the document reports the new address, not the old.
 func TestNavigateToFragment(t *testing.T) {
+	t.Parallel()
 	srv := testpages.Start(t, "127.0.0.1")
 	tab := openTab(t, srv.Page("basic.html"))
 	for _, frag := range []string{"#account", "#prefs", "#prefs"} {

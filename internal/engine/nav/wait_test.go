@@ -8,10 +8,10 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
-	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
 func TestWaits(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form2.html")
 	s := snap(t, tab)
 	if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Later"), action.ClickOptions{}); err != nil {
@@ -23,13 +23,17 @@ func TestWaits(t *testing.T) {
 	start := time.Now()
 	_, err := nav.Wait(withTimeout(ctxT(t), 300*time.Millisecond), tab, nav.WaitOptions{Text: "never there"})
 	wantCode(t, err, apitype.Timeout)
-	if d := time.Since(start); d > 2*time.Second {
+	// Generous for a loaded machine; a wait that outlived its deadline
+	// would run to the step's (enginetest.StepTimeout).
+	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("a 300ms wait took %v", d)
 	}
-	if _, err := nav.Wait(withTimeout(ctxT(t), time.Second), tab, nav.WaitOptions{URL: "*/form2.html"}); err != nil {
+	// Both already hold: the waits return at once (5 s, generous for a
+	// loaded machine).
+	if _, err := nav.Wait(withTimeout(ctxT(t), 5*time.Second), tab, nav.WaitOptions{URL: "*/form2.html"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := nav.Wait(withTimeout(ctxT(t), time.Second), tab, nav.WaitOptions{Load: true}); err != nil {
+	if _, err := nav.Wait(withTimeout(ctxT(t), 5*time.Second), tab, nav.WaitOptions{Load: true}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -37,7 +41,8 @@ func TestWaits(t *testing.T) {
 // TestWaitTextInFrames: a wait for text sees it in a cross-site frame, as
 // the snapshot does, and still times out for text nowhere on the page.
 func TestWaitTextInFrames(t *testing.T) {
-	a, _ := testpages.StartPair(t)
+	t.Parallel()
+	a, _ := startPair(t)
 	tab := openTab(t, a.Page("frames/top.html"))
 	snap(t, tab) // the frames are attached
 	s := snap(t, tab)
@@ -56,6 +61,7 @@ func TestWaitTextInFrames(t *testing.T) {
 // never appears times out; a ref is never waited for — it cannot appear
 // later.
 func TestWaitForLocatorToAppear(t *testing.T) {
+	t.Parallel()
 	tab := openTab(t, "form2.html")
 	s := snap(t, tab)
 	if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Later"), action.ClickOptions{}); err != nil {
@@ -67,7 +73,8 @@ func TestWaitForLocatorToAppear(t *testing.T) {
 	start := time.Now()
 	_, err := nav.Wait(withTimeout(ctxT(t), 700*time.Millisecond), tab, nav.WaitOptions{Ref: `role=button[name="Never"]`})
 	wantCode(t, err, apitype.Timeout)
-	if d := time.Since(start); d > 3*time.Second {
+	// Generous, as in TestWaits.
+	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("a 700ms wait took %v", d)
 	}
 	_, err = nav.Wait(withTimeout(ctxT(t), 3*time.Second), tab, nav.WaitOptions{Ref: "e999999"})

@@ -61,6 +61,7 @@ const (
 // partition and keeps cookies and site data; clearing all data takes
 // everything of every origin there; a temp partition keeps its own.
 func TestClearCacheThenAllData(t *testing.T) {
+	t.Parallel()
 	b := enginetest.OwnBrowser(t)
 	ctx := enginetest.Ctx(t)
 	a, aHits := storing(t, "127.0.0.1")
@@ -125,6 +126,7 @@ func TestClearCacheThenAllData(t *testing.T) {
 // TestClearWithoutPersistTab: with only temp tabs open, a clear opens a
 // persist tab for itself and closes it after.
 func TestClearWithoutPersistTab(t *testing.T) {
+	t.Parallel()
 	b := enginetest.OwnBrowser(t)
 	ctx := enginetest.Ctx(t)
 	tmp, err := surface.NewTabIn(ctx, b, "temp:only")

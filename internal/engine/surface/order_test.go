@@ -6,6 +6,7 @@ import (
 )
 
 func TestSurfaceParentFirstOrder(t *testing.T) {
+	t.Parallel()
 	type item struct{ id, parent string }
 	key := func(i item) (string, string) { return i.id, i.parent }
 	ids := func(l []item) string {

@@ -29,6 +29,7 @@ func openIn(t *testing.T, b *engine.Browser, partition string) *engine.Surface {
 // temp:a are seen by temp:a's other tabs only — not in persist, not in
 // temp:b — and are gone once temp:a's last tab has closed.
 func TestPartitionsKeepCookiesApart(t *testing.T) {
+	t.Parallel()
 	b := enginetest.OwnBrowser(t)
 	a1 := openIn(t, b, "temp:a")
 	enginetest.EvalString(t, a1, `(document.cookie = 'k=from-a; path=/', localStorage.setItem('k', 'from-a'), 'set')`)
@@ -70,6 +71,7 @@ func TestPartitionsKeepCookiesApart(t *testing.T) {
 }
 
 func TestPartitionNames(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"", "persist", "temp:a", "temp:Task_1-x"} {
 		if _, err := surface.ParsePartition(ok); err != nil {
 			t.Errorf("%q refused: %v", ok, err)
@@ -85,6 +87,7 @@ func TestPartitionNames(t *testing.T) {
 // TestTabLimit: the 33rd tab is refused, not executed, and nothing is
 // closed to make room.
 func TestTabLimit(t *testing.T) {
+	t.Parallel()
 	b := enginetest.OwnBrowser(t)
 	for b.TabCount() < surface.TabLimit {
 		if _, err := surface.NewTab(enginetest.Ctx(t), b); err != nil {
