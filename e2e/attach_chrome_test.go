@@ -53,6 +53,7 @@ func personsChrome(t *testing.T, page string) (profile string, endpoint string) 
 // a tab loupe opened needs none; close leaves their browser and tab; and
 // with remote debugging off loupe says how to turn it on.
 func TestAttachPersonsChrome(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>My bank</title><p>MK-PERSONS-PAGE</p><button>Pay</button>`)
 	}))

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"syscall"
@@ -21,12 +19,14 @@ import (
 // protocol's invalid-params error — and the server goes on serving. No
 // browser is started for any of it.
 func TestMCPBadInputEveryField(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	badInputEveryField(t, e, startMCP(t, e, "--allow-eval"))
 }
 
 // TestMCPHTTPBadInputEveryField is the same over streamable HTTP.
 func TestMCPHTTPBadInputEveryField(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	m, _ := startHTTPMCP(t, e, "--allow-eval")
 	badInputEveryField(t, e, m)
@@ -38,8 +38,7 @@ func startHTTPMCP(t *testing.T, e *env, args ...string) (mcpCaller, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
-	cmd := exec.Command(loupeBin, append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...)
-	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
+	cmd := e.command(append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

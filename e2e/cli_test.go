@@ -24,6 +24,7 @@ func refOf(t *testing.T, snap, role, name string) string {
 }
 
 func TestUsageErrorsTouchNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	cases := []struct {
 		args []string
@@ -78,6 +79,7 @@ func TestUsageErrorsTouchNothing(t *testing.T) {
 }
 
 func TestEndToEnd(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	out := e.ok("open", srv.Page("form.html"))
@@ -188,6 +190,7 @@ func TestEndToEnd(t *testing.T) {
 }
 
 func TestStaleRefAndNavigationErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	e.ok("open", srv.Page("form.html"))
@@ -232,6 +235,7 @@ func TestStaleRefAndNavigationErrors(t *testing.T) {
 }
 
 func TestSocketAndSessions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	e.ok("--session", "alpha", "open", srv.Page("basic.html"))

@@ -13,6 +13,7 @@ import (
 // `switch` never retarget the agent's next snapshot, wait or click, and
 // each sees its own tab marked current in the tab list.
 func TestClientsKeepTheirOwnTabs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	e.ok("open", srv.Page("basic.html"))
@@ -78,6 +79,7 @@ func firstField(t *testing.T, line, key string) string {
 // TestMCPClickThatNavigates: a click that loads another page reports the
 // new URL, in the text and in the structured report.
 func TestMCPClickThatNavigates(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	m := startMCP(t, e)
@@ -103,6 +105,7 @@ func TestMCPClickThatNavigates(t *testing.T) {
 // no tab left, the next call says how to open one, in tool calls, and
 // loupe picks no other tab by itself.
 func TestMCPCloseTab(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	m := startMCP(t, e)

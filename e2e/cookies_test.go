@@ -17,6 +17,7 @@ import (
 // cookie reaches the pages of its site (and no temp partition), and the
 // expired and App-Bound rows are counted as skipped.
 func TestImportCookies(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	profile := filepath.Join(t.TempDir(), "Default")

@@ -33,6 +33,7 @@ func killRenderers(t *testing.T, e *env) {
 // nor act on it until the person resumes it, and then its old refs are
 // stale. The event stream tells the crash and the reload.
 func TestRendererCrashMidAction(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv, keys := countingPage(t, `<h1>Notes</h1><textarea aria-label="Notes" oninput="navigator.sendBeacon('/hit')"></textarea>`)
 	e.ok("open", srv.URL+"/")
@@ -101,6 +102,7 @@ func TestRendererCrashMidAction(t *testing.T) {
 // person, reloaded at its last web address, refused to agents until
 // resumed.
 func TestCrashPageFromTheCLI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv, _ := countingPage(t, `<h1>Before</h1>`)
 	e.ok("open", srv.URL+"/")

@@ -73,6 +73,7 @@ func (a *agentSite) state() (int, string) {
 // the keys), hands it back, and finds an unknown outcome listed, which
 // they acknowledge.
 func TestDashboardDrivenByLoupe(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	site := serveAgentSite(t)
 	agent := func(args ...string) string {

@@ -13,6 +13,7 @@ import (
 // bytes received of the total and events streams download.progress; the
 // file's second half is sent only when the test has seen the first.
 func TestDownloadProgress(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	const half = 256 << 10
 	release := make(chan struct{})

@@ -44,7 +44,7 @@ func startEvents(t *testing.T, e *env, args ...string) *eventStream {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, loupeBin, append([]string{"events", "--since", "0"}, args...)...)
-	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
+	cmd.Env = e.environ()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +93,7 @@ func (s *eventStream) next(kind string, match func(event) bool) event {
 // take-overs and resumes, approvals asked and answered, tasks ended and a
 // browser that died — each as it happens.
 func TestEventStream(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv, _ := countingPage(t, `<h1>Shop</h1><button onclick="fetch('/hit')">Buy</button>`)
 	e.ok("daemon", "start")
@@ -176,6 +177,7 @@ func TestEventStream(t *testing.T) {
 // files until a person approves it (then it is filed) or denies it; under
 // deny it is cancelled and nothing is kept. The event stream tells each.
 func TestDownloadPolicy(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	e.ok("open", srv.Page("download.html"))

@@ -13,6 +13,7 @@ import (
 // TestFramesThroughCLI uses refs inside a same-origin and a cross-site
 // frame as a user of the CLI would, without knowing they are in frames.
 func TestFramesThroughCLI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, _ := testpages.StartPair(t)
 	e.ok("open", a.Page("frames/top.html"))

@@ -9,6 +9,7 @@ import (
 // it opens are its own, the browser's first tab is shared; ending a task
 // refuses its writes (NO_GRANT, nothing sent) and frees its tabs.
 func TestTaskGrants(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv, clicks := countingPage(t, `<h1>Shop</h1><button onclick="fetch('/hit')">Buy</button>`)
 	buy := `role=button[name="Buy"]`
@@ -73,6 +74,7 @@ func TestTaskGrants(t *testing.T) {
 // (NO_GRANT, nothing sent) and a fresh read gives it a new grant — except
 // for an ended task, which stays ended.
 func TestGrantRevokedForMCP(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv, clicks := countingPage(t, `<h1>Shop</h1><button onclick="fetch('/hit')">Buy</button>`)
 	e.ok("open", srv.URL+"/")

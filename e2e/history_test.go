@@ -18,6 +18,7 @@ import (
 // fresh home on a fresh page, gets the page to the same state; what did
 // not execute and a person's own commands are comments, not done again.
 func TestHistoryReplays(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><meta charset="utf-8"><title>Form</title>
 			<label>Name <input id="n"></label><label><input type="checkbox" id="c"> Agree</label>
@@ -84,7 +85,7 @@ func TestHistoryReplays(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", path)
-	cmd.Env = append(os.Environ(), "LOUPE="+loupeBin, "LOUPE_HOME="+fresh.home, "LOUPE_SESSION=replayed", "LOUPE_SECRET_1=MK-s3cret-pw")
+	cmd.Env = append(fresh.environ(), "LOUPE="+loupeBin, "LOUPE_SESSION=replayed", "LOUPE_SECRET_1=MK-s3cret-pw")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the script: %v\n%s\n%s", err, out, script)
 	}

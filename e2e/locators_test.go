@@ -10,6 +10,7 @@ import (
 )
 
 func TestLocatorsThroughCLI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	e.ok("open", srv.Page("dupes.html"))

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,15 +20,32 @@ import (
 
 var loupeBin string
 
+// raceBinary builds the loupe binary under test with -race, and only when
+// LOUPE_E2E_RACE=1 (make test-long sets it). The daemon's code is already
+// race-checked in-process by its packages' tests (executor, localapi,
+// mcpserver and dashboard run it under -race), and a race-built binary
+// tripled the cost of this package; LOUPE_E2E_RACE=1 keeps the full check.
+var raceBinary = os.Getenv("LOUPE_E2E_RACE") == "1"
+
+// defaultParallel is -test.parallel when the caller does not set it. Most
+// of a test's time is spent waiting on its daemon and Chromium, so more
+// tests than cores run at once; each has its own home, daemon and browser.
+const defaultParallel = 4
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if !parallelSet {
+		flag.Set("test.parallel", strconv.Itoa(defaultParallel))
+	}
 	dir, err := os.MkdirTemp("", "loupe-e2e-bin-")
 	if err != nil {
 		panic(err)
 	}
 	loupeBin = filepath.Join(dir, "loupe")
 	args := []string{"build", "-o", loupeBin}
-	if raceBuild {
-		// The daemon's concurrency is checked too.
+	if raceBinary {
 		args = append(args, "-race")
 	}
 	build := exec.Command("go", append(args, "../cmd/loupe")...)
@@ -45,6 +63,10 @@ func TestMain(m *testing.M) {
 type env struct {
 	t    *testing.T
 	home string
+	// extra is added to the environment of every loupe process started
+	// here ("KEY=VALUE"): t.Setenv would keep the test from running in
+	// parallel.
+	extra []string
 }
 
 func newEnv(t *testing.T) *env {
@@ -64,6 +86,23 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
+// environ is the environment of a loupe process of this env.
+func (e *env) environ() []string {
+	env := append(os.Environ(), "LOUPE_HOME="+e.home)
+	if raceBinary {
+		// A race-checked binary sleeps a second at exit by default.
+		env = append(env, "GORACE=atexit_sleep_ms=0")
+	}
+	return append(env, e.extra...)
+}
+
+// command is `loupe args...` in this env, not started.
+func (e *env) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(loupeBin, args...)
+	cmd.Env = e.environ()
+	return cmd
+}
+
 type result struct {
 	code           int
 	stdout, stderr string
@@ -74,11 +113,7 @@ func (e *env) run(args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, loupeBin, args...)
-	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
-	if raceBuild {
-		// A race-checked binary sleeps a second at exit by default.
-		cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0")
-	}
+	cmd.Env = e.environ()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -110,10 +145,15 @@ func (e *env) okJSON(v any, args ...string) {
 	}
 }
 
-// processes lists the pids of processes whose command line mentions this
-// environment's home: the daemon and every browser process it started
-// (their profile, crash and cache directories are all under it).
+// processes lists the pids of this environment's processes: the loupe
+// processes run with its LOUPE_HOME (the daemon's command line, `loupe
+// daemon run`, does not name it) and the browser processes they started
+// (their profile, crash and cache directories are under the home).
+// Matching this home exactly keeps out the processes of the tests that
+// run beside this one.
 func (e *env) processes() []int {
+	under := []byte(e.home + "/")
+	entry := []byte("\x00LOUPE_HOME=" + e.home + "\x00")
 	entries, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, d := range entries {
@@ -129,8 +169,14 @@ func (e *env) processes() []int {
 			continue
 		}
 		b, err := os.ReadFile("/proc/" + d.Name() + "/cmdline")
-		if err != nil || !bytes.Contains(b, []byte(e.home)) {
+		if err != nil {
 			continue
+		}
+		if !bytes.Contains(b, under) {
+			env, err := os.ReadFile("/proc/" + d.Name() + "/environ")
+			if err != nil || !bytes.Contains(append([]byte{0}, env...), entry) {
+				continue
+			}
 		}
 		if st, err := os.ReadFile("/proc/" + d.Name() + "/stat"); err == nil {
 			if i := bytes.LastIndexByte(st, ')'); i > 0 && len(st) > i+2 && st[i+2] == 'Z' {
@@ -142,11 +188,13 @@ func (e *env) processes() []int {
 	return pids
 }
 
+// browserProcesses is processes without loupe's own (the daemon, MCP
+// servers, CLI commands).
 func (e *env) browserProcesses() []int {
 	var out []int
 	for _, pid := range e.processes() {
 		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-		if !bytes.Contains(b, []byte("daemon\x00run")) {
+		if exe, _, _ := bytes.Cut(b, []byte{0}); string(exe) != loupeBin {
 			out = append(out, pid)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 // notification gets nothing) and serves the next one; it exits 0 when its
 // input ends (startRawMCP checks).
 func TestMCPStdioMalformedLines(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := startRawMCP(t, e)
 	write := func(line string) {

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -35,6 +34,7 @@ var update = flag.Bool("update", false, "rewrite e2e/testdata/mcp/*.golden from 
 //
 // go test ./e2e -run TestMCPGolden -update rewrites the goldens.
 func TestMCPGolden(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := fixtureServer(t)
 	c := startRawMCP(t, e)
@@ -120,11 +120,7 @@ type rawMCP struct {
 
 func startRawMCP(t *testing.T, e *env) *rawMCP {
 	t.Helper()
-	cmd := exec.Command(loupeBin, "mcp")
-	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
-	if raceBuild {
-		cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0")
-	}
+	cmd := e.command("mcp")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -45,6 +44,7 @@ func waitNoBrowser(e *env, within time.Duration) []int {
 }
 
 func TestNoOrphanAfterClose(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	startBrowser(t, e)
 	if got := e.ok("close"); got != "closed session default\n" {
@@ -59,6 +59,7 @@ func TestNoOrphanAfterClose(t *testing.T) {
 }
 
 func TestNoOrphanAfterDaemonStop(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	startBrowser(t, e)
 	e.ok("daemon", "stop")
@@ -68,6 +69,7 @@ func TestNoOrphanAfterDaemonStop(t *testing.T) {
 }
 
 func TestNoOrphanAfterDaemonKilled(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	pid := startBrowser(t, e)
 	if err := kill(pid); err != nil {
@@ -109,6 +111,7 @@ func TestDaemonOutlivesStartDeadline(t *testing.T) {
 // daemon leaves the MCP server's browser running: its next call reads the
 // same page.
 func TestDaemonKeepsMCPBrowser(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	m := startMCP(t, e)
@@ -139,6 +142,7 @@ func TestDaemonKeepsMCPBrowser(t *testing.T) {
 // a lingering renderer would: the kernel kills the browser with its owner
 // (Pdeathsig), not the helper.
 func TestReapsLeftoverOfKilledOwner(t *testing.T) {
+	t.Parallel()
 	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
 	if err != nil {
 		t.Fatal(err)
@@ -153,19 +157,18 @@ func TestReapsLeftoverOfKilledOwner(t *testing.T) {
 	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("LOUPE_CHROMIUM", wrapper)
 	srv := testpages.Start(t, "127.0.0.1")
 
 	for _, owner := range []string{"daemon", "mcp"} {
 		t.Run(owner, func(t *testing.T) {
 			e := newEnv(t)
+			e.extra = []string{"LOUPE_CHROMIUM=" + wrapper}
 			os.Remove(helperFile)
 			var pid int
 			if owner == "daemon" {
 				pid = startBrowser(t, e)
 			} else {
-				cmd := exec.Command(loupeBin, "mcp")
-				cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
+				cmd := e.command("mcp")
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer cancel()
 				cs, err := mcp.NewClient(&mcp.Implementation{Name: "loupe-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -183,6 +186,11 @@ func TestReapsLeftoverOfKilledOwner(t *testing.T) {
 			helper, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 			if err := kill(pid); err != nil {
 				t.Fatal(err)
+			}
+			// The daemon next starts once the owner is gone (its exit has
+			// no event; on a loaded machine it can trail the signal).
+			if !waitGone(pid, 10*time.Second) {
+				t.Fatalf("the %s (pid %d) outlived SIGKILL", owner, pid)
 			}
 			if !alive(helper) {
 				t.Fatalf("the helper (pid %d) did not outlive its owner: nothing is left to reap", helper)

@@ -11,6 +11,7 @@ import (
 // tabs in temp partitions that tabs names, a cookie set in one is not in
 // the session's own, a bad name is a usage error that opens nothing.
 func TestPartitionsFromTheCLI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	e.ok("open", srv.Page("basic.html"))
@@ -68,6 +69,7 @@ func TestPartitionsFromTheCLI(t *testing.T) {
 // TestPartitionsFromMCP: browser_navigate and browser_tabs take a
 // partition; browser_tabs lists it; a bad one is BAD_INPUT, not executed.
 func TestPartitionsFromMCP(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	m := startMCP(t, e)

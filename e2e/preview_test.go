@@ -28,6 +28,7 @@ func status(t *testing.T, u string) int {
 // one is 404), closing the tab ends it, and MCP agents may preview only
 // files of their session's files directory.
 func TestPreviewLocalFile(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "page.html"), []byte(`<!doctype html><title>Local preview</title><link rel="stylesheet" href="site.css"><p id="p">MK-PREVIEW-1</p>

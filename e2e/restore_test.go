@@ -60,6 +60,7 @@ type restoredTabs struct {
 // do not come back — a ref from before the restart is refused, never
 // reissued.
 func TestRestoreAfterDaemonRestart(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := serveCounted(t)
 	dir := t.TempDir()
@@ -172,6 +173,7 @@ func TestRestoreAfterDaemonRestart(t *testing.T) {
 // its last operation; the next restores from it and skips a margin of
 // surface ids (one may have been announced after the last write).
 func TestRestoreAfterKill(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := serveCounted(t)
 	e.ok("open", srv.URL+"/alpha")

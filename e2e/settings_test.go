@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,6 +21,7 @@ import (
 // back on, reads still work, the settings command itself still does, and
 // a new MCP session has no browser tools.
 func TestSettingsControlEnabled(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	e.ok("open", srv.Page("basic.html"))
@@ -42,8 +42,7 @@ func TestSettingsControlEnabled(t *testing.T) {
 	// A new MCP session lists no tools.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.Command(loupeBin, "mcp")
-	cmd.Env = append(os.Environ(), "LOUPE_HOME="+e.home)
+	cmd := e.command("mcp")
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "settings-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +71,7 @@ func TestSettingsControlEnabled(t *testing.T) {
 // loads in the running browser — in a temp partition too — without a
 // restart.
 func TestSettingsIgnoreCertificateErrorsLive(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	tls := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "<title>self-signed</title><p>MK-TLS-OK</p>")
@@ -97,6 +97,7 @@ func TestSettingsIgnoreCertificateErrorsLive(t *testing.T) {
 // takes them from every site of the shared partition and leaves the temp
 // partition alone.
 func TestSettingsClearCacheThenAllData(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	one, two := testpages.Start(t, "127.0.0.1"), testpages.Start(t, "127.0.0.2")
 	set := `(document.cookie = 'k=v; path=/', localStorage.setItem('k', 'v'), 'set')`

@@ -14,6 +14,7 @@ import (
 // ancestors and refs that still act; --since last prints what changed
 // since the caller's last snapshot, and nothing when nothing did.
 func TestCheapReads(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	e.ok("open", srv.Page("large.html"))

@@ -23,6 +23,7 @@ setInterval(() => {
 // left the page go with them. (Before, 300 snapshots grew it from 18 to
 // 72 MB; now 17 to 23 MB.)
 func TestSoakChurningPage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a soak test")
 	}

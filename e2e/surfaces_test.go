@@ -14,6 +14,7 @@ import (
 // would: the JSON contract, switch, scoped snapshot and actions, refs of
 // another surface refused, the event commands, doctor, and clear errors.
 func TestSurfacesThroughCLI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, _ := testpages.StartPair(t)
 	e.ok("open", a.Page("surfaces/top.html"))

@@ -13,6 +13,7 @@ import (
 )
 
 func TestMoreVerbs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	e.ok("open", srv.Page("form.html"))
@@ -78,6 +79,7 @@ func TestMoreVerbs(t *testing.T) {
 // TestAttach attaches a session to a browser loupe did not start, drives it,
 // and leaves it running on close.
 func TestAttach(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	other, endpoint := externalChromium(t)
