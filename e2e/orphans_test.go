@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -86,23 +87,53 @@ func TestNoOrphanAfterDaemonKilled(t *testing.T) {
 	e.ok("open", srv.Page("basic.html"))
 }
 
-// TestDaemonOutlivesStartDeadline keeps a daemon idle past the deadline
-// the CLI gives `daemon start|stop|status` (30 s): the daemon itself has
-// none, and its browser session survives.
+// TestDaemonOutlivesStartDeadline: the daemon has no deadline of its own,
+// whatever the CLI that runs it was given (`daemon start|stop|status` get
+// 30 s, or --timeout). It runs `loupe --timeout 1s daemon run`, keeps it
+// idle past that second, and finds the daemon and its browser session
+// still there.
 func TestDaemonOutlivesStartDeadline(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
+	cmd := e.command("--timeout", "1s", "daemon", "run")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd.ExtraFiles = []*os.File{w} // fd 3: "ready" once it serves
+	cmd.Env = append(cmd.Env, "LOUPE_READY_FD=3")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	r.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if b, err := io.ReadAll(r); string(b) != "ready\n" {
+		t.Fatalf("the daemon did not report ready: %q, %v", b, err)
+	}
 	pid := startBrowser(t, e)
-	// Nothing to wait on: the point is that nothing happens.
-	time.Sleep(31 * time.Second)
+	if pid != cmd.Process.Pid {
+		t.Fatalf("the session runs in daemon %d, not the one started here (%d)", pid, cmd.Process.Pid)
+	}
+	// Nothing to wait on: the point is that nothing happens for longer
+	// than the 1 s deadline (2 s from now is well past it).
+	select {
+	case err := <-exited:
+		t.Fatalf("the daemon exited within its CLI's deadline: %v", err)
+	case <-time.After(2 * time.Second):
+	}
 	var st struct {
 		PID      int
 		Sessions []struct{ Name string }
 	}
 	e.okJSON(&st, "daemon", "status")
 	if st.PID != pid || len(st.Sessions) != 1 {
-		t.Fatalf("after 31 s idle: daemon %d (was %d), sessions %+v", st.PID, pid, st.Sessions)
+		t.Fatalf("after 2 s idle: daemon %d (was %d), sessions %+v", st.PID, pid, st.Sessions)
 	}
+	e.ok("daemon", "stop")
 }
 
 // TestDaemonKeepsMCPBrowser: an in-process `loupe mcp` and the daemon
