@@ -16,6 +16,7 @@ type agentResult struct {
 	OK       bool     `json:"ok"`
 	Err      string   `json:"err"`
 	Detail   string   `json:"detail"`
+	Missed   bool     `json:"missed"` // afterPress: no press reached the element's document
 	X        float64  `json:"x"`
 	Y        float64  `json:"y"`
 	W        float64  `json:"w"`

@@ -321,3 +321,47 @@ func oopifEval(t *testing.T, tab *engine.Surface, expr string) string {
 	}
 	return res.Result.Value
 }
+
+// TestSubframePressThatNeverArrives: in a frame, the press check reports a
+// click whose press never reached the element's document (the browser
+// routed it to another frame) as missed — the engine's NOT_ACTIONABLE,
+// executed — rather than as a click that landed. Sending no input at all
+// after arming the check stands in for input routed elsewhere.
+func TestSubframePressThatNeverArrives(t *testing.T) {
+	t.Parallel()
+	a, _ := startPair(t)
+	tab := openTab(t, a.Page("frames/chain.html"))
+	var s *capture.Snapshot
+	eventually(t, "the first frame", func() bool {
+		s = snap(t, tab)
+		return strings.Contains(s.Text, `button "Level 1"`)
+	})
+	el, err := capture.Resolve(ctxT(t), tab, ref(t, s, "button", "Level 1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el.Frame == tab.Root() {
+		t.Fatal("Level 1 is not in a subframe")
+	}
+	var armed struct {
+		OK  bool `json:"ok"`
+		Seq int  `json:"seq"`
+	}
+	if err := el.World.Call(ctxT(t), "armPress", &armed, el.Elem); err != nil || !armed.OK {
+		t.Fatalf("armPress: %+v %v", armed, err)
+	}
+	var r struct {
+		Detail string `json:"detail"`
+		Missed bool   `json:"missed"`
+	}
+	if err := el.World.Call(ctxT(t), "afterPress", &r, armed.Seq, 100, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Missed || r.Detail != "" {
+		t.Fatalf("a press that never came: %+v, want missed", r)
+	}
+	// A click that reaches it is not missed (the check is disarmed above).
+	if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Level 1"), action.ClickOptions{}); err != nil {
+		t.Fatalf("a click that lands: %v", err)
+	}
+}

@@ -9,7 +9,10 @@ import (
 )
 
 // clickSettle bounds the wait for a subframe's document to see a click.
-const clickSettle = 500 * time.Millisecond
+// The release of a click that reached it arrives within milliseconds; the
+// bound is the rare case where the browser routed it elsewhere (see
+// pressCheck), generous because a loaded machine delays delivery too.
+const clickSettle = 2 * time.Second
 
 // quietFor bounds the wait after input for the page to stop changing.
 const quietFor = 150 * time.Millisecond
@@ -21,6 +24,11 @@ const quietFor = 150 * time.Millisecond
 //     has seen the click's release: input to a frame in another process is
 //     delivered asynchronously, and what is sent next (keys for the field
 //     the click focused) must not overtake it;
+//   - in a subframe, returns an error when no press reached the frame's
+//     document at all: the browser routes input to a frame by what it last
+//     drew, and a frame that has just loaded or moved may not be there yet
+//     (the press then goes to the frame's embedder). Where it went is not
+//     known, so the click counts as executed;
 //   - returns an error when the press landed elsewhere (the page moved
 //     under the pointer) and was stopped. The page's handlers did not see
 //     it, unless they listen at the window in the capture phase, so the
@@ -43,7 +51,15 @@ func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) 
 	}
 	return func() error {
 		var r agentResult
-		if err := tg.World.Call(ctx, "afterPress", &r, armed.Seq, settleMs, quietMs); err != nil || r.Detail == "" {
+		if err := tg.World.Call(ctx, "afterPress", &r, armed.Seq, settleMs, quietMs); err != nil {
+			return nil
+		}
+		if r.Missed {
+			return apitype.Errorf(apitype.NotActionable,
+				"the click was sent, but %s's frame saw no press within %s: the browser may have routed it to what is in front of the frame, or it may still arrive", tg.Ref, clickSettle).
+				Fix("take a snapshot ({1}) to see what the click did before trying again", apitype.Step{Op: "snapshot"}).Executed()
+		}
+		if r.Detail == "" {
 			return nil
 		}
 		return apitype.Errorf(apitype.NotActionable,

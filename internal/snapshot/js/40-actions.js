@@ -88,15 +88,17 @@ function armPress(id) {
 
 // afterPress finishes a click in one call: with settleMs (a subframe) it
 // waits, at most that long, for a release after seq; it reports where a
-// stopped press landed (detail), and otherwise waits, at most quietMs, for
-// the page to go quiet.
+// stopped press landed (detail), or that no press reached this document
+// at all (missed: the browser routed it to another frame), and otherwise
+// waits, at most quietMs, for the page to go quiet.
 async function afterPress(seq, settleMs, quietMs) {
-  if (settleMs > 0) await awaitInput(seq, settleMs);
+  const arrived = settleMs > 0 ? await awaitInput(seq, settleMs) : true;
   const g = guard;
   guard = null;
   const blocked = g && g.decided ? g.blocked : '';
-  if (!blocked && quietMs > 0) await quiet(quietMs);
-  return { ok: true, detail: blocked };
+  const missed = !arrived && !(g && g.decided);
+  if (!blocked && !missed && quietMs > 0) await quiet(quietMs);
+  return { ok: true, detail: blocked, missed };
 }
 
 // quiet resolves once the document has gone one animation frame without
@@ -120,12 +122,12 @@ function quiet(maxMs) {
   });
 }
 
-// awaitInput resolves once a release after seq has arrived, or after
-// timeoutMs.
+// awaitInput resolves true once a release after seq has arrived, or false
+// after timeoutMs.
 function awaitInput(seq, timeoutMs) {
-  if (upSeq > seq) return Promise.resolve();
+  if (upSeq > seq) return Promise.resolve(true);
   return new Promise((resolve) => {
-    const done = () => { upWaiters.delete(w); clearTimeout(timer); resolve(); };
+    const done = () => { upWaiters.delete(w); clearTimeout(timer); resolve(upSeq > seq); };
     const w = () => { if (upSeq > seq) done(); };
     const timer = setTimeout(done, timeoutMs);
     upWaiters.add(w);
