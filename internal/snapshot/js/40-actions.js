@@ -102,18 +102,25 @@ async function afterPress(seq, settleMs, quietMs) {
 }
 
 // quiet resolves once the document has gone one animation frame without
-// a DOM mutation (true), or after maxMs (false): what a click set off
-// (a list opening, a re-render) is then on the page when the result is
-// reported.
+// a DOM mutation (true), or after quietFrames frames that each changed it
+// (false): what a click set off (a list opening, a re-render) is then on
+// the page when the result is reported. The bound counts frames, not
+// time, so a loaded machine (slow frames) waits as many frames as an idle
+// one; maxMs is only the backstop for a document whose frames stall. A
+// hidden document gets no frames: it does not wait.
+const quietFrames = 8;
 function quiet(maxMs) {
+  if (document.visibilityState === 'hidden') return Promise.resolve({ ok: true, seen: false });
   return new Promise((resolve) => {
     let changed = false;
+    let frames = 0;
     const obs = new MutationObserver(() => { changed = true; });
     obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
     const done = (v) => { obs.disconnect(); clearTimeout(timer); resolve({ ok: true, seen: v }); };
     const timer = setTimeout(() => done(false), maxMs);
     const tick = () => requestAnimationFrame(() => {
       if (!changed) { done(true); return; }
+      if (++frames >= quietFrames) { done(false); return; }
       changed = false;
       tick();
     });
