@@ -176,14 +176,16 @@ func (s *Session) options(watchPerson bool) []engine.Option {
 }
 
 // trackDownloads starts tracking a new browser's downloads, by the
-// session's download policy; downloads held for a person's answer wait in
-// the session's directory, outside its files. Caller holds s.mu.
+// session's download policy; downloads in flight and those held for a
+// person's answer wait in the session's directory, outside its files.
+// Caller holds s.mu.
 func (s *Session) trackDownloads(ctx context.Context, b *engine.Browser) error {
 	var o download.Options
 	if s.cfg.Downloads != nil {
 		o = s.cfg.Downloads(s)
 	}
 	o.HoldDir = filepath.Join(s.dir, "held")
+	o.StagingDir = filepath.Join(s.dir, "downloading")
 	dl, err := download.Track(ctx, b, s.downloadsDir(), o)
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
 // Package download tracks the downloads of a session's browser: Chromium
-// saves each under its guid in the session's downloads directory
-// (allowAndName); loupe files a completed one under its suggested name,
+// saves each under its guid in a staging directory outside the agent's
+// files (allowAndName), so that nothing of a download the policy has not
+// allowed, not even its partial bytes, is in the agent's reach; loupe
+// files a completed one in the downloads directory under its suggested name,
 // made unique — unless the download policy holds it (it then waits in a
 // hold directory, out of the agent's reach, until a person releases or
 // refuses it) or denies it (cancelled, nothing kept).
@@ -65,6 +67,10 @@ type Options struct {
 	// HoldDir is where a held download waits once complete, out of the
 	// agent's files; needed with Gate.
 	HoldDir string
+	// StagingDir is where the browser writes downloads in flight, out of
+	// the agent's files (created 0700); empty means the downloads
+	// directory itself.
+	StagingDir string
 	// Notify hears of each download as it begins, when it is held
 	// complete, and as it ends (for a held one, in ReleaseDownload); it
 	// must not block.
@@ -79,7 +85,8 @@ const ProgressEvery = 250 * time.Millisecond
 
 // Tracker tracks one browser's downloads. It is safe for concurrent use.
 type Tracker struct {
-	dir string
+	dir     string // where completed, allowed downloads are filed
+	staging string // where the browser writes them
 	opt Options
 	bs  *cdp.Session
 	b   *engine.Browser
@@ -100,14 +107,20 @@ const maxDownloads = 500
 // attached browser its default behaviour back with Restore before
 // detaching.
 func Track(ctx context.Context, b *engine.Browser, dir string, opt Options) (*Tracker, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
+	staging := opt.StagingDir
+	if staging == "" {
+		staging = dir
+	}
+	for _, d := range []string{dir, staging} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, err
+		}
 	}
 	bs := b.BrowserSession()
-	d := &Tracker{dir: dir, opt: opt, bs: bs, b: b, byID: map[string]*Download{}, changed: make(chan struct{})}
+	d := &Tracker{dir: dir, staging: staging, opt: opt, bs: bs, b: b, byID: map[string]*Download{}, changed: make(chan struct{})}
 	events, cancel := bs.Listen("Browser.downloadWillBegin", "Browser.downloadProgress")
 	if err := bs.Call(ctx, "Browser.setDownloadBehavior", map[string]any{
-		"behavior": "allowAndName", "downloadPath": dir, "eventsEnabled": true,
+		"behavior": "allowAndName", "downloadPath": staging, "eventsEnabled": true,
 	}, nil); err != nil {
 		cancel()
 		return nil, err
@@ -181,7 +194,7 @@ func (d *Tracker) onEvent(ev cdp.Event) {
 		told = &c
 	case "Browser.downloadProgress":
 		if r != nil && r.State == "denied" && e.State == "completed" {
-			_ = os.Remove(filepath.Join(d.dir, r.ID)) // it finished before the cancel
+			_ = os.Remove(filepath.Join(d.staging, r.ID)) // it finished before the cancel
 			return
 		}
 		if r == nil || r.State != "in_progress" {
@@ -219,16 +232,16 @@ func (d *Tracker) changedLocked() {
 func (d *Tracker) settle(r *Download) {
 	switch r.decision {
 	case Allow:
-		r.State, r.Path = "completed", d.place(filepath.Join(d.dir, r.ID), r.Filename)
+		r.State, r.Path = "completed", d.place(filepath.Join(d.staging, r.ID), r.Filename)
 	case Hold:
 		r.State = "held"
-		from, to := filepath.Join(d.dir, r.ID), filepath.Join(d.opt.HoldDir, r.ID)
+		from, to := filepath.Join(d.staging, r.ID), filepath.Join(d.opt.HoldDir, r.ID)
 		if os.MkdirAll(d.opt.HoldDir, 0o700) != nil || os.Rename(from, to) != nil {
 			_ = os.Remove(from) // what cannot be held out of reach is not kept
 		}
 	default:
 		r.State = "denied"
-		_ = os.Remove(filepath.Join(d.dir, r.ID))
+		_ = os.Remove(filepath.Join(d.staging, r.ID))
 	}
 }
 
@@ -236,7 +249,7 @@ func (d *Tracker) settle(r *Download) {
 // ends. Caller holds d.mu.
 func (d *Tracker) deny(r *Download) {
 	r.decision, r.State, r.Finished = Deny, "denied", time.Now()
-	guid, dir := r.ID, d.dir
+	guid, dir := r.ID, d.staging
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()

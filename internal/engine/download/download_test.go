@@ -2,8 +2,12 @@ package download_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -159,5 +163,72 @@ func TestDownloadPolicy(t *testing.T) {
 	// The denied ones left nothing behind in the directory.
 	if n := entries(dir); n != 1 {
 		t.Errorf("%d files in the downloads directory, want the one released", n)
+	}
+}
+
+// TestDownloadInFlightIsStaged: the browser writes a download in flight
+// into the staging directory; the downloads directory (the agent's files)
+// holds nothing of it until it is complete and allowed.
+func TestDownloadInFlightIsStaged(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/slow" {
+			fmt.Fprint(w, `<!doctype html><a href="/slow">Slow file</a>`)
+			return
+		}
+		w.Header().Set("Content-Disposition", `attachment; filename="slow.bin"`)
+		w.Header().Set("Content-Length", "8192")
+		w.Write(make([]byte, 4096))
+		w.(http.Flusher).Flush()
+		select { // the rest once the test has looked
+		case <-release:
+			w.Write(make([]byte, 4096))
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	var once sync.Once
+	defer once.Do(func() { close(release) })
+	b := ownBrowser(t)
+	root := t.TempDir()
+	dir, staging := filepath.Join(root, "files", "downloads"), filepath.Join(root, "downloading")
+	progress := make(chan download.Download, 16)
+	dl, err := download.Track(ctxT(t), b, dir, download.Options{StagingDir: staging,
+		Progress: func(d download.Download) {
+			select {
+			case progress <- d:
+			default:
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dl.Close()
+	tab, _ := b.Surface(ctxT(t), "")
+	if _, err := nav.Navigate(ctxT(t), tab, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := action.Click(ctxT(t), tab, ref(t, snap(t, tab), "link", "Slow file"), action.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select { // the first bytes have arrived: the download is in flight
+	case d := <-progress:
+		if d.State != "in_progress" {
+			t.Fatalf("progress of %+v", d)
+		}
+	case <-ctxT(t).Done():
+		t.Fatal("no progress heard")
+	}
+	if list, _ := os.ReadDir(dir); len(list) != 0 {
+		t.Fatalf("a download in flight is in the downloads directory: %v", list)
+	}
+	if list, _ := os.ReadDir(staging); len(list) == 0 {
+		t.Fatal("nothing in the staging directory")
+	}
+	once.Do(func() { close(release) })
+	d, err := dl.Wait(ctxT(t))
+	if err != nil || d.State != "completed" || d.Path != filepath.Join(dir, "slow.bin") {
+		t.Fatalf("completed: %+v %v", d, err)
 	}
 }
