@@ -87,9 +87,9 @@ const ProgressEvery = 250 * time.Millisecond
 type Tracker struct {
 	dir     string // where completed, allowed downloads are filed
 	staging string // where the browser writes them
-	opt Options
-	bs  *cdp.Session
-	b   *engine.Browser
+	opt     Options
+	bs      *cdp.Session
+	b       *engine.Browser
 
 	mu      sync.Mutex
 	seq     int64
