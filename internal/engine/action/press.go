@@ -27,8 +27,8 @@ const quietFor = 2 * time.Second
 //     has seen the click's release: input to a frame in another process is
 //     delivered asynchronously, and what is sent next (keys for the field
 //     the click focused) must not overtake it;
-//   - in a subframe, returns an error when no press reached the frame's
-//     document at all: the browser routes input to a frame by what it last
+//   - in a subframe, returns an error when the press did not reach the
+//     frame's document (its release alone may have: no click then fires): the browser routes input to a frame by what it last
 //     drew, and a frame that has just loaded or moved may not be there yet
 //     (the press then goes to the frame's embedder). Where it went is not
 //     known, so the click counts as executed;
@@ -59,7 +59,7 @@ func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) 
 		}
 		if r.Missed {
 			return apitype.Errorf(apitype.NotActionable,
-				"the click was sent, but %s's frame saw no press within %s: the browser may have routed it to what is in front of the frame, or it may still arrive", tg.Ref, clickSettle).
+				"the click was sent, but %s's frame saw no press within %s: the browser routed it elsewhere (to what is in front of the frame, or the frame's embedder), or it may still arrive", tg.Ref, clickSettle).
 				Fix("take a snapshot ({1}) to see what the click did before trying again", apitype.Step{Op: "snapshot"}).Executed()
 		}
 		if r.Detail == "" {

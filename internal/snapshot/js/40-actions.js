@@ -60,6 +60,7 @@ let prepared = null; // {el, via} of the last prepare
 function onGuarded(e) {
   const g = guard;
   if (!g || !e.isTrusted) return;
+  if (e.type === 'pointerdown' || e.type === 'mousedown') g.pressed = true;
   if (!g.decided) {
     g.decided = true;
     const t = e.composedPath()[0];
@@ -82,21 +83,22 @@ for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click']
 function armPress(id) {
   const el = target(id);
   if (!el) return fail('gone');
-  guard = { el, via: prepared && prepared.el === el ? prepared.via : null, decided: false, blocked: '' };
+  guard = { el, via: prepared && prepared.el === el ? prepared.via : null, decided: false, blocked: '', pressed: false };
   return { ok: true, seq: upSeq };
 }
 
 // afterPress finishes a click in one call: with settleMs (a subframe) it
 // waits, at most that long, for a release after seq; it reports where a
-// stopped press landed (detail), or that no press reached this document
-// at all (missed: the browser routed it to another frame), and otherwise
-// waits, at most quietMs, for the page to go quiet.
+// stopped press landed (detail), or that the press did not reach this
+// document (missed: the browser routed it to another frame — the release
+// alone may still arrive here, and without its press no click fires),
+// and otherwise waits, at most quietMs, for the page to go quiet.
 async function afterPress(seq, settleMs, quietMs) {
-  const arrived = settleMs > 0 ? await awaitInput(seq, settleMs) : true;
+  if (settleMs > 0) await awaitInput(seq, settleMs);
   const g = guard;
   guard = null;
   const blocked = g && g.decided ? g.blocked : '';
-  const missed = !arrived && !(g && g.decided);
+  const missed = settleMs > 0 && !blocked && !(g && g.pressed);
   if (!blocked && !missed && quietMs > 0) await quiet(quietMs);
   return { ok: true, detail: blocked, missed };
 }
