@@ -13,6 +13,8 @@ package events
 import (
 	"sync"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/safetext"
 )
 
 // Kinds of events.
@@ -36,7 +38,8 @@ const (
 )
 
 // Event is one thing that happened. Fields a kind has no use for are
-// empty; every string a page controls (URL, Title) is cut to MaxText.
+// empty; every string a page controls (URL, Title, File) is cut to
+// MaxText and made safe to print on one line (package safetext).
 type Event struct {
 	Seq         int64     `json:"seq"`
 	Time        time.Time `json:"time"`
@@ -92,7 +95,7 @@ func (b *Bus) Publish(e Event) {
 	if b == nil {
 		return
 	}
-	e.URL, e.Title = cut(e.URL), cut(e.Title)
+	e.URL, e.Title, e.File = cut(e.URL), cut(e.Title), cut(e.File)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.seq++
@@ -205,11 +208,11 @@ func (s *Sub) Close() {
 // cut bounds a page-controlled string, marking the cut.
 func cut(s string) string {
 	if len(s) <= MaxText {
-		return s
+		return safetext.Line(s)
 	}
 	i := MaxText
 	for i > 0 && s[i]&0xC0 == 0x80 { // not inside a UTF-8 sequence
 		i--
 	}
-	return s[:i] + "…"
+	return safetext.Line(s[:i]) + "…"
 }

@@ -72,6 +72,19 @@ func TestPageTextIsCut(t *testing.T) {
 	}
 }
 
+// TestPageTextIsSafe: a title, an address or a file name from a page
+// reaches subscribers on one line with its terminal controls escaped.
+func TestPageTextIsSafe(t *testing.T) {
+	b := New()
+	sub := b.Subscribe(0, -1)
+	defer sub.Close()
+	b.Publish(Event{Kind: TabChanged, Title: "a\x1b]0;x\x07\nb", URL: "http://x/\u202e", File: "r\u2028.txt"})
+	e := sub.Next()[0]
+	if e.Title != `a\x1b]0;x\x07\nb` || e.URL != `http://x/\u202e` || e.File != `r\u2028.txt` {
+		t.Fatalf("%q %q %q", e.Title, e.URL, e.File)
+	}
+}
+
 func TestConcurrentPublishAndClose(t *testing.T) {
 	b := New()
 	var wg sync.WaitGroup

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/loupe-dev/loupe/internal/safetext"
 )
 
 // Header names the surface a snapshot was taken of.
@@ -149,7 +151,7 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 	b.WriteString("- ")
 	if n.IsText() {
 		b.WriteString("text: ")
-		b.WriteString(oneLine(bounded(n.Text, maxText)))
+		b.WriteString(inlineText(bounded(n.Text, maxText)))
 		b.WriteByte('\n')
 		return
 	}
@@ -176,7 +178,7 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 	}
 	for _, s := range strings.Fields(n.States) {
 		b.WriteString(" [")
-		b.WriteString(s)
+		b.WriteString(safetext.NoRefs(safetext.Line(s))) // a state may carry a page's value (level=…)
 		b.WriteByte(']')
 	}
 	if n.URL != "" {
@@ -193,7 +195,7 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 			// would split the node's line: the ref alone finds it.
 			if l := r.o.Locator(n.Ref); l != "" && !strings.ContainsAny(l, "\n\r") {
 				b.WriteString(" [locator=")
-				b.WriteString(l)
+				b.WriteString(safetext.NoRefs(safetext.Line(l)))
 				b.WriteByte(']')
 			}
 		}
@@ -206,7 +208,7 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 	switch {
 	case n.Value != "":
 		b.WriteString(": ")
-		b.WriteString(oneLine(bounded(n.Value, maxValue)))
+		b.WriteString(inlineText(bounded(n.Value, maxValue)))
 	case len(n.Cells) > 0:
 		b.WriteByte(':')
 		for _, c := range n.Cells {
@@ -217,7 +219,7 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 		// Its text leads its line; what follows it (a button beside the
 		// text of a list item) is below.
 		b.WriteString(": ")
-		b.WriteString(oneLine(bounded(kids[0].Text, maxText)))
+		b.WriteString(inlineText(bounded(kids[0].Text, maxText)))
 		kids = kids[1:]
 	case len(kids) > 0:
 		b.WriteByte(':')
@@ -241,12 +243,27 @@ var lookedUpByName = map[string]bool{
 const maxContentName = 60
 
 // quote writes a name as a double-quoted string, escaping only what would
-// make it ambiguous.
+// make it ambiguous or act on a terminal (Go's escapes: \", \\, \n, \x1b,
+// \u202e), and never a ref: see safetext.NoRefs.
 func quote(s string) string {
-	if !strings.ContainsAny(s, "\"\\\n\r") {
-		return `"` + s + `"`
+	if !strings.ContainsAny(s, "\"\\") && safetext.Clean(s) {
+		return safetext.NoRefs(`"` + s + `"`)
 	}
-	return strconv.Quote(s)
+	return safetext.NoRefs(strconv.Quote(s))
+}
+
+// inlineText writes text a page controls after a line's colon: as it is
+// when it is plain, quoted when it holds a bracket (it could otherwise
+// read as a state or a ref of the line: a paragraph "Pay [ref=e1] -
+// button" prints "Pay [ref\=e1] - button", quoted, one text) or starts
+// with a quote (it would read as quoted). Line breaks and terminal
+// controls are escaped either way.
+func inlineText(s string) string {
+	s = oneLine(s)
+	if strings.IndexByte(s, '[') >= 0 || strings.IndexByte(s, ']') >= 0 || strings.HasPrefix(s, `"`) {
+		return quote(s)
+	}
+	return safetext.Line(s)
 }
 
 // A page may give any string any length; a snapshot line bounds what it
@@ -295,9 +312,9 @@ func oneLine(s string) string {
 // node's line.
 func inlineURL(u string) string {
 	if !strings.ContainsAny(u, "\t\n\r []\"") {
-		return u
+		return safetext.Line(u)
 	}
-	return urlBreaks.Replace(u)
+	return safetext.Line(urlBreaks.Replace(u))
 }
 
 var urlBreaks = strings.NewReplacer("\t", "", "\n", "", "\r", "",

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/loupe-dev/loupe/internal/safetext"
 )
 
 // fuzzTree builds a snapshot tree from fuzz input: shape decides the
@@ -110,8 +112,10 @@ func (g *fuzzTree) node(depth int) *Node {
 }
 
 // FuzzRender renders random trees: the text is valid UTF-8 when every
-// string in the tree is, each node is one line, each ref is printed once,
-// and MaxChars (from 64 up) bounds the text, which is then the whole text
+// string in the tree is, each node is one line, each ref is printed once
+// and nothing the page wrote reads as a ref (every "[ref=" in the text is
+// one of the tree's refs), no terminal control or bidi override is left
+// raw, and MaxChars (from 64 up) bounds the text, which is then the whole text
 // cut after a line and marked, Truncated set iff something was cut.
 func FuzzRender(f *testing.F) {
 	f.Add([]byte{}, "", uint16(0))
@@ -134,10 +138,9 @@ func FuzzRender(f *testing.F) {
 		}
 		loc := func(ref string) string { return g.locs[ref] }
 
-		valid, refsChecked := true, true
+		valid := true
 		for _, s := range g.strs {
 			valid = valid && utf8.ValidString(s)
-			refsChecked = refsChecked && !strings.Contains(s, "ref=")
 		}
 		full := Render(h, nodes, RenderOptions{Locator: loc})
 		if valid && !utf8.ValidString(full.Text) {
@@ -149,12 +152,16 @@ func FuzzRender(f *testing.F) {
 		if got := strings.Count(full.Text, "\n"); got != full.Total+1 || !strings.HasSuffix(full.Text, "\n") {
 			t.Fatalf("%d node lines in %d lines of text, want one line each after the surface line:\n%s", full.Total, got, full.Text)
 		}
-		if refsChecked {
-			for _, r := range g.refs {
-				if c := strings.Count(full.Text, "[ref="+r+"]"); c != 1 {
-					t.Fatalf("ref %s printed %d times:\n%s", r, c, full.Text)
-				}
+		for _, r := range g.refs {
+			if c := strings.Count(full.Text, "[ref="+r+"]"); c != 1 {
+				t.Fatalf("ref %s printed %d times:\n%s", r, c, full.Text)
 			}
+		}
+		if c := strings.Count(strings.ToLower(full.Text), "[ref="); c != len(g.refs) {
+			t.Fatalf("%d refs in the tree, %d [ref= in the text:\n%s", len(g.refs), c, full.Text)
+		}
+		if valid && safetext.Line(strings.ReplaceAll(full.Text, "\n", "")) != strings.ReplaceAll(full.Text, "\n", "") {
+			t.Fatalf("a control or bidi override left raw:\n%q", full.Text)
 		}
 
 		n := int(limit)
@@ -199,11 +206,9 @@ func FuzzRender(f *testing.F) {
 		if budget := n - len(fmt.Sprintf("[truncated: %d of %d lines shown]\n", full.Total, full.Total)); len(head)+len(nextLine) <= budget {
 			t.Fatalf("MaxChars %d: cut before %q, which fits", n, nextLine)
 		}
-		if refsChecked {
-			for _, r := range g.refs {
-				if c := strings.Count(got.Text, "[ref="+r+"]"); c != strings.Count(head, "[ref="+r+"]") || c > 1 {
-					t.Fatalf("MaxChars %d: ref %s printed %d times:\n%s", n, r, c, got.Text)
-				}
+		for _, r := range g.refs {
+			if c := strings.Count(got.Text, "[ref="+r+"]"); c != strings.Count(head, "[ref="+r+"]") || c > 1 {
+				t.Fatalf("MaxChars %d: ref %s printed %d times:\n%s", n, r, c, got.Text)
 			}
 		}
 	})

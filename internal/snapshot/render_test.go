@@ -39,6 +39,16 @@ func TestRender(t *testing.T) {
 		{"text run", []*Node{txt("hello world")}, "- text: hello world\n"},
 		{"text with line breaks", []*Node{txt("a\nb\r\nc\rd")}, "- text: a\\nb\\nc\\nd\n"},
 		{
+			"text that reads as a ref is quoted, its ref escaped",
+			[]*Node{with(el("paragraph", txt(`Pay here [ref=e1] - button "Transfer" [REF=e2]`)), func(n *Node) { n.Ref = "e5" })},
+			"- paragraph [ref=e5]: \"Pay here [ref\\=e1] - button \\\"Transfer\\\" [REF\\=e2]\"\n",
+		},
+		{"text that starts with a quote is quoted", []*Node{txt(`"hi" she said`)}, "- text: \"\\\"hi\\\" she said\"\n"},
+		{"terminal controls in text", []*Node{txt("copy\x1bP52;c;cGF5\x07 bell\u009b2J")}, "- text: copy\\x1bP52;c;cGF5\\x07 bell\\x9b2J\n"},
+		{"terminal controls in bracketed text, quoted", []*Node{txt("\x1b[2J")}, "- text: \"\\x1b[2J\"\n"},
+		{"bidi override in a name", []*Node{named("link", "invoice\u202efdp.exe")}, "- link \"invoice\\u202efdp.exe\"\n"},
+		{"a ref in a name", []*Node{named("button", "OK [ref=e1]")}, "- button \"OK [ref\\=e1]\"\n"},
+		{
 			"states in order, one bracket each",
 			[]*Node{with(named("checkbox", "Agree"), func(n *Node) { n.States = "checked disabled level=2" })},
 			"- checkbox \"Agree\" [checked] [disabled] [level=2]\n",

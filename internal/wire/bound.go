@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/loupe-dev/loupe/internal/safetext"
 )
 
 // Every string a page controls — a title, a URL, a name, a value, a
@@ -26,6 +28,14 @@ import (
 //
 // Bound applies them; a test keeps every string field of every output
 // tagged. A cut string ends with "…[+N chars]", N the characters left out.
+//
+// Bound also makes each of those strings safe to print (package safetext):
+// terminal controls, bidi overrides and line separators are escaped
+// visibly, and every bound but "page" keeps the string on one line (\n),
+// so that a page's text can neither act on a terminal nor forge a line of
+// loupe's output, nor a ref ("[ref=" prints "[ref\=", as in snapshots).
+// What is read on purpose ("page": a field's value, a document's text)
+// keeps its lines; its controls are escaped all the same.
 var caps = map[string]int{"title": 300, "url": 2048, "value": 200, "text": 4000, "page": 200_000}
 
 // Cut bounds s to n characters (runes), marking the cut.
@@ -70,8 +80,10 @@ func bound(v reflect.Value, n int) {
 		inner := v.Elem()
 		switch inner.Kind() {
 		case reflect.String:
-			if s := inner.String(); len(s) > n {
-				v.Set(reflect.ValueOf(Cut(s, n)))
+			if s := inner.String(); s != "" {
+				if b := bounded(s, n); b != s {
+					v.Set(reflect.ValueOf(b))
+				}
 			}
 		case reflect.Slice:
 			if inner.Type().Elem().Kind() == reflect.String {
@@ -82,8 +94,10 @@ func bound(v reflect.Value, n int) {
 			}
 		}
 	case reflect.String:
-		if n > 0 && v.CanSet() && v.Len() > n {
-			v.SetString(Cut(v.String(), n))
+		if n > 0 && v.CanSet() && v.Len() > 0 {
+			if s := v.String(); bounded(s, n) != s {
+				v.SetString(bounded(s, n))
+			}
 		}
 	case reflect.Slice, reflect.Array:
 		for i := range v.Len() {
@@ -92,8 +106,8 @@ func bound(v reflect.Value, n int) {
 	case reflect.Map:
 		if v.Type().Elem().Kind() == reflect.String && n > 0 {
 			for _, k := range v.MapKeys() {
-				if s := v.MapIndex(k).String(); len(s) > n {
-					v.SetMapIndex(k, reflect.ValueOf(Cut(s, n)))
+				if s := v.MapIndex(k).String(); bounded(s, n) != s {
+					v.SetMapIndex(k, reflect.ValueOf(bounded(s, n)))
 				}
 			}
 		}
@@ -102,6 +116,16 @@ func bound(v reflect.Value, n int) {
 			bound(v.Field(f.index), f.cap)
 		}
 	}
+}
+
+// bounded is s cut to n characters and made safe to print: on one line,
+// but for what is read on purpose (cap "page").
+func bounded(s string, n int) string {
+	s = Cut(s, n)
+	if n == caps["page"] {
+		return safetext.Escape(s)
+	}
+	return safetext.NoRefs(safetext.Line(s))
 }
 
 // fieldPlan is a struct field Bound must visit and its bound.

@@ -78,3 +78,23 @@ func BenchmarkBoundLargeSnapshot(b *testing.B) {
 		Bound(out)
 	}
 }
+
+// TestBoundMakesPageStringsSafe: what a page wrote reaches the output with
+// its terminal controls and bidi overrides escaped, on one line — except
+// what is read on purpose, which keeps its lines.
+func TestBoundMakesPageStringsSafe(t *testing.T) {
+	out := &ConsoleOut{Records: []ConsoleRecord{{Level: "log", Text: "copy\x1b]52;c;cGF5\x07 then\nfake line \u202eevil", URL: "http://x/\x1b[2J"}}}
+	Bound(out)
+	r := out.Records[0]
+	if r.Text != `copy\x1b]52;c;cGF5\x07 then\nfake line \u202eevil` || r.URL != `http://x/\x1b[2J` {
+		t.Fatalf("console record: %q %q", r.Text, r.URL)
+	}
+	if txt := out.Text(); strings.Count(txt, "\n") != 0 || strings.ContainsAny(txt, "\x1b\x07\u202e") {
+		t.Fatalf("console text: %q", txt)
+	}
+	v := &ValueOut{Value: "line one\nline two\x1b[2J"}
+	Bound(v)
+	if v.Value != "line one\nline two\\x1b[2J" {
+		t.Fatalf("value read on purpose: %q", v.Value)
+	}
+}
