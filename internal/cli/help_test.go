@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loupe-dev/loupe/internal/nearest"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
@@ -222,8 +223,8 @@ func TestClosest(t *testing.T) {
 		"xyzzy":     "",
 		"open":      "open",
 	} {
-		if got := closest(s, names); got != want {
-			t.Errorf("closest(%q) = %q, want %q", s, got, want)
+		if got := nearest.Name(s, names); got != want {
+			t.Errorf("nearest.Name(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
@@ -42,6 +43,22 @@ func policyHandlers() map[string]Handler {
 				err = p.Set(policy.Rule{Key: in.Key, Origin: in.Origin, Decision: policy.Decision(in.Decision)})
 			}
 			if err != nil {
+				return nil, err
+			}
+			return policyOut(p), nil
+		}),
+		"policy unset": Policy(func(ctx context.Context, p *policy.Policy, in *ops.PolicyUnsetIn) (*ops.PolicyOut, error) {
+			if err := p.Unset(in.Key, in.Origin); errors.Is(err, policy.ErrNoRule) {
+				r := policy.Rule{Key: in.Key, Origin: in.Origin}
+				return nil, apitype.Errorf(apitype.BadInput, "the policy has no rule for %s", r.Name()).
+					Fix("list the rules ({1}) and name one as it lists it", apitype.Step{Op: "policy"})
+			} else if err != nil {
+				return nil, err
+			}
+			return policyOut(p), nil
+		}),
+		"policy reset": Policy(func(ctx context.Context, p *policy.Policy, _ *ops.NoIn) (*ops.PolicyOut, error) {
+			if err := p.Reset(); err != nil {
 				return nil, err
 			}
 			return policyOut(p), nil

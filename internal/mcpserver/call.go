@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/nearest"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
@@ -132,7 +133,7 @@ func unknownField(t *tool, k string) string {
 	}
 	best, bestD := "", 3
 	for _, n := range t.fieldNames() {
-		if d := distance(strings.ToLower(k), n); d < bestD {
+		if d := nearest.Distance(strings.ToLower(k), n); d < bestD {
 			best, bestD = n, d
 		}
 	}
@@ -140,27 +141,6 @@ func unknownField(t *tool, k string) string {
 		return fmt.Sprintf("%q (did you mean %q?)", k, best)
 	}
 	return fmt.Sprintf("%q (its fields: %s)", k, strings.Join(t.fieldNames(), ", "))
-}
-
-// distance is the Levenshtein distance of two short strings.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // result is a tool's result: the output's text and the report's, with the

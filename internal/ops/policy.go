@@ -1,8 +1,15 @@
 package ops
 
 import (
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/nearest"
 	"github.com/loupe-dev/loupe/internal/policy"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
@@ -28,6 +35,62 @@ func (in *PolicySetIn) Validate() error {
 	}
 	if _, err := policy.ParseDecision(in.Decision); err != nil {
 		return usage("%s %v", fld("decision"), err)
+	}
+	return checkRule(in.Key, in.Origin)
+}
+
+// PolicyUnsetIn names a rule to remove.
+type PolicyUnsetIn struct {
+	Key    string `json:"key" arg:"CLASS_OR_OP" help:"the rule's action class or operation, as policy lists it"`
+	Origin string `json:"origin,omitempty" flag:"origin" meta:"PATTERN" help:"the rule's origin pattern, as policy lists it (none: the rule without one)"`
+}
+
+// Validate checks the key and the pattern as policy set does.
+func (in *PolicyUnsetIn) Validate() error {
+	if in.Key == "" {
+		return usage("missing %s", fld("key"))
+	}
+	return checkRule(in.Key, in.Origin)
+}
+
+// policyKeys are the names a rule may have: the action classes a policy
+// decides and the writes' own names, sorted.
+var policyKeys = sync.OnceValue(func() []string {
+	keys := map[string]bool{}
+	for _, o := range New().All() {
+		if o.Kind == Write && o.Action != ActControl {
+			keys[o.Name] = true
+			keys[string(o.Action)] = true
+		}
+	}
+	keys[string(ActDownload)] = true // decided as a download begins, not by an operation
+	out := make([]string, 0, len(keys))
+	for k := range keys {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+})
+
+// originPattern is what an origin rule matches: scheme://host[:port], each
+// part a glob ("https://*.bank.example", "http://127.0.0.1:*").
+var originPattern = regexp.MustCompile(`^([a-z*?][a-z0-9+.*?-]*)://([^/?#\s@]*)$`)
+
+// checkRule refuses a key that names no class or write (with the
+// nearest names) and an origin that is not a pattern of scheme://host.
+func checkRule(key, origin string) error {
+	keys := policyKeys()
+	if !slices.Contains(keys, key) {
+		if s := nearest.Name(key, keys); s != "" {
+			return usage("%q is not an action class or an operation (did you mean %q?)", key, s)
+		}
+		return usage("%q is not an action class or an operation: want one of %s", key, strings.Join(keys, ", "))
+	}
+	if origin == "" {
+		return nil
+	}
+	if _, err := path.Match(origin, ""); err != nil || !originPattern.MatchString(strings.ToLower(origin)) {
+		return usage("origin pattern %q: want scheme://host[:port], each part a glob, e.g. https://*.bank.example", origin)
 	}
 	return nil
 }
@@ -69,6 +132,8 @@ func policyOps() []*Op {
 	return []*Op{
 		describe[NoIn, PolicyOut]("policy", "show the approval policy: which writes are allowed, asked for or denied", Read, actTimeout).sessionWide().noBrowser().noMCP(why),
 		describe[PolicySetIn, PolicyOut]("policy set", "allow, ask for or deny a class of writes or one operation (optionally on pages of an origin)", Write, actTimeout).as(ActControl).sessionWide().noBrowser().changesSettings().noMCP(why),
+		describe[PolicyUnsetIn, PolicyOut]("policy unset", "remove one rule of the approval policy (its writes then follow the next most specific rule)", Write, actTimeout).as(ActControl).sessionWide().noBrowser().changesSettings().noMCP(why),
+		describe[NoIn, PolicyOut]("policy reset", "remove every rule and restore the default approval timeout: every write allowed", Write, actTimeout).as(ActControl).sessionWide().noBrowser().changesSettings().noMCP(why),
 		describe[NoIn, ApprovalsOut]("approvals", "list the writes waiting for a person's approval", Read, actTimeout).sessionWide().noBrowser().noMCP(why),
 		describe[ApprovalIDIn, AnswerOut]("approve", "let a waiting write go out", Write, actTimeout).as(ActControl).sessionWide().noBrowser().noMCP(why),
 		describe[ApprovalIDIn, AnswerOut]("deny", "refuse a waiting write: it is not sent (DENIED)", Write, actTimeout).as(ActControl).sessionWide().noBrowser().noMCP(why),

@@ -58,6 +58,20 @@ func TestInputRules(t *testing.T) {
 		{"wait", `{"text":"Done","timeout_ms":500}`, true},
 		{"wait", `{"text":"Done","load":true}`, false},
 		{"wait", `{}`, false},
+		{"policy set", `{"key":"click","decision":"deny"}`, true},
+		{"policy set", `{"key":"tab new","decision":"ask","origin":"https://*.bank.example"}`, true},
+		{"policy set", `{"key":"download","decision":"ask","origin":"http://127.0.0.1:*"}`, true},
+		{"policy set", `{"key":"clik","decision":"deny"}`, false},
+		{"policy set", `{"key":"read","decision":"deny"}`, false},
+		{"policy set", `{"key":"approve","decision":"deny"}`, false},
+		{"policy set", `{"key":"click","decision":"deny","origin":"bank.example"}`, false},
+		{"policy set", `{"key":"click","decision":"deny","origin":"https://bank.example/pay"}`, false},
+		{"policy set", `{"key":"click","decision":"deny","origin":"https://[bank"}`, false},
+		{"policy unset", `{"key":"input"}`, true},
+		{"policy unset", `{"key":"input","origin":"https://*.bank.example"}`, true},
+		{"policy unset", `{"key":"inptu"}`, false},
+		{"policy unset", `{}`, false},
+		{"policy reset", `{}`, true},
 		{"wait", `{"load":true,"timeout_ms":3600000}`, false},
 		{"wait", `{"load":true,"timeout_ms":-5}`, false},
 		{"screenshot", `{"full":true}`, true},
@@ -206,6 +220,17 @@ func TestInputTraits(t *testing.T) {
 	}
 	if _, ok := decode[PolicySetIn](t, "policy set", `{"key":"input","decision":"ask"}`).Timeout(); ok {
 		t.Fatal("a rule is no timeout")
+	}
+	for in, want := range map[string]string{
+		`{"key":"clik","decision":"deny"}`:    `did you mean "click"?`,
+		`{"key":"navigat","decision":"deny"}`: `did you mean "navigate"?`,
+		`{"key":"zzzzzz","decision":"deny"}`:  "want one of ",
+	} {
+		op, _ := New().Lookup("policy set")
+		_, err := Decode(op, json.RawMessage(in))
+		if e, ok := apitype.As(err); !ok || e.Code != apitype.BadInput || !strings.Contains(e.Message, want) {
+			t.Errorf("policy set %s: %v, want BAD_INPUT with %q", in, err, want)
+		}
 	}
 	h := decode[HumanInputIn](t, "human-input", `{"surface_id":"s1","kind":"key","keys":"Control+A"}`)
 	if _, chord := h.Parsed(); chord.Key.Key == "" || chord.Modifiers == 0 {

@@ -157,6 +157,40 @@ func (p *Policy) Set(r Rule) error {
 	return nil
 }
 
+// ErrNoRule means Unset found no rule for its key and origin.
+var ErrNoRule = errors.New("no such rule")
+
+// Unset removes the rule for (key, origin) and saves the policy.
+func (p *Policy) Unset(key, origin string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rules := make([]Rule, 0, len(p.rules))
+	for _, old := range p.rules {
+		if old.Key != key || old.Origin != origin {
+			rules = append(rules, old)
+		}
+	}
+	if len(rules) == len(p.rules) {
+		return ErrNoRule
+	}
+	if err := p.save(rules, p.timeout); err != nil {
+		return err
+	}
+	p.rules = rules
+	return nil
+}
+
+// Reset removes every rule and restores the default approval timeout.
+func (p *Policy) Reset() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.save(nil, DefaultApprovalTimeout); err != nil {
+		return err
+	}
+	p.rules, p.timeout = nil, DefaultApprovalTimeout
+	return nil
+}
+
 // SetApprovalTimeout changes how long writes wait for a person, and saves.
 func (p *Policy) SetApprovalTimeout(d time.Duration) error {
 	if d <= 0 {

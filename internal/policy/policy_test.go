@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -77,5 +78,39 @@ func TestPersistence(t *testing.T) {
 	}
 	if _, err := Load(path); err == nil {
 		t.Error("a broken policy file was taken for the default")
+	}
+}
+
+// TestUnsetAndReset: a rule is removed by its key and origin (another
+// origin's rule stays), a rule that is not there is ErrNoRule and changes
+// nothing, and Reset leaves no rule and the default timeout — saved.
+func TestUnsetAndReset(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "policy.json")
+	p, _ := Load(path)
+	_ = p.Set(Rule{Key: "click", Decision: Deny})
+	_ = p.Set(Rule{Key: "click", Origin: "https://*.bank.example", Decision: Ask})
+	_ = p.SetApprovalTimeout(30 * time.Second)
+	if err := p.Unset("click", ""); err != nil {
+		t.Fatal(err)
+	}
+	if r := p.Rules(); len(r) != 1 || r[0].Origin != "https://*.bank.example" {
+		t.Fatalf("after unset: %+v", r)
+	}
+	if d, _ := p.Decide("click", "input", "https://shop.example"); d != Allow {
+		t.Fatalf("an unset rule still decides: %v", d)
+	}
+	if err := p.Unset("click", ""); !errors.Is(err, ErrNoRule) || len(p.Rules()) != 1 {
+		t.Fatalf("unset of no rule: %v, %+v", err, p.Rules())
+	}
+	q, _ := Load(path)
+	if len(q.Rules()) != 1 {
+		t.Fatalf("unset not saved: %+v", q.Rules())
+	}
+	if err := p.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	q, _ = Load(path)
+	if len(p.Rules()) != 0 || p.ApprovalTimeout() != DefaultApprovalTimeout || len(q.Rules()) != 0 || q.ApprovalTimeout() != DefaultApprovalTimeout {
+		t.Fatalf("after reset: %+v %v; saved %+v %v", p.Rules(), p.ApprovalTimeout(), q.Rules(), q.ApprovalTimeout())
 	}
 }
