@@ -220,11 +220,18 @@ func TestDownloadInFlightIsStaged(t *testing.T) {
 	case <-ctxT(t).Done():
 		t.Fatal("no progress heard")
 	}
+	// The browser creates the file on its own thread, after the first
+	// bytes are told: poll (bounded) until it is there.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if list, _ := os.ReadDir(staging); len(list) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("nothing in the staging directory")
+		}
+	}
 	if list, _ := os.ReadDir(dir); len(list) != 0 {
 		t.Fatalf("a download in flight is in the downloads directory: %v", list)
-	}
-	if list, _ := os.ReadDir(staging); len(list) == 0 {
-		t.Fatal("nothing in the staging directory")
 	}
 	once.Do(func() { close(release) })
 	d, err := dl.Wait(ctxT(t))
