@@ -34,8 +34,19 @@ func TestCheapReads(t *testing.T) {
 	if wrote.Path != path || wrote.Chars < 1000 || len(b) < wrote.Chars || !strings.Contains(string(b), "[ref=e") {
 		t.Fatalf("snapshot -o: %+v, %d bytes in the file", wrote, len(b))
 	}
-	if out := e.ok("snapshot", "-o", path); !strings.Contains(out, path) || strings.Contains(out, "[ref=") {
-		t.Fatalf("snapshot -o printed the snapshot, not where it went:\n%s", out)
+	// -o never overwrites: the second goes beside the first.
+	second := strings.TrimSuffix(path, ".txt") + " (1).txt"
+	if out := e.ok("snapshot", "-o", path); !strings.Contains(out, second) || strings.Contains(out, "[ref=") {
+		t.Fatalf("snapshot -o printed the snapshot, or not where it went (%s):\n%s", second, out)
+	}
+	if again, _ := os.ReadFile(path); string(again) != string(b) {
+		t.Fatal("snapshot -o overwrote its first file")
+	}
+	if r := e.run("snapshot", "-o", filepath.Join(t.TempDir(), "missing", "x.txt")); r.code != 1 || !strings.HasPrefix(r.stderr, "FILE_ERROR: ") {
+		t.Fatalf("-o into a missing directory: exit %d %q", r.code, r.stderr)
+	}
+	if r := e.run("screenshot", "-o", "/dev/full"); r.code != 1 || !strings.HasPrefix(r.stderr, "FILE_ERROR: ") {
+		t.Fatalf("-o /dev/full: exit %d %q", r.code, r.stderr)
 	}
 
 	grep := e.ok("snapshot", "--grep", "MK-LARGE-BOTTOM")

@@ -41,6 +41,7 @@ const (
 	BrowserStart         Code = "BROWSER_START_FAILED"
 	DaemonUnavailable    Code = "DAEMON_UNAVAILABLE"
 	ForeignOrigin        Code = "FOREIGN_ORIGIN"
+	FileError            Code = "FILE_ERROR"
 	Internal             Code = "INTERNAL"
 )
 
@@ -75,6 +76,7 @@ var Hints = map[Code]string{
 	BrowserStart:         "install Chromium (apt-get install chromium) or set LOUPE_CHROMIUM to its path",
 	DaemonUnavailable:    "start the daemon ({1}) or check LOUPE_HOME",
 	ForeignOrigin:        "the local API only answers loupe's own clients on this machine, never a web page or another host",
+	FileError:            "check the path, that its directory exists and the disk has room, then try again",
 	Internal:             "this is a bug in loupe; please report it with the command that caused it",
 }
 

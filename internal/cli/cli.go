@@ -315,12 +315,9 @@ func (c *cmd) writeScreenshot(raw json.RawMessage, path string) int {
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return c.fail(err)
 	}
-	abs, err := filepath.Abs(path)
+	abs, err := writeNew(path, out.PNG)
 	if err != nil {
 		return c.fail(err)
-	}
-	if err := os.WriteFile(abs, out.PNG, 0o644); err != nil {
-		return c.fail(fmt.Errorf("writing %s: %w", path, err))
 	}
 	out.Path, out.PNG = abs, nil
 	return c.print(out, abs)
@@ -333,12 +330,9 @@ func (c *cmd) writeSnapshot(raw json.RawMessage, path string) int {
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return c.fail(err)
 	}
-	abs, err := filepath.Abs(path)
+	abs, err := writeNew(path, []byte(out.Snapshot.Text))
 	if err != nil {
 		return c.fail(err)
-	}
-	if err := os.WriteFile(abs, []byte(out.Snapshot.Text), 0o644); err != nil {
-		return c.fail(fmt.Errorf("writing %s: %w", path, err))
 	}
 	lines := strings.Count(out.Snapshot.Text, "\n")
 	return c.print(map[string]any{"path": abs, "surface_id": out.SurfaceID, "chars": out.Chars, "tokens": out.Tokens, "lines": lines,

@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+)
+
+// TestWriteNew: -o FILE never overwrites (a numbered name beside it),
+// never writes through a symlink, and refuses a directory, a device and
+// a missing directory with FILE_ERROR, touching nothing.
+func TestWriteNew(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "shot.png")
+	for i, want := range []string{"shot.png", "shot (1).png", "shot (2).png"} {
+		got, err := writeNew(p, []byte{byte('a' + i)})
+		if err != nil || got != filepath.Join(dir, want) {
+			t.Fatalf("write %d: %q %v, want %s", i, got, err, want)
+		}
+	}
+	if b, _ := os.ReadFile(p); string(b) != "a" {
+		t.Fatalf("the first file was overwritten: %q", b)
+	}
+
+	secret := filepath.Join(dir, "secret")
+	os.WriteFile(secret, []byte("keep"), 0o600)
+	link := filepath.Join(dir, "link.txt")
+	if err := os.Symlink(secret, link); err != nil {
+		t.Fatal(err)
+	}
+	dangling := filepath.Join(dir, "dangling.txt")
+	os.Symlink(filepath.Join(dir, "nowhere"), dangling)
+	for _, c := range []struct{ path, want string }{
+		{link, "symbolic link"},
+		{dangling, "symbolic link"},
+		{dir, "is a directory"},
+		{"/dev/full", "not a regular file"},
+		{filepath.Join(dir, "missing", "x.txt"), "directory does not exist"},
+	} {
+		_, err := writeNew(c.path, []byte("x"))
+		if e, ok := apitype.As(err); !ok || e.Code != apitype.FileError || !strings.Contains(e.Message, c.want) {
+			t.Errorf("writeNew(%s): %v, want FILE_ERROR with %q", c.path, err, c.want)
+		}
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "keep" {
+		t.Fatalf("written through a link: %q", b)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "nowhere")); !os.IsNotExist(err) {
+		t.Fatal("a dangling link's target was created")
+	}
+	if list, _ := os.ReadDir(dir); len(list) != 6 { // three shots, secret, two links
+		t.Fatalf("files in the directory: %d", len(list))
+	}
+}
