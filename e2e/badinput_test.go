@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"net/http"
 	"sort"
 	"strings"
 	"syscall"
@@ -28,13 +29,13 @@ func TestMCPBadInputEveryField(t *testing.T) {
 func TestMCPHTTPBadInputEveryField(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	m, _ := startHTTPMCP(t, e, "--allow-eval")
+	m, _, _ := startHTTPMCP(t, e, "--allow-eval")
 	badInputEveryField(t, e, m)
 }
 
 // startHTTPMCP starts `loupe mcp --http 127.0.0.1:0` with these arguments
 // and connects a client to the address it announces, which it returns too.
-func startHTTPMCP(t *testing.T, e *env, args ...string) (mcpCaller, string) {
+func startHTTPMCP(t *testing.T, e *env, args ...string) (mcpCaller, string, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
@@ -47,13 +48,19 @@ func startHTTPMCP(t *testing.T, e *env, args ...string) (mcpCaller, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
-	endpoint := ""
+	endpoint, token := "", ""
 	sc := bufio.NewScanner(stderr)
-	for sc.Scan() { // the server prints its address once it listens
+	for sc.Scan() { // the server prints its token, then its address once it listens
+		if _, after, ok := strings.Cut(sc.Text(), "bearer token "); ok {
+			token = strings.TrimSpace(after)
+		}
 		if _, after, ok := strings.Cut(sc.Text(), "serving MCP at "); ok {
 			endpoint = strings.TrimSpace(after)
 			break
 		}
+	}
+	if token == "" {
+		t.Fatal("no token announced: --http must make one by default")
 	}
 	if endpoint == "" {
 		t.Fatal("no address announced")
@@ -62,12 +69,22 @@ func startHTTPMCP(t *testing.T, e *env, args ...string) (mcpCaller, string) {
 		for sc.Scan() {
 		}
 	}()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "loupe-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	client := &http.Client{Transport: bearer{token}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "loupe-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return mcpCaller{t, ctx, cs}, endpoint
+	return mcpCaller{t, ctx, cs}, endpoint, token
+}
+
+// bearer adds the MCP server's token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 func badInputEveryField(t *testing.T, e *env, m mcpCaller) {

@@ -219,12 +219,14 @@ func TestMCPCoreTools(t *testing.T) {
 }
 
 // TestMCPHTTP serves streamable HTTP on loopback: the SDK's client works
-// over it, and a request from a foreign Origin or Host is refused.
+// over it with the token the server made (by default), a request without
+// the token or with another is refused, and so is one from a foreign
+// Origin or Host.
 func TestMCPHTTP(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
-	m, endpoint := startHTTPMCP(t, e)
+	m, endpoint, token := startHTTPMCP(t, e)
 	ctx := m.ctx
 	if nav := m.ok("browser_navigate", map[string]any{"url": srv.Page("dupes.html")}); !strings.Contains(nav, "dupes fixture") {
 		t.Fatalf("navigate over HTTP:\n%s", nav)
@@ -235,6 +237,7 @@ func TestMCPHTTP(t *testing.T) {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
 		mod(req)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -245,6 +248,12 @@ func TestMCPHTTP(t *testing.T) {
 	}
 	if c := post(func(r *http.Request) {}); c != http.StatusOK {
 		t.Fatalf("plain loopback request: %d", c)
+	}
+	if c := post(func(r *http.Request) { r.Header.Del("Authorization") }); c != http.StatusUnauthorized {
+		t.Errorf("no token: %d", c)
+	}
+	if c := post(func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+strings.Repeat("x", len(token))) }); c != http.StatusUnauthorized {
+		t.Errorf("another token: %d", c)
 	}
 	if c := post(func(r *http.Request) { r.Header.Set("Origin", "http://evil.example") }); c != http.StatusForbidden {
 		t.Errorf("foreign Origin: %d", c)

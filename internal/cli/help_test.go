@@ -357,10 +357,20 @@ func TestMCPFlags(t *testing.T) {
 		{[]string{"--token", "auto"}, "apply to --http"},
 		{[]string{"--http", "127.0.0.1:0", "--token", "short"}, "at least 16"},
 		{[]string{"--http", "127.0.0.1:0", "--max-sessions", "0"}, "1 to 1024"},
+		{[]string{"--http", "127.0.0.1:0", "--no-token"}, ""},
+		{[]string{"--no-token"}, "apply to --http"},
+		{[]string{"--http", "127.0.0.1:0", "--no-token", "--token", "auto"}, "give one"},
 	} {
 		_, err := parseMCPFlags(tc.args)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("parseMCPFlags(%q) = %v, want %q", tc.args, err, tc.want)
 		}
+	}
+	// --http requires a token by default: one is made unless --no-token.
+	if f, _ := parseMCPFlags([]string{"--http", "127.0.0.1:0"}); f.token != "auto" {
+		t.Errorf("--http alone: token %q, want auto", f.token)
+	}
+	if f, _ := parseMCPFlags([]string{"--http", "127.0.0.1:0", "--no-token"}); f.token != "" {
+		t.Errorf("--no-token: token %q", f.token)
 	}
 }

@@ -29,7 +29,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/policy"
 )
 
-const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon] [--headed] [--cdp URL] [--session NAME] [--task ID] [--allow-eval] [--allow-local-pages] [--tools core|full] [--token TOKEN|auto] [--max-sessions N] [--print-config CLIENT]"
+const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon] [--headed] [--cdp URL] [--session NAME] [--task ID] [--allow-eval] [--allow-local-pages] [--tools core|full] [--token TOKEN|auto | --no-token] [--max-sessions N] [--print-config CLIENT]"
 
 const mcpHelp = mcpUsage + `
 
@@ -53,8 +53,11 @@ daemon's sessions.
   --allow-local-pages    let the agent open file: and chrome: pages (local files,
                          the browser's own pages); refused by default
   --token TOKEN|auto     with --http: every request needs
-                         "Authorization: Bearer TOKEN" (auto: a random one,
-                         printed on stderr)
+                         "Authorization: Bearer TOKEN"; auto (the default)
+                         makes a random one and prints it once on stderr
+  --no-token             with --http: serve without a token (any process on
+                         this machine can then drive the browser; said on
+                         stderr)
   --max-sessions N       with --http: at most N MCP sessions at once (default 16)
   --print-config CLIENT  print the configuration that makes CLIENT start this
                          server (with the other flags given), and where it goes:
@@ -70,7 +73,7 @@ type mcpFlags struct {
 	// configuration starts loupe mcp with.
 	serverArgs               []string
 	daemon, headed, allowEva bool
-	localPages               bool
+	localPages, noToken      bool
 	maxSessions              int
 }
 
@@ -86,6 +89,7 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 	fs.BoolVar(&f.allowEva, "allow-eval", false, "")
 	fs.BoolVar(&f.localPages, "allow-local-pages", false, "")
 	fs.StringVar(&f.token, "token", "", "")
+	fs.BoolVar(&f.noToken, "no-token", false, "")
 	fs.IntVar(&f.maxSessions, "max-sessions", 16, "")
 	fs.StringVar(&f.printConfig, "print-config", "", "")
 	if err := fs.Parse(args); err != nil {
@@ -112,8 +116,14 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 	if f.daemon && f.headed {
 		return f, errors.New("--headed applies to the in-process engine; start the daemon with LOUPE_HEADED=1 instead")
 	}
-	if f.http == "" && (f.token != "" || f.maxSessions != 16) {
-		return f, errors.New("--token and --max-sessions apply to --http")
+	if f.http == "" && (f.token != "" || f.noToken || f.maxSessions != 16) {
+		return f, errors.New("--token, --no-token and --max-sessions apply to --http")
+	}
+	if f.noToken && f.token != "" {
+		return f, errors.New("--token and --no-token: give one")
+	}
+	if f.http != "" && f.token == "" && !f.noToken {
+		f.token = "auto" // a local process must not drive the browser unasked
 	}
 	if f.maxSessions < 1 || f.maxSessions > 1024 {
 		return f, fmt.Errorf("--max-sessions %d: want 1 to 1024", f.maxSessions)
@@ -248,6 +258,9 @@ func (c *cmd) serveHTTP(ctx context.Context, f mcpFlags, srv *mcpserver.Server) 
 		o.Token = secret.String(base64.RawURLEncoding.EncodeToString(b[:]))
 		// Printed once, on purpose: the person hands it to the client.
 		fmt.Fprintf(c.stderr, "loupe mcp: bearer token %s\n", string(o.Token))
+	}
+	if f.noToken {
+		fmt.Fprintln(c.stderr, "loupe mcp: serving without a token (--no-token): any process on this machine can drive the browser")
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
