@@ -57,6 +57,12 @@ func TestClickNotActionable(t *testing.T) {
 	for _, c := range cases {
 		_, err := action.Click(ctxT(t), tab, ref(t, s, "button", c.name), action.ClickOptions{})
 		e := wantCode(t, err, apitype.NotActionable)
+		if c.name == "Moving" && strings.Contains(e.Message, "moved as it was clicked") {
+			// A loaded machine can draw two frames at one place: the
+			// stability check passes, and the press guard stops the
+			// press that misses (the page sees nothing; checked below).
+			continue
+		}
 		if !strings.Contains(e.Message, c.want) || !e.NotExecuted {
 			t.Errorf("%s: %+v", c.name, e)
 		}
