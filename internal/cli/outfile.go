@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,42 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 )
+
+// maxUpload bounds the files of one upload together: they travel to the
+// daemon in one request, which the local API bounds at 64 MiB (base64
+// makes 48 MiB of files 64).
+const maxUpload = 48 << 20
+
+// readUpload reads a file the person named for an upload, at most limit
+// bytes: only a regular file (the path may be a link to one: it is the
+// person's own), never a device, a FIFO or a directory, which are refused
+// before anything is read (/dev/zero would never end, a FIFO would block).
+func readUpload(path string, limit int64) ([]byte, error) {
+	// O_NONBLOCK: opening a FIFO for reading would wait for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: upload files, not devices, pipes or directories", path)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s is %d bytes: one upload carries at most %d MiB of files", path, st.Size(), maxUpload>>20)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if int64(len(b)) > limit { // it grew while read
+		return nil, fmt.Errorf("%s grew past %d MiB while it was read", path, maxUpload>>20)
+	}
+	return b, nil
+}
 
 // maxRenames bounds the search for a free "name (N).ext".
 const maxRenames = 1000

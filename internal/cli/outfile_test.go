@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 )
@@ -53,5 +55,45 @@ func TestWriteNew(t *testing.T) {
 	}
 	if list, _ := os.ReadDir(dir); len(list) != 6 { // three shots, secret, two links
 		t.Fatalf("files in the directory: %d", len(list))
+	}
+}
+
+// TestReadUpload: only regular files are read, within the bound; a device
+// or a FIFO is refused before anything is read (no hang, no 4 GB).
+func TestReadUpload(t *testing.T) {
+	dir := t.TempDir()
+	ok := filepath.Join(dir, "cv.pdf")
+	os.WriteFile(ok, []byte("%PDF"), 0o600)
+	if b, err := readUpload(ok, maxUpload); err != nil || string(b) != "%PDF" {
+		t.Fatalf("a regular file: %q %v", b, err)
+	}
+	link := filepath.Join(dir, "link.pdf")
+	os.Symlink(ok, link)
+	if _, err := readUpload(link, maxUpload); err != nil {
+		t.Fatalf("the person's own link to a file: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/dev/zero", dir} {
+		if _, err := readUpload(p, maxUpload); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	// Opening a FIFO for reading blocks until a writer comes: open it
+	// non-blocking the way readUpload must, with a deadline on the test.
+	done := make(chan error, 1)
+	go func() { _, err := readUpload(fifo, maxUpload); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("fifo: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a FIFO blocked the upload")
+	}
+	if _, err := readUpload(ok, 3); err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("over the bound: %v", err)
 	}
 }

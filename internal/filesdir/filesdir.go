@@ -69,12 +69,9 @@ func (d Dir) SaveUploads(sent []File) ([]string, error) {
 	if len(sent) == 0 {
 		return nil, nil
 	}
-	root := filepath.Join(string(d), "uploads")
-	if err := os.MkdirAll(root, 0o700); err != nil {
+	root, err := d.own("uploads")
+	if err != nil {
 		return nil, err
-	}
-	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("filesdir: %s is not a directory of loupe's", root)
 	}
 	dir, err := os.MkdirTemp(root, "up-")
 	if err != nil {
@@ -94,7 +91,32 @@ func (d Dir) SaveUploads(sent []File) ([]string, error) {
 // It never follows a symlink and never overwrites: a name already taken
 // gets " (1)", " (2)", … before its extension. It returns the path.
 func (d Dir) Save(name string, data []byte) (string, error) {
-	return saveFile(string(d), name, data)
+	dir, err := d.own()
+	if err != nil {
+		return "", err
+	}
+	return saveFile(dir, name, data)
+}
+
+// own makes the files directory and the subdirectory sub below it (if
+// missing, 0700) and checks that each is a directory of its own, not a
+// symlink: a files directory, or its uploads, replaced by a link must not
+// make loupe write elsewhere.
+func (d Dir) own(sub ...string) (string, error) {
+	p := string(d)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil { // the session's own directory
+		return "", err
+	}
+	for _, part := range append([]string{""}, sub...) {
+		p = filepath.Join(p, part)
+		if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+		if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+			return "", apitype.Errorf(apitype.FileError, "%s is not a directory of loupe's (a symlink or a file): loupe writes no file through it", p)
+		}
+	}
+	return p, nil
 }
 
 func saveFile(dir, name string, data []byte) (string, error) {

@@ -110,3 +110,33 @@ func TestSaveNeverOverwritesOrFollows(t *testing.T) {
 		t.Fatalf("the first upload was overwritten: %q", b)
 	}
 }
+
+// TestNoWritesThroughALinkedFilesDirectory: a files directory, or its
+// uploads, replaced by a symlink gets no file written through it.
+func TestNoWritesThroughALinkedFilesDirectory(t *testing.T) {
+	elsewhere := t.TempDir()
+	for _, linked := range []string{"files", "files/uploads"} {
+		t.Run(linked, func(t *testing.T) {
+			session := t.TempDir()
+			files := filepath.Join(session, "files")
+			if linked == "files/uploads" {
+				os.Mkdir(files, 0o700)
+			}
+			if err := os.Symlink(elsewhere, filepath.Join(session, linked)); err != nil {
+				t.Fatal(err)
+			}
+			d := Dir(files)
+			if _, err := d.SaveUploads([]File{{Name: "cv.pdf", Data: []byte("x")}}); err == nil {
+				t.Error("an upload was saved through a link")
+			}
+			if linked == "files" {
+				if _, err := d.Save("shot.png", []byte("x")); err == nil {
+					t.Error("a file was saved through a link")
+				}
+			}
+			if list, _ := os.ReadDir(elsewhere); len(list) != 0 {
+				t.Fatalf("written through the link: %v", list)
+			}
+		})
+	}
+}
