@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/cdp"
@@ -34,7 +35,12 @@ func (classifyStage) enter(_ context.Context, c *call) (func(*outcome), error) {
 		}
 		e.Op, e.OperationID = c.op.Name, c.write.ID
 		if e.Code == apitype.Timeout && e.TimeoutMS == 0 {
+			// The deadline that ran out: an operation's own wait (wait
+			// --timeout, timeout_ms) when it has one, else the call's.
 			e.TimeoutMS = c.timeout.Milliseconds()
+			if w, ok := c.in.(interface{ Wait() time.Duration }); ok && w.Wait() > 0 && w.Wait() < c.timeout {
+				e.TimeoutMS = w.Wait().Milliseconds()
+			}
 		}
 		o.err = e
 	}, nil

@@ -86,9 +86,23 @@ func TestClassifyStage(t *testing.T) {
 	if o.err.Code != apitype.TabCrashed || o.err.NotExecuted {
 		t.Fatalf("crashed mid-run: %+v", o.err)
 	}
+	// An operation's own wait that ran out is the deadline the hint names.
+	wc := fakeCall(t, describe[ownWait]("wait", ops.Read), nil, nil)
+	wc.in, wc.timeout = &ownWait{d: 700 * time.Millisecond}, 65*time.Second
+	wleave, _ := enter(t, classifyStage{}, wc)
+	wo := &outcome{raw: apitype.Errorf(apitype.Timeout, "waited 700ms")}
+	wleave(wo)
+	if wo.err.TimeoutMS != 700 {
+		t.Fatalf("own wait's timeout: %d ms, want 700", wo.err.TimeoutMS)
+	}
 	o = &outcome{out: &nothing{}}
 	leave(o)
 	if o.err != nil {
 		t.Fatalf("a success: %+v", o.err)
 	}
 }
+
+// ownWait is an input with a wait of its own (as ops.WaitIn).
+type ownWait struct{ d time.Duration }
+
+func (w *ownWait) Wait() time.Duration { return w.d }

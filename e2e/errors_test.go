@@ -1,0 +1,36 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/testpages"
+)
+
+// TestTimeoutHintNamesTheDeadlineThatRan: a TIMEOUT's hint reports the
+// timeout the caller gave — the global --timeout, wait's own --timeout,
+// MCP's timeout_ms — not the call's outer deadline.
+func TestTimeoutHintNamesTheDeadlineThatRan(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	e.ok("open", srv.Page("basic.html"))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--timeout", "1s", "wait", "--text", "never-on-this-page"}, "(it was 1s)"},
+		{[]string{"wait", "--text", "never-on-this-page", "--timeout", "700ms"}, "(it was 700ms)"},
+	} {
+		r := e.run(c.args...)
+		if r.code != 1 || !strings.HasPrefix(r.stderr, "TIMEOUT: ") || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("loupe %s: exit %d %q, want TIMEOUT naming %s", strings.Join(c.args, " "), r.code, r.stderr, c.want)
+		}
+	}
+	m := startMCP(t, e)
+	m.ok("browser_navigate", map[string]any{"url": srv.Page("basic.html")})
+	r := m.call("browser_wait", map[string]any{"text": "never-on-this-page", "timeout_ms": 500})
+	if !r.isErr || !strings.Contains(r.text, "TIMEOUT") || !strings.Contains(r.text, "(it was 500)") {
+		t.Errorf("MCP browser_wait timeout_ms 500:\n%s", r.text)
+	}
+}
