@@ -79,4 +79,8 @@ func TestLocatorsThroughCLI(t *testing.T) {
 	if r.code != 1 || !strings.HasPrefix(r.stderr, "AMBIGUOUS") {
 		t.Fatalf("scope matching twice: %d %q", r.code, r.stderr)
 	}
+	// In text mode too, the candidates are listed, as the CLI takes refs.
+	if !regexp.MustCompile(`(?m)^candidates: @e\d+ @e\d+$`).MatchString(r.stderr) {
+		t.Fatalf("AMBIGUOUS in text mode lists no candidates: %q", r.stderr)
+	}
 }

@@ -385,7 +385,23 @@ func (c *cmd) fail(err error) int {
 		msg += " (" + e.Hint + ")"
 	}
 	fmt.Fprintln(c.stderr, msg)
+	// The refs to choose from, as the CLI takes them, as --json gives them.
+	if refs := e.Candidates; e.Code == apitype.Ambiguous && len(refs) > 0 {
+		fmt.Fprintln(c.stderr, "candidates: "+atRefs(refs))
+	}
+	if refs := e.SimilarRefs; len(refs) > 0 {
+		fmt.Fprintln(c.stderr, "similar now: "+atRefs(refs))
+	}
 	return 1
+}
+
+// atRefs writes refs as the CLI takes them: "@e3 @e7".
+func atRefs(refs []string) string {
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = "@" + strings.TrimPrefix(r, "@")
+	}
+	return strings.Join(out, " ")
 }
 
 // usage reports a usage error and returns exit code 2. A registry error's
