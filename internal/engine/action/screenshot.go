@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
@@ -18,8 +19,9 @@ type ScreenshotOptions struct {
 	FullPage bool
 }
 
-// Screenshot captures a PNG. An element is scrolled into view first; the
-// page is otherwise left as it is.
+// Screenshot captures a PNG, checked whole (checkPNG) before it is
+// returned. An element is scrolled into view first; the page is otherwise
+// left as it is.
 func Screenshot(ctx context.Context, t *engine.Surface, o ScreenshotOptions) ([]byte, error) {
 	return engine.Exclusively(ctx, t, func() ([]byte, error) {
 		p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
@@ -61,6 +63,9 @@ func Screenshot(ctx context.Context, t *engine.Surface, o ScreenshotOptions) ([]
 		res, err := cdpproto.Call(ctx, t.Session(), page.CaptureScreenshot, p)
 		if err != nil {
 			return nil, err
+		}
+		if err := checkPNG(res.Data); err != nil {
+			return nil, fmt.Errorf("the browser's screenshot: %w", err)
 		}
 		return res.Data, nil
 	})
