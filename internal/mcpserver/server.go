@@ -196,16 +196,47 @@ func New(o Options) (*Server, error) {
 		srv: mcp.NewServer(&mcp.Implementation{Name: "loupe", Version: o.Version}, &mcp.ServerOptions{Instructions: instructions}),
 	}
 	s.tools = buildTools(s.reg)
+	unoffered := map[string]*apitype.Error{} // tools loupe has that this server does not offer
 	for _, t := range sortedTools(s.tools) {
-		if o.NoTools {
-			break
-		}
-		if o.Tools == "core" && !t.core || t.gate == "eval" && !o.AllowEval {
+		var e *apitype.Error
+		switch {
+		case o.NoTools:
+			e = apitype.Errorf(apitype.BadInput, "browser control is turned off by the person who runs loupe (setting controlEnabled)")
+			e.Hint = "ask them to turn it on, then start a new session"
+		case t.gate == "eval" && !o.AllowEval:
+			e = apitype.Errorf(apitype.BadInput, "this server does not offer %s (scripts in the page)", t.tool.Name)
+			e.Hint = "use the other tools, or ask the person who runs loupe to start it with loupe mcp --allow-eval"
+		case o.Tools == "core" && !t.core:
+			e = apitype.Errorf(apitype.BadInput, "%s is not in this server's core tool set", t.tool.Name)
+			e.Hint = "ask the person who runs loupe to start it with loupe mcp --tools full"
+		default:
+			s.srv.AddTool(t.tool, s.handler(t))
 			continue
 		}
-		s.srv.AddTool(t.tool, s.handler(t))
+		unoffered[t.tool.Name] = e
 	}
+	s.srv.AddReceivingMiddleware(s.unofferedTools(unoffered))
 	return s, nil
+}
+
+// unofferedTools answers a call of a tool loupe has but this server does
+// not offer with a tool error that says why and how to get it, not the
+// bare JSON-RPC error an unknown name gets: the agent reads tool errors.
+// Nothing runs.
+func (s *Server) unofferedTools(why map[string]*apitype.Error) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+					if e, ok := why[p.Name]; ok {
+						c := *e
+						return s.errorResult(&c), nil
+					}
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // Run serves MCP on the transport until the client disconnects or ctx

@@ -99,6 +99,11 @@ func addFields(t *tool, m *member, typ reflect.Type) {
 		if s == nil {
 			panic(fmt.Sprintf("mcpserver: %s field %s: type %s has no plain JSON Schema type (tag it mcp:\"-\")", m.op.Name, name, f.Type))
 		}
+		if e := f.Tag.Get("enum"); e != "" { // a fixed set of strings
+			for _, v := range strings.Split(e, ",") {
+				s.Enum = append(s.Enum, v)
+			}
+		}
 		s.Description = f.Tag.Get("help")
 		if h, ok := f.Tag.Lookup("mcphelp"); ok {
 			s.Description = h
@@ -207,16 +212,27 @@ func (t *tool) finish() {
 		t.props["document_token"] = &jsonschema.Schema{Type: "string", Description: "your snapshot's; refused if the page changed"}
 	}
 	schema := &jsonschema.Schema{Type: "object", Properties: t.props, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
-	if len(t.members) == 1 {
-		m := t.members[0]
+	// A field is required when every operation of the tool takes it and
+	// needs it (not omitempty, no default).
+	need := map[string]int{}
+	var order []string
+	for _, m := range t.members {
 		typ := m.op.InType()
 		for i := range typ.NumField() {
 			f := typ.Field(i)
 			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 			_, hasDefault := m.t.Defaults[name]
 			if m.fields[name] && !strings.Contains(opts, "omitempty") && !hasDefault {
-				schema.Required = append(schema.Required, name)
+				if need[name] == 0 {
+					order = append(order, name)
+				}
+				need[name]++
 			}
+		}
+	}
+	for _, name := range order {
+		if need[name] == len(t.members) {
+			schema.Required = append(schema.Required, name)
 		}
 	}
 	resolved, err := schema.Resolve(nil)
@@ -225,6 +241,41 @@ func (t *tool) finish() {
 	}
 	t.tool.InputSchema = schema
 	t.resolved = resolved
+	t.tool.Annotations = t.annotations()
+}
+
+// annotations tell a client what the tool does, so it can allow reads
+// without asking: a tool whose operations all read is read-only; a write
+// may destroy (it acts on a page: a click can submit, a close loses a
+// tab) unless it only moves the caller's attention (switching surfaces),
+// which is also idempotent; a tool is open-world when it works on pages
+// of the web, closed when it only reads loupe's own state (its ledger,
+// its files, its sessions).
+func (t *tool) annotations() *mcp.ToolAnnotations {
+	a := &mcp.ToolAnnotations{Title: toolTitle(t.tool.Name), ReadOnlyHint: !t.write}
+	open, destructive, idempotent := false, false, true
+	for _, m := range t.members {
+		open = open || !m.op.NoBrowser
+		if m.op.Kind == ops.Write && m.op.Action != ops.ActTarget {
+			destructive, idempotent = true, false
+		}
+	}
+	a.OpenWorldHint = &open
+	if t.write {
+		a.DestructiveHint = &destructive
+		a.IdempotentHint = idempotent
+	}
+	return a
+}
+
+// toolTitle is a tool's name for people: browser_switch_surface is
+// "Switch surface".
+func toolTitle(name string) string {
+	words := strings.ReplaceAll(strings.TrimPrefix(name, "browser_"), "_", " ")
+	if words == "" {
+		return name
+	}
+	return strings.ToUpper(words[:1]) + words[1:]
 }
 
 // pick is the member a call's arguments select; the selector is removed.

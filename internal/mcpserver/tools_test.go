@@ -110,6 +110,52 @@ func TestToolSchemasArePlain(t *testing.T) {
 	}
 }
 
+// TestToolAnnotations: every tool has a title and hints a client can act
+// on — reads are read-only (and can be allowed without asking), writes
+// that act on a page are destructive, switching surfaces is not; page
+// tools are open-world, the ledger's are not. Required fields are
+// required, fixed strings enums.
+func TestToolAnnotations(t *testing.T) {
+	s, _ := newFake(t, Options{AllowEval: true})
+	for _, tl := range s.tools {
+		a := tl.tool.Annotations
+		if a == nil || a.Title == "" || a.OpenWorldHint == nil {
+			t.Errorf("%s: annotations %+v", tl.tool.Name, a)
+			continue
+		}
+		if !a.ReadOnlyHint && a.DestructiveHint == nil {
+			t.Errorf("%s: a write without destructiveHint", tl.tool.Name)
+		}
+	}
+	want := map[string]struct{ readOnly, destructive, open bool }{
+		"browser_snapshot": {true, false, true},
+		"browser_click":    {false, true, true},
+		"browser_navigate": {false, true, true},
+	}
+	for name, w := range want {
+		tl := s.tools[name]
+		if tl == nil {
+			t.Fatalf("no tool %s", name)
+		}
+		a := tl.tool.Annotations
+		d := a.DestructiveHint != nil && *a.DestructiveHint
+		if a.ReadOnlyHint != w.readOnly || d != w.destructive || *a.OpenWorldHint != w.open {
+			t.Errorf("%s: readOnly %v destructive %v open %v, want %+v", name, a.ReadOnlyHint, d, *a.OpenWorldHint, w)
+		}
+	}
+	if got := s.tools["browser_click"].tool.Annotations.Title; got != "Click" {
+		t.Errorf("title %q", got)
+	}
+	b, _ := json.Marshal(s.tools["browser_click"].tool.InputSchema)
+	if !strings.Contains(string(b), `"required":["ref"`) {
+		t.Errorf("browser_click: ref is not required: %s", b)
+	}
+	b, _ = json.Marshal(s.tools["browser_snapshot"].tool.InputSchema)
+	if !strings.Contains(string(b), `"enum":["last"]`) {
+		t.Errorf("browser_snapshot: since is not an enum: %s", b)
+	}
+}
+
 // A call picks the operation by the tool's selector, takes a single
 // string for a list, leaves out what the op does not take, and asks the
 // executor for the report the tool promises.
@@ -194,6 +240,46 @@ func TestToolSets(t *testing.T) {
 		"browser_scroll", "browser_select", "browser_snapshot", "browser_tabs", "browser_type", "browser_wait"}
 	if got := core.Tools(); !reflect.DeepEqual(got, want) {
 		t.Errorf("core tools:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestUnofferedToolIsAToolError: calling a tool loupe has but this server
+// does not offer (eval without AllowEval, a full tool on a core server) is
+// a tool error saying why and what to do, not a bare JSON-RPC error, and
+// runs nothing; an unknown name stays a protocol error.
+func TestUnofferedToolIsAToolError(t *testing.T) {
+	for _, c := range []struct {
+		o    Options
+		tool string
+		want string
+	}{
+		{Options{}, "browser_eval", "--allow-eval"},
+		{Options{Tools: "core"}, "browser_surfaces", "--tools full"},
+	} {
+		s, f := newFake(t, c.o)
+		ctx, cancel := context.WithCancel(context.Background())
+		ct, st := mcp.NewInMemoryTransports()
+		go s.Run(ctx, st)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: map[string]any{"expression": "1"}})
+		if err != nil || !r.IsError {
+			t.Fatalf("%s: %+v %v, want a tool error", c.tool, r, err)
+		}
+		text := r.Content[0].(*mcp.TextContent).Text
+		if !strings.HasPrefix(text, "BAD_INPUT: ") || !strings.Contains(text, c.want) || !strings.Contains(text, "not executed") {
+			t.Errorf("%s: %q", c.tool, text)
+		}
+		if f.op != "" {
+			t.Errorf("%s ran %s", c.tool, f.op)
+		}
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_nonesuch"}); err == nil {
+			t.Error("an unknown tool is not a protocol error")
+		}
+		cs.Close()
+		cancel()
 	}
 }
 

@@ -28,7 +28,7 @@ type SnapshotIn struct {
 	// Grep and Since make a snapshot cheap to read (see snapshot.Grep and
 	// sinceLast); Out is the CLI's: the text goes to a file.
 	Grep  string `json:"grep,omitempty" flag:"grep" meta:"TEXT" help:"only the lines that contain TEXT (any case), with their ancestors and refs"`
-	Since string `json:"since,omitempty" flag:"since" meta:"last" help:"only what changed since your last snapshot of this surface (+ added, - removed lines)"`
+	Since string `json:"since,omitempty" flag:"since" meta:"last" enum:"last" help:"only what changed since your last snapshot of this surface (+ added, - removed lines)"`
 	Out   string `json:"-" flag:"o" meta:"FILE" help:"write the snapshot to FILE and print its path and size"`
 }
 
@@ -60,7 +60,7 @@ func (in *TargetIn) Validate() error { return checkTarget("ref", in.Target, true
 // ClickIn is the input of click.
 type ClickIn struct {
 	Target    string `json:"ref" arg:"TARGET" help:"the element: a ref from a snapshot (e12) or a locator (role=button[name=\"Save\"])"`
-	Button    string `json:"button,omitempty" flag:"button" help:"left (default), right or middle"`
+	Button    string `json:"button,omitempty" flag:"button" enum:"left,right,middle" help:"left (default), right or middle"`
 	Modifiers string `json:"modifiers,omitempty" flag:"modifiers" help:"keys held during the click, e.g. Shift or Control+Shift"`
 
 	button input.Button

@@ -18,7 +18,7 @@ type HumanInputIn struct {
 	Kind   string        `json:"kind" flag:"kind" meta:"KIND" help:"click, down, up, move, wheel, key or text"`
 	X      float64       `json:"x,omitempty" flag:"x" meta:"N" help:"CSS pixels from the viewport's left (click, down, up, move, wheel)"`
 	Y      float64       `json:"y,omitempty" flag:"y" meta:"N" help:"CSS pixels from the viewport's top"`
-	Button string        `json:"button,omitempty" flag:"button" meta:"BUTTON" help:"left (default), middle or right (click)"`
+	Button string        `json:"button,omitempty" flag:"button" meta:"BUTTON" enum:"left,middle,right" help:"left (default), middle or right (click)"`
 	Clicks int           `json:"clicks,omitempty" flag:"clicks" meta:"N" help:"1 (default) or 2 for a double click"`
 	DX     float64       `json:"dx,omitempty" flag:"dx" meta:"N" help:"horizontal wheel delta in CSS pixels"`
 	DY     float64       `json:"dy,omitempty" flag:"dy" meta:"N" help:"vertical wheel delta in CSS pixels"`
