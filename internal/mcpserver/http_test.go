@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -135,5 +136,51 @@ func TestHTTPTokenAndSessionCap(t *testing.T) {
 	}
 	if code, next := send(http.MethodPost, "Bearer "+token, "", init); code != http.StatusOK || next == "" || next == first {
 		t.Errorf("a session after the first closed: %d %q", code, next)
+	}
+}
+
+// TestHTTPSessionCapUnderConcurrentInitialize: initializes that arrive
+// together never open more sessions than the cap (3 allowed 4, 16 allowed
+// 22 before each new session held its place).
+func TestHTTPSessionCapUnderConcurrentInitialize(t *testing.T) {
+	for _, max := range []int{3, 16} {
+		s, err := New(Options{Backend: &fakeBackend{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := httptest.NewServer(s.HTTPHandler(HTTPOptions{MaxSessions: max}))
+		init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		opened := map[string]bool{}
+		start := make(chan struct{})
+		for range 4 * max {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(init))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				resp, err := hs.Client().Do(req)
+				if err != nil {
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if id := resp.Header.Get("Mcp-Session-Id"); resp.StatusCode == http.StatusOK && id != "" {
+					mu.Lock()
+					opened[id] = true
+					mu.Unlock()
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if len(opened) > max || len(opened) == 0 {
+			t.Errorf("cap %d: %d sessions opened", max, len(opened))
+		}
+		s.CloseSessions()
+		hs.Close()
 	}
 }

@@ -289,9 +289,15 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 			return
 		}
 		id := r.Header.Get("Mcp-Session-Id")
-		if id == "" && r.Method == http.MethodPost && !live.room() {
-			http.Error(w, fmt.Sprintf("loupe mcp: %d sessions are open already; close one first", o.MaxSessions), http.StatusServiceUnavailable)
-			return
+		if id == "" && r.Method == http.MethodPost {
+			// A new session holds its place from now until the SDK has
+			// named it (or refused it): initializes that arrive together
+			// cannot all see the same free place.
+			if !live.reserve() {
+				http.Error(w, fmt.Sprintf("loupe mcp: %d sessions are open already; close one first", o.MaxSessions), http.StatusServiceUnavailable)
+				return
+			}
+			defer live.release()
 		}
 		sw := &sessionWriter{ResponseWriter: w, live: live, code: http.StatusOK}
 		h.ServeHTTP(sw, r)
@@ -322,12 +328,14 @@ func bearer(r *http.Request, token string) bool {
 // sessionCount tracks the HTTP sessions open: started when a response
 // names a new session id, ended by DELETE or SessionIdle without a request.
 type sessionCount struct {
-	max  int
-	mu   sync.Mutex
-	seen map[string]time.Time // session id → last request
+	max     int
+	mu      sync.Mutex
+	seen    map[string]time.Time // session id → last request
+	pending int                  // new sessions being made (reserve, release)
 }
 
-func (c *sessionCount) room() bool {
+// reserve takes a place for a session being made, if there is one.
+func (c *sessionCount) reserve() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for id, t := range c.seen {
@@ -335,7 +343,19 @@ func (c *sessionCount) room() bool {
 			delete(c.seen, id)
 		}
 	}
-	return len(c.seen) < c.max
+	if len(c.seen)+c.pending >= c.max {
+		return false
+	}
+	c.pending++
+	return true
+}
+
+// release gives back the place reserve took: the session is made (and
+// counted by its id) or refused.
+func (c *sessionCount) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending--
 }
 
 func (c *sessionCount) touch(id string) {
