@@ -183,6 +183,11 @@ func TestSurfaceKindsElectron(t *testing.T) {
 	if !status.Features(b)["electronClassification"] {
 		t.Error("doctor must report electronClassification once a classifier is set")
 	}
+	// No real Electron app has passed the fixtures: surface targeting in
+	// one is "unverified", not claimed.
+	if status.Features(b)["surfaceTargeting"] || !slices.Equal(status.Unverified(b), []string{"surfaceTargeting"}) {
+		t.Errorf("doctor on Electron: surfaceTargeting %v, unverified %v", status.Features(b)["surfaceTargeting"], status.Unverified(b))
+	}
 	// A page the classifier does not know: other, and one more question.
 	before := calls
 	late, err := surface.NewTab(ctxT(t), b)

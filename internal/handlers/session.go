@@ -37,7 +37,7 @@ func sessionHandlers() map[string]Handler {
 			return &ops.DoctorOut{
 				Session: d.Session, Browser: name, Version: version,
 				Transport: status.Transport(b), Endpoint: b.Endpoint(), PID: b.PID(), Electron: b.Electron(),
-				Features: status.Features(b),
+				Features: status.Features(b), Unverified: status.Unverified(b),
 			}, nil
 		}),
 	}

@@ -108,7 +108,7 @@ func examples() map[string]any {
 		"SessionOut":       &SessionOut{Session: "work", Browser: "Chrome/156.0.0.0", Attached: true, Closed: true, Active: "s1"},
 		"DoctorOut": &DoctorOut{Session: "work", Browser: "Chrome", Version: "156.0.0.0", Transport: "websocket",
 			Endpoint: "ws://127.0.0.1:9222/devtools/browser/x", PID: 4242, Electron: true,
-			Features: map[string]bool{"surfaceTargeting": true, "electronClassification": false}},
+			Features: map[string]bool{"surfaceTargeting": false, "electronClassification": false}, Unverified: []string{"surfaceTargeting"}},
 	}
 }
 
