@@ -93,3 +93,20 @@ func TestHistoryReplays(t *testing.T) {
 		t.Fatalf("after the script the page shows: %s\nscript:\n%s", got, script)
 	}
 }
+
+// TestHistoryByTask: history --task ID shows that task's writes only,
+// wherever --task is on the line.
+func TestHistoryByTask(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv, _ := countingPage(t, `<button onclick="fetch('/hit')">Buy</button>`)
+	e.ok("open", srv.URL+"/")
+	e.ok("--task", "t1", "click", "role=button")
+	e.ok("--task", "t2", "click", "role=button")
+	for _, args := range [][]string{{"history", "--task", "t1"}, {"--task", "t1", "history"}} {
+		out := e.ok(args...)
+		if !strings.Contains(out, "(task t1)") || strings.Contains(out, "(task t2)") || strings.Contains(out, "(task cli)") {
+			t.Errorf("loupe %s:\n%s", strings.Join(args, " "), out)
+		}
+	}
+}

@@ -171,12 +171,17 @@ func (c *cmd) globals(args []string) (words []string, helpWanted bool, err error
 
 // applyTimeout gives the global --timeout to an operation that has a
 // --timeout of its own (wait), wherever it was on the line, and otherwise
-// makes it the command's deadline.
+// makes it the command's deadline; the global --session and --task go to
+// an operation that filters by them (history) as well.
 func (c *cmd) applyTimeout(op *ops.Op, rest []string) ([]string, error) {
 	// An operation with a --session of its own (ops filters by it) takes
 	// the global one as well.
 	if c.sessionSet && op != nil && specOf(op.InType()).hasFlag("session") {
 		rest = append(rest, "--session="+c.session)
+	}
+	// So does one with a --task of its own (history --task ID).
+	if c.task != "" && op != nil && specOf(op.InType()).hasFlag("task") {
+		rest = append(rest, "--task="+c.task)
 	}
 	if c.timeoutArg == "" {
 		return rest, nil

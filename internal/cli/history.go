@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/safetext"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -26,6 +27,11 @@ import (
 // the variable that gives it.
 const secretMark = "\x00secret\x00"
 
+// uploadMark stands for a file the CLI read for an upload (its bytes were
+// never kept, nor its path): the script asks for each by the variable
+// LOUPE_UPLOAD_N, naming the file as the page saw it.
+const uploadMark = "\x00upload\x00"
+
 // historyScript renders what ran as a script.
 func (c *cmd) historyScript(h *ops.HistoryOut) string {
 	bin, err := os.Executable()
@@ -36,9 +42,20 @@ func (c *cmd) historyScript(h *ops.HistoryOut) string {
 	b.WriteString("#!/bin/sh\n# What ran, as loupe history printed it: the executed writes, done again.\n")
 	b.WriteString("# Run it against a fresh page: LOUPE_SESSION picks the session (default \"default\").\n")
 	b.WriteString("set -e\nLOUPE=${LOUPE:-" + quote(bin) + "}\nS=${LOUPE_SESSION:-default}\n\n")
-	secrets := 0
+	secrets, uploads := 0, 0
 	for _, o := range h.Operations {
 		line, why := c.replayLine(o.Op, o.Input, o.Locator)
+		for _, name := range uploadedNames(o.Input) {
+			if !strings.Contains(line, uploadMark) {
+				break
+			}
+			uploads++
+			v := fmt.Sprintf("LOUPE_UPLOAD_%d", uploads)
+			line = strings.Replace(line, quote(uploadMark), `"$`+v+`"`, 1)
+			if why == "" && o.State == "executed" {
+				fmt.Fprintf(&b, ": \"${%s:?set %s to the path of the file uploaded as %s}\"\n", v, v, inertText(name))
+			}
+		}
 		if strings.Contains(line, secretMark) {
 			// What was typed into a password field was never kept: the
 			// script asks for it when it runs.
@@ -46,7 +63,7 @@ func (c *cmd) historyScript(h *ops.HistoryOut) string {
 			v := fmt.Sprintf("LOUPE_SECRET_%d", secrets)
 			line = strings.Replace(line, quote(secretMark), `"$`+v+`"`, 1)
 			if why == "" && o.State == "executed" {
-				fmt.Fprintf(&b, ": \"${%s:?set %s to the secret typed into %s}\"\n", v, v, o.Locator)
+				fmt.Fprintf(&b, ": \"${%s:?set %s to the secret typed into %s}\"\n", v, v, inertText(o.Locator))
 			}
 		}
 		switch {
@@ -85,6 +102,14 @@ func (c *cmd) replayLine(name string, input json.RawMessage, locator string) (li
 	}
 	if string(fields["secret"]) == "true" {
 		fields["text"], _ = json.Marshal(secretMark)
+	}
+	if names := uploadedNames(input); len(names) > 0 {
+		marks := make([]string, len(names))
+		for i := range marks {
+			marks[i] = uploadMark
+		}
+		fields["files"], _ = json.Marshal(marks)
+		delete(fields, "contents")
 	}
 	if ref, ok := fields["ref"]; ok {
 		var r string
@@ -155,4 +180,38 @@ func argvOf(op *ops.Op, fields map[string]json.RawMessage) (words []string, why 
 		}
 	}
 	return append(words, flags...), ""
+}
+
+// uploadedNames are the names of the files a CLI upload sent (kept in the
+// ledger without their bytes), in order.
+func uploadedNames(input json.RawMessage) []string {
+	var in struct {
+		Contents []struct {
+			Name string `json:"name"`
+		} `json:"contents"`
+	}
+	if len(input) == 0 || json.Unmarshal(input, &in) != nil {
+		return nil
+	}
+	names := make([]string, len(in.Contents))
+	for i, c := range in.Contents {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// inertText is text a script prints in a "${VAR:?message}": the shell
+// expands $, ` and \ there and } ends it, so what a page or a file name
+// put into a locator or a name must not reach it as it is. Letters,
+// digits, spaces and plain punctuation are kept; everything else is "_".
+func inertText(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		case strings.ContainsRune(" .,:;=_-+/[]()'@#%", r):
+			return r
+		}
+		return '_'
+	}, safetext.Line(s))
 }

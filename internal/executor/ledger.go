@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -65,9 +66,9 @@ type diskLedger struct {
 func (s diskLedger) Reserve(ctx context.Context, w Write) error {
 	var input string
 	if b, err := json.Marshal(w.Input); err == nil && w.Input != nil {
-		input = string(b)
+		input = withoutFileData(b)
 		if w.Secret {
-			input = withoutSecret(b)
+			input = withoutSecret([]byte(input))
 		}
 	}
 	err := s.l.Reserve(ctx, ledger.Entry{ID: w.ID, Session: w.Session, Task: w.Task, Client: w.Client, Surface: w.Surface, Epoch: w.Epoch,
@@ -101,6 +102,35 @@ func (s diskLedger) Settle(ctx context.Context, w Write, e *apitype.Error) {
 
 // withoutSecret is an input with its text taken out and marked secret:
 // what is typed into a password field is kept nowhere.
+// withoutFileData keeps, of the files an upload sent, their names and
+// sizes, not their bytes: the ledger says what was handed to the page
+// (history --as script asks for the files by name), and a row does not
+// carry megabytes.
+func withoutFileData(in []byte) string {
+	if !bytes.Contains(in, []byte(`"contents"`)) {
+		return string(in)
+	}
+	var m map[string]json.RawMessage
+	var files []struct {
+		Name string `json:"name"`
+		Data []byte `json:"data"`
+	}
+	if json.Unmarshal(in, &m) != nil || json.Unmarshal(m["contents"], &files) != nil {
+		return string(in)
+	}
+	type kept struct {
+		Name string `json:"name"`
+		Size int    `json:"size"`
+	}
+	out := make([]kept, len(files))
+	for i, f := range files {
+		out[i] = kept{f.Name, len(f.Data)}
+	}
+	m["contents"], _ = json.Marshal(out)
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
 func withoutSecret(in []byte) string {
 	var m map[string]any
 	if json.Unmarshal(in, &m) != nil {
