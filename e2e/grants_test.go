@@ -43,11 +43,18 @@ func TestTaskGrants(t *testing.T) {
 	if n := clicks.Load(); n != 2 {
 		t.Fatalf("the page saw %d clicks, want 2: a refused write must not run", n)
 	}
-	// A refusal leaves no row in the ledger.
+	// Each refusal is in the ledger: not executed, NO_GRANT.
+	refusals := 0
 	for _, op := range ledgerOps(e) {
 		if op.Code == "NO_GRANT" {
-			t.Errorf("a refused write is in the ledger: %+v", op)
+			refusals++
+			if op.State != "not_executed" {
+				t.Errorf("a refused write is recorded as %s: %+v", op.State, op)
+			}
 		}
+	}
+	if refusals == 0 {
+		t.Error("no NO_GRANT refusal is in the ledger")
 	}
 	if got := e.ok("tasks"); !strings.Contains(got, "task a in session default") || !strings.Contains(got, "tabs "+tab.ID) {
 		t.Errorf("tasks: %s", got)

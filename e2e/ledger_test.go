@@ -378,9 +378,10 @@ func TestApprovalPolicy(t *testing.T) {
 		t.Errorf("the page saw %d clicks, want the one approved", n)
 	}
 	states := ledgerStates(e)
-	for id, want := range map[string]string{"ask-1": "executed ", "ask-2": "", "ask-3": "", "ask-4": ""} {
-		if got, ok := states[id]; want != "" && got != want || want == "" && ok {
-			t.Errorf("ledger for %s: %q (a write refused before its reservation leaves no row)", id, got)
+	// Every refusal is in the ledger, not executed, with its code.
+	for id, want := range map[string]string{"ask-1": "executed ", "ask-2": "not_executed DENIED", "ask-3": "not_executed TAKEN_OVER", "ask-4": "not_executed APPROVAL_TIMEOUT"} {
+		if got := states[id]; got != want {
+			t.Errorf("ledger for %s: %q, want %q", id, got, want)
 		}
 	}
 }
@@ -455,4 +456,47 @@ func TestDocumentToken(t *testing.T) {
 		t.Errorf("the new document has token %q (the old one was %q)", again.Token, snap.Token)
 	}
 	e.ok("--doc", again.Token, "scroll", "--dy", "10")
+}
+
+// TestRefusalsAreInTheLedger: a write the approval policy denies, and one
+// refused because a person holds the tab, are each in the ledger as not
+// executed with their code, under the operation id the caller was told;
+// nothing reached the page.
+func TestRefusalsAreInTheLedger(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv, hits := countingPage(t, `<button onclick="fetch('/hit')">Buy</button>`)
+	e.ok("open", srv.URL+"/")
+	e.ok("policy", "set", "click", "deny")
+	refused := func(code string, args ...string) string {
+		t.Helper()
+		r := e.run(append([]string{"--json"}, args...)...)
+		var out struct {
+			Error struct {
+				Code        string `json:"code"`
+				OperationID string `json:"operation_id"`
+				NotExecuted bool   `json:"not_executed"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Error.Code != code || !out.Error.NotExecuted || out.Error.OperationID == "" {
+			t.Fatalf("loupe %s: %s %s, want %s with an operation id", strings.Join(args, " "), r.stdout, r.stderr, code)
+		}
+		return out.Error.OperationID
+	}
+	denied := refused("DENIED", "--op-id", "pay-1", "click", "role=button")
+	e.ok("policy", "unset", "click")
+	var st struct{ Tabs []struct{ ID string } }
+	e.okJSON(&st, "tabs")
+	e.ok("takeover")
+	held := refused("HUMAN_CONTROL", "click", "role=button")
+	states := ledgerStates(e)
+	if denied != "pay-1" || states[denied] != "not_executed DENIED" || states[held] != "not_executed HUMAN_CONTROL" {
+		t.Fatalf("ledger: %v (denied %s, held %s)", states, denied, held)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("a refused click reached the page %d times", n)
+	}
+	// The refused id is used: a retry with it is a duplicate, not a new write.
+	e.ok("policy", "reset")
+	refused("DUPLICATE_OPERATION", "--op-id", "pay-1", "click", "role=button")
 }

@@ -92,8 +92,8 @@ func TestTakeOverEndsQueuedAndRunningWrites(t *testing.T) {
 	if states["long-type"] != "unknown TAKEN_OVER" {
 		t.Errorf("ledger: the cut-short type is %q", states["long-type"])
 	}
-	if s, ok := states["queued-click"]; ok {
-		t.Errorf("ledger: the queued click, never sent, has a row: %q", s)
+	if s := states["queued-click"]; s != "not_executed TAKEN_OVER" {
+		t.Errorf("ledger: the queued click, never sent, is %q, want not_executed TAKEN_OVER", s)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
@@ -63,7 +64,7 @@ func (describeStage) enter(ctx context.Context, c *call) (func(*outcome), error)
 		return nil, apitype.Errorf(apitype.BadInput, "operation id %q: use 1 to 64 letters, digits, '.', '_', ':' or '-'", id)
 	}
 	c.write = Write{ID: id, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: c.client.ID(),
-		Surface: c.client.Current(), Epoch: c.epoch, Input: c.in, Digest: digest(c.op.Name, c.in), Document: c.write.Document,
+		Surface: c.client.Current(), Epoch: c.epoch, Input: c.in, Digest: ledger.Digest(c.op.Name, c.in), Document: c.write.Document,
 		SessionWide: c.op.SessionWide, Person: c.req.Person}
 	if o, ok := c.in.(ops.TabOpener); ok && o.OpensTab() {
 		c.write.SessionWide = true // it acts in the tab it opens

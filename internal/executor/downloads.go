@@ -3,6 +3,7 @@ package executor
 import (
 	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/events"
+	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
 	"github.com/loupe-dev/loupe/internal/sessions"
@@ -32,7 +33,7 @@ func (x *Executor) downloadPolicy(s *sessions.Session) download.Options {
 				return download.Deny
 			case policy.Ask:
 				w := Write{Op: "download", Action: ops.ActDownload, Session: session, Surface: d.SurfaceID, Page: d.SurfaceID,
-					Origin: origin, Digest: digest("download", d.URL)}
+					Origin: origin, Digest: ledger.Digest("download", d.URL)}
 				timeout := x.rules.ApprovalTimeout()
 				x.bgWork.Go(func() {
 					_, err := ask(x.bg, x.waiting, w, timeout, rule.Name())

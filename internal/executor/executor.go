@@ -5,6 +5,9 @@
 //
 //	decode    the operation, its input checked by its rules, the session
 //	          and the caller (BAD_INPUT)
+//	refusals  on the way back: a write refused before the ledger reserved
+//	          it (TAKEN_OVER, DENIED, APPROVAL_TIMEOUT, HUMAN_CONTROL,
+//	          NO_GRANT) is recorded, not executed, with its code
 //	tabsfile  (on the way back: the tabs file is written before the reply)
 //	control   browser writes refused while controlEnabled is off (DENIED)
 //	grant     the task's grant, minted by a read, needed by a write (NO_GRANT)
@@ -181,14 +184,14 @@ func New(cfg Config) *Executor {
 		settings: cfg.Settings, previews: preview.New(), dashboard: cfg.Dashboard,
 	}
 	x.waiting = approvals.New(x.events)
+	if x.log = cfg.Log; x.log == nil {
+		x.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
 	if x.ledger == nil && cfg.Store != nil {
-		x.ledger = diskLedger{l: cfg.Store, log: x.log}
+		x.ledger = diskLedger{l: cfg.Store, log: x.log} // after x.log: a nil logger panics when a row cannot be written
 	}
 	if x.settings == nil {
 		x.settings = settings.Open("")
-	}
-	if x.log = cfg.Log; x.log == nil {
-		x.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	x.rules = cfg.Rules
 	if x.policy == nil && cfg.Rules != nil {
@@ -235,7 +238,7 @@ func New(cfg Config) *Executor {
 // pipeline is the executor's stages in the order of stageOrder.
 func (x *Executor) pipeline() pipeline {
 	return pipeline{
-		decodeStage{x}, tabsfileStage{x}, controlStage{x.settings}, grantStage{x.grants}, humanStage{},
+		decodeStage{x}, refusalsStage{x.ledger}, tabsfileStage{x}, controlStage{x.settings}, grantStage{x.grants}, humanStage{},
 		restoreStage{x}, personalStage{x}, documentStage{}, originStage{}, describeStage{},
 		approvalStage{x.policy}, ownerStage{x.gate}, laneStage{&x.lanes}, ledgerStage{x.ledger}, reportStage{x},
 		effectsStage{x}, settleStage{x.ledger, x.events}, classifyStage{}, runStage{},

@@ -30,6 +30,9 @@ func (tr *trace) Check(_ context.Context, w Write) error { return tr.step("gate:
 func (tr *trace) Reserve(_ context.Context, w Write) error {
 	return tr.step("reserve:" + w.Op)
 }
+func (tr *trace) Refuse(_ context.Context, w Write, e *apitype.Error) {
+	tr.step("refuse:" + w.Op + ":" + string(e.Code))
+}
 func (tr *trace) Settle(_ context.Context, w Write, e *apitype.Error) {
 	outcome := "executed"
 	if e != nil {
@@ -84,19 +87,20 @@ func TestPipelineOrder(t *testing.T) {
 	}
 }
 
-// A refusal at any stage stops the write there: nothing later runs, and
-// the refusal reaches the caller as it was, naming the operation.
+// A refusal at any stage stops the write there: nothing later runs, the
+// refusal reaches the caller as it was, naming the operation and the
+// ledger row that records it (not executed, with its code).
 func TestPipelineRefusals(t *testing.T) {
 	for stage, want := range map[string]string{
-		"policy:poke":  "policy:poke",
-		"gate:poke":    "policy:poke gate:poke",
-		"reserve:poke": "policy:poke gate:poke reserve:poke",
+		"policy:poke":  "policy:poke refuse:poke:DENIED",
+		"gate:poke":    "policy:poke gate:poke refuse:poke:DENIED",
+		"reserve:poke": "policy:poke gate:poke reserve:poke refuse:poke:DENIED",
 	} {
 		refusal := apitype.Errorf(apitype.Denied, "no")
 		tr := &trace{fail: map[string]error{stage: refusal}}
 		_, err := fakeExecutor(t, tr).Do(context.Background(), Request{Op: "poke"})
 		e, ok := apitype.As(err)
-		if !ok || e.Code != apitype.Denied || !e.NotExecuted || e.Op != "poke" {
+		if !ok || e.Code != apitype.Denied || !e.NotExecuted || e.Op != "poke" || e.OperationID == "" {
 			t.Errorf("refused at %s: %v", stage, err)
 		}
 		if got := strings.Join(tr.steps, " "); got != want {

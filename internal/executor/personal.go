@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
@@ -47,7 +48,7 @@ func (s personalStage) enter(ctx context.Context, c *call) (func(*outcome), erro
 	}
 	element, _ := inputFields(c.in)
 	w := Write{ID: apitype.NewOperationID(), Element: element, Op: c.op.Name, Action: action, Session: c.sess.Name(), Client: c.client.ID(),
-		Task: c.task, Surface: c.client.Current(), Page: page, Origin: originOf(t.URL()), Input: c.in, Digest: digest(c.op.Name, c.in)}
+		Task: c.task, Surface: c.client.Current(), Page: page, Origin: originOf(t.URL()), Input: c.in, Digest: ledger.Digest(c.op.Name, c.in)}
 	waited, err := ask(ctx, s.x.waiting, w, timeout, personalRule)
 	c.approvedAfter += waited
 	return nil, err

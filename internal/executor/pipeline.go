@@ -28,7 +28,7 @@ type pipeline []stage
 // stageOrder is the documented order of the stages (see the package doc);
 // a test holds the pipeline New builds to it.
 var stageOrder = []string{
-	"decode", "tabsfile", "control", "grant", "human", "restore", "personal", "document", "origin", "describe",
+	"decode", "refusals", "tabsfile", "control", "grant", "human", "restore", "personal", "document", "origin", "describe",
 	"approval", "owner", "lane", "ledger", "report", "effects", "settle", "classify", "run",
 }
 
@@ -56,8 +56,9 @@ type call struct {
 	// task is the caller's task; grant the id of its grant.
 	task, grant string
 	// write describes a write to the stages that guard it (its ID once
-	// described).
-	write Write
+	// described); reserved: its row is in the ledger.
+	write    Write
+	reserved bool
 	// epoch is the take-over epoch of the caller's tab when a stage
 	// looked.
 	epoch   int64
