@@ -34,3 +34,24 @@ func TestTimeoutHintNamesTheDeadlineThatRan(t *testing.T) {
 		t.Errorf("MCP browser_wait timeout_ms 500:\n%s", r.text)
 	}
 }
+
+// TestEndlessScriptEndsAndTheTabRecovers: `eval 'while(true){}'` ends
+// with TIMEOUT at its deadline, and the tab works on: snapshot, open and
+// reload (it used to stay wedged: snapshot timed out, reload INTERNAL).
+func TestEndlessScriptEndsAndTheTabRecovers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	e.ok("open", srv.Page("basic.html"))
+	r := e.run("--timeout", "1s", "eval", "while (true) {}")
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "TIMEOUT: ") {
+		t.Fatalf("endless eval: exit %d %q", r.code, r.stderr)
+	}
+	if s := e.ok("snapshot"); !strings.Contains(s, "basic") {
+		t.Fatalf("snapshot after:\n%s", s)
+	}
+	e.ok("reload")
+	if out := e.ok("open", srv.Page("dupes.html")); !strings.Contains(out, "dupes") {
+		t.Fatalf("open after: %s", out)
+	}
+}

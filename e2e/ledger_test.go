@@ -498,5 +498,6 @@ func TestRefusalsAreInTheLedger(t *testing.T) {
 	}
 	// The refused id is used: a retry with it is a duplicate, not a new write.
 	e.ok("policy", "reset")
+	e.ok("resume")
 	refused("DUPLICATE_OPERATION", "--op-id", "pay-1", "click", "role=button")
 }

@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"strings"
+	"time"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -141,8 +142,14 @@ func Box(ctx context.Context, t *engine.Surface, ref string) (*ElementBox, error
 	})
 }
 
+// terminateWait bounds the wait for the browser to stop a script that
+// outran its deadline.
+const terminateWait = 2 * time.Second
+
 // Eval evaluates a JavaScript expression in the page's own world (it sees
-// the page's globals) and returns its JSON value; a promise is awaited.
+// the page's globals) and returns its JSON value; a promise is awaited. A
+// script still running at ctx's deadline is terminated, so the tab stays
+// usable.
 func Eval(ctx context.Context, t *engine.Surface, expr string) (jsonv2.Value, error) {
 	return engine.Exclusively(ctx, t, func() (jsonv2.Value, error) {
 		params := runtime.EvaluateParams{
@@ -156,6 +163,14 @@ func Eval(ctx context.Context, t *engine.Surface, expr string) (jsonv2.Value, er
 		params.ContextID = runtime.ExecutionContextID(ctxID)
 		res, err := cdpproto.Call(ctx, sess, runtime.Evaluate, params)
 		if err != nil {
+			if ctx.Err() != nil {
+				// A script that never yields (while(true){}) holds the
+				// page's main thread past the deadline: stop it, or the
+				// tab stays wedged for every later call.
+				tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), terminateWait)
+				_, _ = cdpproto.Call(tctx, sess, runtime.TerminateExecution, cdpproto.Empty{})
+				cancel()
+			}
 			return nil, err
 		}
 		if ex := res.ExceptionDetails; ex != nil {

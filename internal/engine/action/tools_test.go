@@ -1,12 +1,14 @@
 package action_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine/action"
@@ -76,5 +78,24 @@ func TestNoSecondClickWhileNavigating(t *testing.T) {
 	wantStep(t, err, apitype.Step{Op: "wait", Args: map[string]string{"load": "true"}})
 	if n := posts.Load(); n != 1 {
 		t.Fatalf("server saw %d payments", n)
+	}
+}
+
+// TestEvalThatNeverYieldsIsStopped: a script that never yields ends with
+// its deadline, and the tab works on: it is stopped, not left spinning.
+func TestEvalThatNeverYieldsIsStopped(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "basic.html")
+	ctx, cancel := context.WithTimeout(ctxT(t), 500*time.Millisecond)
+	defer cancel()
+	if _, err := action.Eval(ctx, tab, "while (true) {}"); err == nil {
+		t.Fatal("an endless script returned")
+	}
+	v, err := action.Eval(ctxT(t), tab, "document.title")
+	if err != nil || string(v) == "" {
+		t.Fatalf("the tab after: %s %v", v, err)
+	}
+	if s := snap(t, tab); !strings.Contains(s.Text, "surface ") {
+		t.Fatalf("snapshot after: %s", s.Text)
 	}
 }
