@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -83,5 +84,31 @@ func TestPartitionsFromMCP(t *testing.T) {
 	r := m.call("browser_tabs", map[string]any{"action": "new", "partition": "shared"})
 	if code, notExecuted := errorOf(t, r); !r.isErr || code != "BAD_INPUT" || !notExecuted {
 		t.Fatalf("a bad partition over MCP: %v %s", r.isErr, r.text)
+	}
+}
+
+// TestDownloadInTempPartition: a download a page in a temp partition
+// starts completes into the session's files, as in the default one (it
+// used to end "canceled, 0 bytes": only the default context was told
+// where downloads go).
+func TestDownloadInTempPartition(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	e.ok("open", srv.Page("download.html"), "--partition", "temp:dl")
+	e.ok("click", `role=link[name="Download report"]`)
+	var got struct {
+		Downloads []struct {
+			State    string `json:"state"`
+			Path     string `json:"path"`
+			Filename string `json:"filename"`
+		} `json:"downloads"`
+	}
+	e.okJSON(&got, "downloads", "--wait")
+	if len(got.Downloads) != 1 || got.Downloads[0].State != "completed" || got.Downloads[0].Filename != "report.txt" {
+		t.Fatalf("download in temp:dl: %+v", got.Downloads)
+	}
+	if b, err := os.ReadFile(got.Downloads[0].Path); err != nil || !strings.Contains(string(b), "quarterly report") {
+		t.Fatalf("the file: %q %v", b, err)
 	}
 }

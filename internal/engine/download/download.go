@@ -22,6 +22,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
 )
 
 // Download is one file the browser downloaded (or is downloading).
@@ -125,6 +126,13 @@ func Track(ctx context.Context, b *engine.Browser, dir string, opt Options) (*Tr
 		cancel()
 		return nil, err
 	}
+	// A temp partition is a browser context of its own, with the
+	// browser's default download behaviour until it is told otherwise.
+	surface.OnNewPartition(b, func(ctx context.Context, id string) error {
+		return bs.Call(ctx, "Browser.setDownloadBehavior", map[string]any{
+			"behavior": "allowAndName", "downloadPath": staging, "eventsEnabled": true, "browserContextId": id,
+		}, nil)
+	})
 	d.stop = cancel
 	d.wg.Add(1)
 	go func() {

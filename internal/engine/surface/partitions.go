@@ -53,6 +53,18 @@ func bounded(s string) string {
 type partitions struct {
 	mu     sync.Mutex
 	byName map[string]string // "temp:x" → browser context id
+	setups []func(ctx context.Context, browserContextID string) error
+}
+
+// OnNewPartition has f set up each temp partition's browser context
+// before its first tab opens: what the browser was told for its default
+// context (where downloads go) must hold in every partition too. A setup
+// that fails fails the tab's opening, and the context is discarded.
+func OnNewPartition(b *engine.Browser, f func(ctx context.Context, browserContextID string) error) {
+	p := partitionsOf(b)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.setups = append(p.setups, f)
 }
 
 func partitionsOf(b *engine.Browser) *partitions {
@@ -96,6 +108,12 @@ func NewTabIn(ctx context.Context, b *engine.Browser, partition string) (*engine
 				return nil, err
 			}
 			id = string(res.BrowserContextID)
+			for _, setup := range p.setups {
+				if err := setup(ctx, id); err != nil {
+					_, _ = cdpproto.Call(ctx, b.BrowserSession(), target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: res.BrowserContextID})
+					return nil, fmt.Errorf("setting up partition %s: %w", name, err)
+				}
+			}
 			p.byName[name] = id
 		}
 		params.BrowserContextID = cdpproto.BrowserContextID(id)
