@@ -55,3 +55,21 @@ func TestEndlessScriptEndsAndTheTabRecovers(t *testing.T) {
 		t.Fatalf("open after: %s", out)
 	}
 }
+
+// TestMCPNavigationAfterInteractiveSnapshotIsWhole: a navigation's
+// snapshot after an interactive one is of the whole page (its text too),
+// not shaped like the last one.
+func TestMCPNavigationAfterInteractiveSnapshotIsWhole(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	m := startMCP(t, e)
+	m.ok("browser_navigate", map[string]any{"url": srv.Page("basic.html")})
+	if s := m.ok("browser_snapshot", map[string]any{"interactive": true}); strings.Contains(s, "MK-BASIC-TOP") {
+		t.Fatalf("the interactive snapshot has the page's text:\n%s", s)
+	}
+	nav := m.ok("browser_navigate", map[string]any{"url": srv.Page("dupes.html")})
+	if !strings.Contains(nav, "MK-DUPES-TOP-5a17") {
+		t.Fatalf("the navigation's snapshot is not the whole page:\n%s", nav)
+	}
+}

@@ -125,7 +125,10 @@ func (x *Executor) report(ctx context.Context, c *call, before *state, o *apityp
 		return r
 	}
 	in, _ := last.Options.(ops.SnapshotIn)
-	if o.Snapshot && !ok {
+	if o.Snapshot {
+		// A whole new snapshot (a navigation's) is of the whole page, not
+		// shaped like the caller's last (an interactive one would hide
+		// the new page's text); a diff compares like with like.
 		in = ops.SnapshotIn{}
 	}
 	// A grep or since read was remembered whole: the report compares
