@@ -501,3 +501,47 @@ func TestRefusalsAreInTheLedger(t *testing.T) {
 	e.ok("resume")
 	refused("DUPLICATE_OPERATION", "--op-id", "pay-1", "click", "role=button")
 }
+
+// TestLedgerNamesTheSurfaceActedOn: a takeover of another tab is recorded
+// on that tab, a tab the write opened on the new tab, a command on no tab
+// on none; ops show prints what --json gives.
+func TestLedgerNamesTheSurfaceActedOn(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	e.ok("open", srv.Page("basic.html"))
+	e.ok("--op-id", "new-tab", "tab", "new", srv.Page("dupes.html"))
+	var tabs struct {
+		Tabs []struct {
+			ID string `json:"id"`
+		} `json:"tabs"`
+	}
+	e.okJSON(&tabs, "tabs")
+	if len(tabs.Tabs) != 2 {
+		t.Fatalf("tabs: %+v", tabs)
+	}
+	first, second := tabs.Tabs[0].ID, tabs.Tabs[1].ID
+	e.ok("switch", first)
+	e.ok("--op-id", "hold-2", "takeover", second)
+	e.ok("--op-id", "rule", "policy", "set", "click", "ask")
+	var got map[string]string = map[string]string{}
+	var out struct {
+		Operations []struct {
+			ID      string `json:"operation_id"`
+			Surface string `json:"surface_id"`
+		} `json:"operations"`
+	}
+	e.okJSON(&out, "ops")
+	for _, o := range out.Operations {
+		got[o.ID] = o.Surface
+	}
+	if got["new-tab"] != second || got["hold-2"] != second || got["rule"] != "" {
+		t.Fatalf("surfaces in the ledger: %v (tabs %s, %s)", got, first, second)
+	}
+	show := e.ok("ops", "show", "hold-2")
+	for _, want := range []string{"surface   " + second + " (epoch", "input     {"} {
+		if !strings.Contains(show, want) {
+			t.Errorf("ops show lacks %q:\n%s", want, show)
+		}
+	}
+}

@@ -17,10 +17,13 @@ type Write struct {
 	Session string
 	Client  string
 	Task    string // the caller's task ("" for a person's own commands)
-	Surface string // the caller's current surface ("" before its first)
-	Epoch   int64  // of the caller's tab (its take-overs so far)
-	Page    string // the caller's tab (its page's surface id), when known
-	Opener  string // the tab that opened Page, if any
+	Surface string // the surface the write acts on (see where); "" for none
+	// Opened is the tab the write opened, once it ran (tab new, open
+	// --partition): the ledger names it as the write's surface.
+	Opened string
+	Epoch  int64  // of the caller's tab (its take-overs so far)
+	Page   string // the caller's tab (its page's surface id), when known
+	Opener string // the tab that opened Page, if any
 	// Target is the tab the input names (tab close ID), when it names one;
 	// TargetOpener the tab that opened it.
 	Target, TargetOpener string
@@ -108,6 +111,15 @@ func where(ctx context.Context, c *call) {
 		} else if t, err := c.pageByID(ctx, in.Target()); err == nil && t != nil {
 			w.Target, w.TargetOpener = t.PageID(), t.Opener()
 		}
+	}
+	// The ledger names the surface the write acts on: the tab its input
+	// names (takeover s9, tab close s4); none for a command on no tab
+	// (policy set); a tab it opens is named once it ran (settle).
+	switch {
+	case w.Target != "":
+		w.Surface = w.Target
+	case c.op.NoBrowser:
+		w.Surface = ""
 	}
 }
 

@@ -99,6 +99,11 @@ func (s diskLedger) Settle(ctx context.Context, w Write, e *apitype.Error) {
 			state = ledger.NotExecuted
 		}
 	}
+	if w.Opened != "" && w.Opened != w.Surface {
+		if err := s.l.Resurface(ctx, w.ID, w.Opened); err != nil {
+			s.log.Warn("naming the tab a write opened", "operation", w.ID, "op", w.Op, "err", err)
+		}
+	}
 	if err := s.l.Settle(ctx, w.ID, state, code, reason); err != nil {
 		s.log.Error("settling an operation: it stays reserved, which the next start reads as unknown", "operation", w.ID, "op", w.Op, "err", err)
 	}

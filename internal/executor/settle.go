@@ -6,6 +6,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/ledger"
+	"github.com/loupe-dev/loupe/internal/ops"
 )
 
 // settleStage records a write's outcome, on the way back: in the ledger
@@ -25,6 +26,9 @@ func (s settleStage) enter(ctx context.Context, c *call) (func(*outcome), error)
 	}
 	return func(o *outcome) {
 		ctx := context.WithoutCancel(ctx)
+		if t, ok := c.in.(ops.TabOpener); ok && t.OpensTab() && o.err == nil {
+			c.write.Opened = c.client.Current() // the tab it opened is the caller's current now
+		}
 		s.ledger.Settle(ctx, c.write, o.err)
 		state, code := ledger.Executed, ""
 		if o.err != nil {

@@ -56,6 +56,7 @@ func ledgerHandlers() map[string]Handler {
 
 func operationOf(e ledger.Entry) wire.Operation {
 	return wire.Operation{ID: e.ID, Session: e.Session, Task: e.Task, Client: e.Client, Generation: e.Generation, SurfaceID: e.Surface,
+		Epoch: e.Epoch, Document: e.Document,
 		Op: e.Op, Action: e.Action, Digest: e.Digest, State: string(e.State), Code: e.Code, Reason: e.Reason,
 		Reserved: e.Reserved, Settled: e.Settled, Acknowledged: e.Acknowledged, Input: rawInput(e.Input), Locator: e.Locator}
 }

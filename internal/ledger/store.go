@@ -270,6 +270,20 @@ func (l *impl) Reserve(ctx context.Context, e Entry) error {
 	return &DuplicateError{Original: orig}
 }
 
+// Resurface names the surface an operation acted on when that is known
+// only once it ran: the tab a write opened (tab new, open --partition).
+func (l *impl) Resurface(ctx context.Context, id, surface string) error {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return ErrClosed
+	}
+	if _, err := l.db.ExecContext(ctx, `UPDATE operations SET surface = ? WHERE id = ?`, surface, id); err != nil {
+		return fmt.Errorf("ledger: naming %s's surface: %w", id, err)
+	}
+	return nil
+}
+
 // Settle records the outcome of a reserved operation: Executed,
 // NotExecuted or Unknown, with a registry code and a reason for the last
 // two. An id never reserved is ErrNotFound; one already settled (also as

@@ -9,6 +9,9 @@ type PageIn struct {
 	ID string `json:"surface_id,omitempty" arg:"[SURFACE_ID]" help:"the tab (a surface id from tabs; default: your current one)"`
 }
 
+// Target is the tab the input names ("": the caller's current one).
+func (in *PageIn) Target() string { return in.ID }
+
 // ControlOut says who drives a tab now.
 type ControlOut = wire.ControlOut
 

@@ -5,24 +5,30 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/safetext"
 )
 
 // Operation is one write in the operation ledger.
 type Operation struct {
-	ID         string    `json:"operation_id" cap:"-"`
-	Session    string    `json:"session" cap:"-"`
-	Task       string    `json:"task,omitempty" cap:"-"`
-	Client     string    `json:"client,omitempty" cap:"-"`
-	Generation int64     `json:"generation"`
-	SurfaceID  string    `json:"surface_id,omitempty" cap:"-"`
-	Op         string    `json:"op" cap:"-"`
-	Action     string    `json:"action" cap:"-"`
-	Digest     string    `json:"digest" cap:"-"`
-	State      string    `json:"state" cap:"-"` // reserved, executed, not_executed, unknown
-	Code       string    `json:"code,omitempty" cap:"-"`
-	Reason     string    `json:"reason,omitempty" cap:"text"`
-	Reserved   time.Time `json:"reserved"`
-	Settled    time.Time `json:"settled,omitzero"`
+	ID         string `json:"operation_id" cap:"-"`
+	Session    string `json:"session" cap:"-"`
+	Task       string `json:"task,omitempty" cap:"-"`
+	Client     string `json:"client,omitempty" cap:"-"`
+	Generation int64  `json:"generation"`
+	SurfaceID  string `json:"surface_id,omitempty" cap:"-"`
+	// Epoch is the take-over epoch of the tab when the write was asked;
+	// Document the document token it was planned on, if it gave one.
+	Epoch    int64     `json:"epoch,omitempty"`
+	Document string    `json:"document_token,omitempty" cap:"-"`
+	Op       string    `json:"op" cap:"-"`
+	Action   string    `json:"action" cap:"-"`
+	Digest   string    `json:"digest" cap:"-"`
+	State    string    `json:"state" cap:"-"` // reserved, executed, not_executed, unknown
+	Code     string    `json:"code,omitempty" cap:"-"`
+	Reason   string    `json:"reason,omitempty" cap:"text"`
+	Reserved time.Time `json:"reserved"`
+	Settled  time.Time `json:"settled,omitzero"`
 	// Acknowledged: a person said they have seen this unknown outcome.
 	Acknowledged time.Time `json:"acknowledged,omitzero"`
 	// Input is what the write was asked (its input, as JSON; absent when
@@ -68,8 +74,27 @@ func (o *OperationsOut) Text() string {
 // OperationOut is one ledger entry.
 type OperationOut struct{ Operation }
 
-// Text is its line.
-func (o *OperationOut) Text() string { return o.line() }
+// Text is its line, then what --json gives of it, one field a line:
+// task, client, surface and epoch, document token, locator, input.
+func (o *OperationOut) Text() string {
+	var b strings.Builder
+	b.WriteString(o.line())
+	field := func(name, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "\n  %-9s %s", name, v)
+		}
+	}
+	field("task", o.Task)
+	field("client", o.Client)
+	if o.SurfaceID != "" {
+		field("surface", fmt.Sprintf("%s (epoch %d)", o.SurfaceID, o.Epoch))
+	}
+	field("document", o.Document)
+	field("code", o.Code)
+	field("locator", o.Locator)
+	field("input", safetext.Line(string(o.Input))) // JSON escapes controls, not bidi overrides
+	return b.String()
+}
 
 // HistoryOut is what ran, oldest first (loupe history).
 type HistoryOut struct {

@@ -297,7 +297,7 @@ func TestImportsOnlyTheStandardLibrary(t *testing.T) {
 	}
 }
 
-var exampleOperation = Operation{ID: "op-1f2e", Session: "work", Task: "t1", Client: "mcp-42", Generation: 3, SurfaceID: "s1",
+var exampleOperation = Operation{ID: "op-1f2e", Session: "work", Task: "t1", Client: "mcp-42", Generation: 3, SurfaceID: "s1", Epoch: 2, Document: "d-7f3a",
 	Op: "click", Action: "input", Digest: "9a1b2c3d4e5f6a7b", State: "unknown", Code: "OUTCOME_UNKNOWN",
 	Reason:   "loupe (pid 42) stopped before this write was settled",
 	Reserved: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Settled: time.Date(2026, 12, 1, 12, 0, 1, 0, time.UTC),
