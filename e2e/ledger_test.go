@@ -545,3 +545,53 @@ func TestLedgerNamesTheSurfaceActedOn(t *testing.T) {
 		}
 	}
 }
+
+// TestApprovalsShowTheWrite: a write waiting for approval shows what it
+// will send and who asks: the text to fill (a password's masked), the
+// element's locator, and the client (cli), in text and JSON.
+func TestApprovalsShowTheWrite(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv, _ := countingPage(t, `<label>Name <input id="n"></label><label>Password <input id="p" type="password"></label>`)
+	e.ok("open", srv.URL+"/")
+	e.ok("policy", "set", "fill", "ask")
+	pending := func() (string, string) {
+		t.Helper()
+		var out struct {
+			Approvals []struct {
+				ID     string          `json:"approval_id"`
+				Client string          `json:"client"`
+				Input  json.RawMessage `json:"input"`
+			} `json:"approvals"`
+		}
+		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) { // no event for the CLI's wait
+			e.okJSON(&out, "approvals")
+			if len(out.Approvals) == 1 {
+				a := out.Approvals[0]
+				if a.Client != "cli" {
+					t.Errorf("approval asked by %q, want cli", a.Client)
+				}
+				return a.ID, string(a.Input)
+			}
+		}
+		t.Fatal("no write waiting")
+		return "", ""
+	}
+	for _, c := range []struct{ field, text, shown string }{
+		{"Name", "Ada Lovelace", `"text":"Ada Lovelace"`},
+		{"Password", "hunter2-secret", `"secret":true`},
+	} {
+		done := make(chan result, 1)
+		go func() { done <- e.run("fill", `role=textbox[name="`+c.field+`"]`, c.text) }()
+		id, input := pending()
+		text := e.ok("approvals")
+		if !strings.Contains(input, c.shown) || !strings.Contains(text, c.shown) || !strings.Contains(text, "by cli") || !strings.Contains(text, "element role=textbox") {
+			t.Errorf("approval of the %s fill: json %s\ntext %s", c.field, input, text)
+		}
+		if strings.Contains(input+text, "hunter2") {
+			t.Errorf("the password is shown: %s %s", input, text)
+		}
+		e.ok("deny", id)
+		<-done
+	}
+}

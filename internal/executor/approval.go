@@ -2,10 +2,12 @@ package executor
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/approvals"
+	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
 	"github.com/loupe-dev/loupe/internal/wire"
@@ -36,8 +38,14 @@ func (s approvalStage) enter(ctx context.Context, c *call) (func(*outcome), erro
 
 // ask holds a write for a person's answer (package approvals).
 func ask(ctx context.Context, q *approvals.Queue, w Write, timeout time.Duration, rule string) (time.Duration, error) {
-	return q.Ask(ctx, wire.Approval{OperationID: w.ID, Op: w.Op, Action: string(w.Action), Session: w.Session, Client: w.Client,
-		SurfaceID: w.Surface, Page: w.Page, Origin: w.Origin, Digest: w.Digest, Task: w.Task, Target: w.Element}, timeout, rule)
+	a := wire.Approval{OperationID: w.ID, Op: w.Op, Action: string(w.Action), Session: w.Session, Client: w.Client,
+		SurfaceID: w.Surface, Page: w.Page, Origin: w.Origin, Digest: w.Digest, Task: w.Task, Target: w.Element, Locator: w.Locator}
+	// What will be sent, as the ledger keeps it: a secret's text masked,
+	// an upload's files by name and size.
+	if b, err := json.Marshal(w.Input); err == nil && w.Input != nil {
+		a.Input = json.RawMessage(ledger.KeptInput(b, w.Secret))
+	}
+	return q.Ask(ctx, a, timeout, rule)
 }
 
 // allowAll is the policy of an executor without rules: every write may

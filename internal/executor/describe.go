@@ -66,7 +66,7 @@ func (describeStage) enter(ctx context.Context, c *call) (func(*outcome), error)
 	} else if !apitype.ValidOperationID(id) {
 		return nil, apitype.Errorf(apitype.BadInput, "operation id %q: use 1 to 64 letters, digits, '.', '_', ':' or '-'", id)
 	}
-	c.write = Write{ID: id, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: c.client.ID(),
+	c.write = Write{ID: id, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: clientName(c),
 		Surface: c.client.Current(), Epoch: c.epoch, Input: c.in, Digest: ledger.Digest(c.op.Name, c.in), Document: c.write.Document,
 		SessionWide: c.op.SessionWide, Person: c.req.Person}
 	if o, ok := c.in.(ops.TabOpener); ok && o.OpensTab() {
@@ -137,4 +137,18 @@ func inputFields(in any) (element, text string) {
 	}
 	_ = json.Unmarshal(b, &f)
 	return f.Ref, f.Text
+}
+
+// clientName names the caller for a person reading approvals and the
+// ledger: its client id (an MCP server's), "person" for a person's own
+// writes at the dashboard, "cli" for the command line, whose requests
+// carry none.
+func clientName(c *call) string {
+	switch {
+	case c.client.ID() != "":
+		return c.client.ID()
+	case c.req.Person:
+		return "person"
+	}
+	return "cli"
 }

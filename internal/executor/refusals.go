@@ -34,7 +34,7 @@ func (s refusalsStage) enter(ctx context.Context, c *call) (func(*outcome), erro
 		}
 		w := c.write
 		if w.ID == "" { // refused before it was described
-			w = Write{ID: c.req.OperationID, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: c.client.ID(),
+			w = Write{ID: c.req.OperationID, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: clientName(c),
 				Surface: c.client.Current(), Input: c.in, Digest: ledger.Digest(c.op.Name, c.in), Person: c.req.Person}
 			if c.grant != "" || c.req.Person || o.err.Code == apitype.NoGrant {
 				w.Task = c.task // for NO_GRANT, the task the caller claimed

@@ -1,9 +1,12 @@
 package wire
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/safetext"
 )
 
 // ControlOut says who drives a tab after a take-over or a resume.
@@ -41,6 +44,12 @@ type Approval struct {
 	// (a ref or a locator), when it names one.
 	Task   string `json:"task,omitempty" cap:"-"`
 	Target string `json:"target,omitempty" cap:"text"`
+	// Locator is the stable locator of the element Target names; Input
+	// what will be sent (the write's input: text to type or fill, keys,
+	// options, a URL — a secret field's text masked, files by name and
+	// size).
+	Locator string          `json:"locator,omitempty" cap:"text"`
+	Input   json.RawMessage `json:"input,omitempty" cap:"-"`
 }
 
 func (a Approval) line() string {
@@ -57,7 +66,14 @@ func (a Approval) line() string {
 	if a.Origin != "" {
 		s += " " + a.Origin
 	}
-	return s + ", asked " + a.Asked.UTC().Format(time.RFC3339)
+	s += ", asked " + a.Asked.UTC().Format(time.RFC3339)
+	if a.Locator != "" {
+		s += "\n    element " + a.Locator
+	}
+	if len(a.Input) > 0 {
+		s += "\n    sends   " + safetext.Line(string(a.Input)) // JSON escapes controls, not bidi overrides
+	}
+	return s
 }
 
 // ApprovalsOut lists the writes waiting for a person.
