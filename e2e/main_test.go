@@ -123,7 +123,13 @@ func (e *env) run(args ...string) result {
 	} else if err != nil {
 		e.t.Fatalf("running loupe %v: %v", args, err)
 	}
-	return result{code: code, stdout: out.String(), stderr: errb.String()}
+	r := result{code: code, stdout: out.String(), stderr: errb.String()}
+	// No condition a caller can cause is INTERNAL ("a bug in loupe"):
+	// every error the e2e suites meet is checked for it.
+	if strings.HasPrefix(r.stderr, "INTERNAL: ") || strings.Contains(r.stdout, `"code":"INTERNAL"`) {
+		e.t.Errorf("loupe %s answered INTERNAL:\n%s%s", strings.Join(args, " "), r.stdout, r.stderr)
+	}
+	return r
 }
 
 // ok runs a command that must succeed and returns its stdout.

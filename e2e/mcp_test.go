@@ -41,6 +41,9 @@ func (m mcpCaller) call(name string, args map[string]any) toolResult {
 			b.WriteString(tc.Text)
 		}
 	}
+	if r.IsError && strings.HasPrefix(b.String(), "INTERNAL: ") {
+		m.t.Errorf("%s answered INTERNAL (no condition a caller can cause is):\n%s", name, b.String())
+	}
 	return toolResult{text: b.String(), isErr: r.IsError, res: r}
 }
 
