@@ -101,6 +101,21 @@ func TestSkillInstall(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(foreign, "SKILL.md")); string(b) != "---\nname: mine\n---\n" {
 		t.Error("the foreign SKILL.md was changed")
 	}
+	if code, _, errs := run("install", "--dir", foreign); code != 1 || !strings.HasPrefix(errs, "FILE_ERROR: ") {
+		t.Errorf("a refused install has no registry code: %d %s", code, errs)
+	}
+	// A references directory replaced by a link gets nothing written
+	// through it.
+	linked := filepath.Join(t.TempDir(), "linked")
+	elsewhere := t.TempDir()
+	os.MkdirAll(linked, 0o755)
+	os.Symlink(elsewhere, filepath.Join(linked, "references"))
+	if code, _, errs := run("install", "--dir", linked); code != 1 || !strings.Contains(errs, "FILE_ERROR") || !strings.Contains(errs, "references") {
+		t.Errorf("install through a linked references/: %d %s", code, errs)
+	}
+	if list, _ := os.ReadDir(elsewhere); len(list) != 0 {
+		t.Errorf("written through the link: %v", list)
+	}
 	for _, bad := range [][]string{{"install", "--agent", "emacs"}, {"print", "nope.md"}, {"frobnicate"}, {}} {
 		if code, _, _ := run(bad...); code != 2 {
 			t.Errorf("skill %q: exit %d, want 2", bad, code)
