@@ -110,7 +110,7 @@ func NewTabIn(ctx context.Context, b *engine.Browser, partition string) (*engine
 			id = string(res.BrowserContextID)
 			for _, setup := range p.setups {
 				if err := setup(ctx, id); err != nil {
-					_, _ = cdpproto.Call(ctx, b.BrowserSession(), target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: res.BrowserContextID})
+					_, _ = cdpproto.Call(ctx, b.BrowserSession(), target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: cdpproto.BrowserContextID(id)})
 					return nil, fmt.Errorf("setting up partition %s: %w", name, err)
 				}
 			}
