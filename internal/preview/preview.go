@@ -40,6 +40,10 @@ type Grant struct {
 	// shows reports whether the tab still shows the grant's pages (its
 	// address starts with prefix); false ends the grant.
 	shows func(prefix string) bool
+	// opened: the file itself was served once, to the navigation that
+	// opens it (before the tab shows it); after that it too is served
+	// only while the tab shows the grant's pages.
+	opened bool
 }
 
 // Server serves the grants. The zero value is not usable; call New.
@@ -197,8 +201,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	g := s.grants[tok]
 	var gc Grant
+	first := false
 	if g != nil {
 		gc = *g
+		if name == g.File && !g.opened {
+			first, g.opened = true, true
+		}
 	}
 	s.mu.Unlock()
 	if g == nil {
@@ -210,9 +218,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	prefix := "http://" + r.Host + "/p/" + tok + "/"
-	if name != gc.File && !gc.shows(prefix) {
+	if !first && !gc.shows(prefix) {
 		// The tab moved on: the grant ends. (The file itself is served
-		// to the navigation that opens it, before the tab shows it.)
+		// once to the navigation that opens it, before the tab shows it.)
 		s.drop(func(x *Grant) bool { return x.Token == tok })
 		http.NotFound(w, r)
 		return

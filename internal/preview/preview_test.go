@@ -85,8 +85,12 @@ func TestPreviewLifecycle(t *testing.T) {
 	if code, _ := get(t, u2); code != 200 {
 		t.Fatalf("the new token: %d", code)
 	}
-	// The tab navigates away: its grant ends at the next request.
+	// The tab navigates away: its grant ends at the next request, for
+	// the file itself too (it was served once, to the tab's navigation).
 	sh.set("T1", "https://example.com/")
+	if code, _ := get(t, u2); code != 404 {
+		t.Fatalf("the file after the tab moved on: %d", code)
+	}
 	if code, _ := get(t, strings.TrimSuffix(u2, "page.html")+"css/site.css"); code != 404 {
 		t.Fatalf("after the tab moved on: %d", code)
 	}
