@@ -14,11 +14,12 @@ import (
 // pressCheck), generous because a loaded machine delays delivery too.
 const clickSettle = 2 * time.Second
 
-// quietFor is the backstop of the wait after input for the page to stop
-// changing: the page agent bounds it by frames (quiet in js/40-actions.js:
-// a page that keeps changing costs 8 frames, ~130 ms at 60 fps), and this
-// only ends a wait whose frames stall.
-const quietFor = 2 * time.Second
+// quietFor bounds the wait after input for the page to stop changing, with
+// the page agent's bound of 8 frames (quiet in js/40-actions.js): a page
+// that keeps changing costs whichever comes first. Frames alone would let a
+// constantly animated page on a loaded machine (slow frames) cost seconds
+// a command; time alone cut the wait short there (150 ms was too little).
+const quietFor = 500 * time.Millisecond
 
 // pressCheck arms the page agent's press guard for a click on tg (see
 // onGuarded and afterPress in js/40-actions.js) and returns what to call
@@ -36,7 +37,7 @@ const quietFor = 2 * time.Second
 //     under the pointer) and was stopped. The page's handlers did not see
 //     it, unless they listen at the window in the capture phase, so the
 //     error does not claim the click certainly did not run;
-//   - otherwise, with quiet, waits (at most 8 frames) until the document
+//   - otherwise, with quiet, waits (at most 8 frames or quietFor) until the document
 //     has gone one animation frame without a DOM mutation, so that what the
 //     click set off (a list opening, a re-render) is on the page when the
 //     result (and a front end's report of what changed) is taken.
@@ -70,7 +71,7 @@ func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) 
 	}
 }
 
-// afterInput waits, bounded by 8 frames, until the document the input went
+// afterInput waits, bounded by 8 frames or quietFor, until the document the input went
 // to has gone one animation frame without a DOM mutation (after key
 // presses; pressCheck does it for clicks). A page that keeps changing
 // costs the bound, no more; a document that went away ends the wait.

@@ -260,10 +260,9 @@ func TestWidgetsPressGuard(t *testing.T) {
 // TestWidgetsClickSettles: a click returns once what it set off is drawn
 // (a menu a framework renders on the next frame), so the snapshot right
 // after it, as a front end's report of what changed, shows it.
-// The wait is bounded in frames, not time, so a loaded machine does not
-// cut it short.
+// Not parallel: the wait is bounded by 8 frames or 500 ms (quietFor), and
+// tests beside it would slow the frames it waits for.
 func TestWidgetsClickSettles(t *testing.T) {
-	t.Parallel()
 	tab := openTab(t, "widgets.html")
 	s := snap(t, tab)
 	if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Open later"), action.ClickOptions{}); err != nil {

@@ -105,11 +105,9 @@ async function afterPress(seq, settleMs, quietMs) {
 
 // quiet resolves once the document has gone one animation frame without
 // a DOM mutation (true), or after quietFrames frames that each changed it
-// (false): what a click set off (a list opening, a re-render) is then on
-// the page when the result is reported. The bound counts frames, not
-// time, so a loaded machine (slow frames) waits as many frames as an idle
-// one; maxMs is only the backstop for a document whose frames stall. A
-// hidden document gets no frames: it does not wait.
+// (false), or after maxMs (false), whichever comes first: what a click
+// set off (a list opening, a re-render) is then on the page when the
+// result is reported. A hidden document gets no frames: it does not wait.
 const quietFrames = 8;
 function quiet(maxMs) {
   if (document.visibilityState === 'hidden') return Promise.resolve({ ok: true, seen: false });
