@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/filesdir"
 )
 
 // maxUpload bounds the files of one upload together: they travel to the
@@ -49,17 +49,12 @@ func readUpload(path string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// maxRenames bounds the search for a free "name (N).ext".
-const maxRenames = 1000
-
 // writeNew writes data to a new file at path (-o FILE) and returns the
 // path written. It never overwrites and never writes through a link: an
 // existing regular file keeps its place and the data goes to "name
-// (1).ext", "name (2).ext", … (as downloads and uploads are named); a
-// symlink, a directory, a device or a FIFO at path is refused, as is a
-// missing directory. Each file is created with O_EXCL|O_NOFOLLOW, so a
-// link or file that appears meanwhile is never written through either. A
-// failed write (a full disk) removes what it began. Errors are FILE_ERROR.
+// (1).ext", "name (2).ext", … (filesdir.CreateNew, as downloads and
+// uploads are named); a symlink, a directory, a device or a FIFO at path
+// is refused, as is a missing directory. Errors are FILE_ERROR.
 func writeNew(path string, data []byte) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -75,32 +70,14 @@ func writeNew(path string, data []byte) (string, error) {
 			return "", apitype.Errorf(apitype.FileError, "%s is not a regular file (a device or a pipe)", path)
 		}
 	}
-	dir, name := filepath.Split(abs)
-	ext := filepath.Ext(name)
-	stem := strings.TrimSuffix(name, ext)
-	for i := 0; i <= maxRenames; i++ {
-		to := abs
-		if i > 0 {
-			to = filepath.Join(dir, fmt.Sprintf("%s (%d)%s", stem, i, ext))
-		}
-		f, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", fileErr(path, err)
-		}
-		_, werr := f.Write(data)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			_ = os.Remove(to)
-			return "", fileErr(path, werr)
-		}
-		return to, nil
+	to, err := filesdir.CreateNew(filepath.Dir(abs), filepath.Base(abs), data, 0o644)
+	if errors.Is(err, filesdir.ErrNoFreeName) {
+		return "", apitype.Errorf(apitype.FileError, "%s and %d numbered names beside it exist already", path, filesdir.MaxRenames)
 	}
-	return "", apitype.Errorf(apitype.FileError, "%s and %d numbered names beside it exist already", path, maxRenames)
+	if err != nil {
+		return "", fileErr(path, err)
+	}
+	return to, nil
 }
 
 // fileErr says what went wrong with a file in the caller's terms.

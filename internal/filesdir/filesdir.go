@@ -129,27 +129,46 @@ func saveFile(dir, name string, data []byte) (string, error) {
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
 		return "", fmt.Errorf("filesdir: %s is not a directory of loupe's", dir)
 	}
+	return CreateNew(dir, name, data, 0o600)
+}
+
+// ErrNoFreeName means CreateNew found name and every numbered name beside
+// it (up to MaxRenames) taken.
+var ErrNoFreeName = errors.New("no free name")
+
+// MaxRenames bounds CreateNew's search for a free "name (N).ext".
+const MaxRenames = 1000
+
+// CreateNew writes data to a new file named name in dir (which must
+// exist) and returns its path. It never overwrites and never follows a
+// symlink: a name already taken (a file, or a link: never written
+// through) gets " (1)", " (2)", … before its extension. Each file is
+// created with O_EXCL|O_NOFOLLOW; a failed write removes what it began.
+func CreateNew(dir, name string, data []byte, perm os.FileMode) (string, error) {
 	ext := filepath.Ext(name)
 	stem := strings.TrimSuffix(name, ext)
-	for i := 0; i < 1000; i++ {
+	for i := 0; i <= MaxRenames; i++ {
 		n := name
 		if i > 0 {
 			n = fmt.Sprintf("%s (%d)%s", stem, i, ext)
 		}
 		p := filepath.Join(dir, n)
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
 		if errors.Is(err, fs.ErrExist) {
-			continue // taken (a file, or a symlink: never written through)
+			continue
 		}
 		if err != nil {
 			return "", err
 		}
-		if _, err := f.Write(data); err != nil {
-			f.Close()
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
 			os.Remove(p)
 			return "", err
 		}
-		return p, f.Close()
+		return p, nil
 	}
-	return "", fmt.Errorf("filesdir: no free name for %s in %s", name, dir)
+	return "", fmt.Errorf("filesdir: %s in %s: %w", name, dir, ErrNoFreeName)
 }
