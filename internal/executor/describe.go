@@ -66,14 +66,11 @@ func (describeStage) enter(ctx context.Context, c *call) (func(*outcome), error)
 	} else if !apitype.ValidOperationID(id) {
 		return nil, apitype.Errorf(apitype.BadInput, "operation id %q: use 1 to 64 letters, digits, '.', '_', ':' or '-'", id)
 	}
-	c.write = Write{ID: id, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: clientName(c),
-		Surface: c.client.Current(), Epoch: c.epoch, Input: c.in, Digest: ledger.Digest(c.op.Name, c.in), Document: c.write.Document,
-		SessionWide: c.op.SessionWide, Person: c.req.Person}
+	doc := c.write.Document
+	c.write = baseWrite(c, id)
+	c.write.Epoch, c.write.Document, c.write.SessionWide = c.epoch, doc, c.op.SessionWide
 	if o, ok := c.in.(ops.TabOpener); ok && o.OpensTab() {
 		c.write.SessionWide = true // it acts in the tab it opens
-	}
-	if c.grant != "" || c.req.Person {
-		c.write.Task = c.task
 	}
 	ctx, cancel := c.bounded(ctx)
 	defer cancel()
@@ -137,6 +134,19 @@ func inputFields(in any) (element, text string) {
 	}
 	_ = json.Unmarshal(b, &f)
 	return f.Ref, f.Text
+}
+
+// baseWrite is what is known of a write from its request alone: its id,
+// operation, session, caller (and task, under a grant or a person's own),
+// the caller's current surface, its input and digest. describe adds where
+// it acts; refusals records a write refused before it was described.
+func baseWrite(c *call, id string) Write {
+	w := Write{ID: id, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: clientName(c),
+		Surface: c.client.Current(), Input: c.in, Digest: ledger.Digest(c.op.Name, c.in), Person: c.req.Person}
+	if c.grant != "" || c.req.Person {
+		w.Task = c.task
+	}
+	return w
 }
 
 // clientName names the caller for a person reading approvals and the

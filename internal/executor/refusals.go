@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
-	"github.com/loupe-dev/loupe/internal/ledger"
 )
 
 // recordedRefusals are the refusals of a write the ledger records, as not
@@ -34,13 +33,13 @@ func (s refusalsStage) enter(ctx context.Context, c *call) (func(*outcome), erro
 		}
 		w := c.write
 		if w.ID == "" { // refused before it was described
-			w = Write{ID: c.req.OperationID, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: clientName(c),
-				Surface: c.client.Current(), Input: c.in, Digest: ledger.Digest(c.op.Name, c.in), Person: c.req.Person}
-			if c.grant != "" || c.req.Person || o.err.Code == apitype.NoGrant {
-				w.Task = c.task // for NO_GRANT, the task the caller claimed
+			id := c.req.OperationID
+			if !apitype.ValidOperationID(id) {
+				id = apitype.NewOperationID()
 			}
-			if !apitype.ValidOperationID(w.ID) {
-				w.ID = apitype.NewOperationID()
+			w = baseWrite(c, id)
+			if o.err.Code == apitype.NoGrant {
+				w.Task = c.task // the task the caller claimed
 			}
 		}
 		s.l.Refuse(context.WithoutCancel(ctx), w, o.err)
