@@ -95,8 +95,9 @@ func bound(v reflect.Value, n int) {
 		}
 	case reflect.String:
 		if n > 0 && v.CanSet() && v.Len() > 0 {
-			if s := v.String(); bounded(s, n) != s {
-				v.SetString(bounded(s, n))
+			s := v.String()
+			if b := bounded(s, n); b != s {
+				v.SetString(b)
 			}
 		}
 	case reflect.Slice, reflect.Array:
@@ -106,8 +107,10 @@ func bound(v reflect.Value, n int) {
 	case reflect.Map:
 		if v.Type().Elem().Kind() == reflect.String && n > 0 {
 			for _, k := range v.MapKeys() {
-				if s := v.MapIndex(k).String(); bounded(s, n) != s {
-					v.SetMapIndex(k, reflect.ValueOf(bounded(s, n)))
+				if s := v.MapIndex(k).String(); s != "" {
+					if b := bounded(s, n); b != s {
+						v.SetMapIndex(k, reflect.ValueOf(b))
+					}
 				}
 			}
 		}
