@@ -354,7 +354,7 @@ func TestSubframePressThatNeverArrives(t *testing.T) {
 		Detail string `json:"detail"`
 		Missed bool   `json:"missed"`
 	}
-	if err := el.World.Call(ctxT(t), "afterPress", &r, armed.Seq, 100, 0); err != nil {
+	if err := el.World.Call(ctxT(t), "afterPress", &r, armed.Seq, 100, 200, 0); err != nil {
 		t.Fatal(err)
 	}
 	if !r.Missed || r.Detail != "" {

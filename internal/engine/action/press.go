@@ -14,6 +14,13 @@ import (
 // pressCheck), generous because a loaded machine delays delivery too.
 const clickSettle = 2 * time.Second
 
+// clickLate bounds the same wait when nothing of the click (neither press
+// nor release) has reached the frame by clickSettle: under load, input to
+// an out-of-process frame was measured arriving after 2 s (CI, 2 shared
+// cores), and reporting a click that did land as misrouted misleads the
+// agent into clicking twice. A real misroute costs this bound.
+const clickLate = 8 * time.Second
+
 // quietFor bounds the wait after input for the page to stop changing, with
 // the page agent's bound of 8 frames (quiet in js/40-actions.js): a page
 // that keeps changing costs whichever comes first. Frames alone would let a
@@ -24,7 +31,8 @@ const quietFor = 500 * time.Millisecond
 // pressCheck arms the page agent's press guard for a click on tg (see
 // onGuarded and afterPress in js/40-actions.js) and returns what to call
 // after the click: one agent call that
-//   - in a subframe, waits (at most clickSettle) until the frame's document
+//   - in a subframe, waits (at most clickSettle, or clickLate while nothing
+//     of the click has arrived) until the frame's document
 //     has seen the click's release: input to a frame in another process is
 //     delivered asynchronously, and what is sent next (keys for the field
 //     the click focused) must not overtake it;
@@ -46,21 +54,21 @@ func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) 
 	if err := tg.World.Call(ctx, "armPress", &armed, tg.Elem); err != nil || !armed.OK {
 		return func() error { return nil }
 	}
-	var settleMs, quietMs int64
+	var settleMs, lateMs, quietMs int64
 	if tg.inSubframe(t) {
-		settleMs = clickSettle.Milliseconds()
+		settleMs, lateMs = clickSettle.Milliseconds(), clickLate.Milliseconds()
 	}
 	if quiet {
 		quietMs = quietFor.Milliseconds()
 	}
 	return func() error {
 		var r agentResult
-		if err := tg.World.Call(ctx, "afterPress", &r, armed.Seq, settleMs, quietMs); err != nil {
+		if err := tg.World.Call(ctx, "afterPress", &r, armed.Seq, settleMs, lateMs, quietMs); err != nil {
 			return nil
 		}
 		if r.Missed {
 			return apitype.Errorf(apitype.NotActionable,
-				"the click was sent, but %s's frame saw no press within %s: the browser routed it elsewhere (to what is in front of the frame, or the frame's embedder), or it may still arrive", tg.Ref, clickSettle).
+				"the click was sent, but %s's frame saw no press: the browser routed it elsewhere (to what is in front of the frame, or the frame's embedder), or it may still arrive", tg.Ref).
 				Fix("take a snapshot ({1}) to see what the click did before trying again", apitype.Step{Op: "snapshot"}).Executed()
 		}
 		if r.Detail == "" {

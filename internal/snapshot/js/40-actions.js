@@ -93,8 +93,14 @@ function armPress(id) {
 // document (missed: the browser routed it to another frame — the release
 // alone may still arrive here, and without its press no click fires),
 // and otherwise waits, at most quietMs, for the page to go quiet.
-async function afterPress(seq, settleMs, quietMs) {
-  if (settleMs > 0) await awaitInput(seq, settleMs);
+// When neither the press nor its release has arrived by settleMs, the
+// wait goes on to lateMs: a loaded machine delays input to a frame in
+// another process by seconds, and only a press seen here proves where the
+// click went. A release without its press is a misroute, known at once.
+async function afterPress(seq, settleMs, lateMs, quietMs) {
+  if (settleMs > 0 && !(await awaitInput(seq, settleMs)) && !(guard && guard.pressed)) {
+    await awaitInput(seq, lateMs - settleMs);
+  }
   const g = guard;
   guard = null;
   const blocked = g && g.decided ? g.blocked : '';
