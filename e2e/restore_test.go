@@ -195,3 +195,53 @@ func TestRestoreAfterKill(t *testing.T) {
 		t.Fatalf("after an unclean stop the first surface id is %s, want one past a margin", tabs.Tabs[0].ID)
 	}
 }
+
+// TestIDsSurviveTheTabsFileLoss: the tabs file is not the only record of
+// the numbers a session handed out. Deleted, then corrupted before a
+// restart, the next daemon still numbers past them: a ref and a surface
+// id from before are refused as gone, never reissued to a new element.
+func TestIDsSurviveTheTabsFileLoss(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv := serveCounted(t)
+	tabsFile := filepath.Join(e.home, "tabs.json")
+	var seenRefs []string
+	var seenTabs []string
+	// The first run issues ids; before each restart after it, the file is lost.
+	for _, loss := range []string{"", "deleted", "corrupted"} {
+		switch loss {
+		case "deleted":
+			if err := os.Remove(tabsFile); err != nil {
+				t.Fatal(err)
+			}
+		case "corrupted":
+			if err := os.WriteFile(tabsFile, []byte("{not json"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.ok("open", srv.URL+"/page")
+		snap := e.ok("snapshot")
+		for _, old := range seenRefs {
+			if strings.Contains(snap, "[ref="+old+"]") {
+				t.Fatalf("after the tabs file was %s, ref %s was issued again:\n%s", loss, old, snap)
+			}
+		}
+		var tabs restoredTabs
+		e.okJSON(&tabs, "tabs")
+		for _, tb := range tabs.Tabs {
+			for _, old := range seenTabs {
+				if tb.ID == old {
+					t.Fatalf("after the tabs file was %s, surface id %s was issued again", loss, old)
+				}
+			}
+			seenTabs = append(seenTabs, tb.ID)
+		}
+		for _, old := range seenRefs {
+			if r := e.run("click", old); r.code == 0 || !strings.Contains(r.stderr, "STALE_REF") {
+				t.Fatalf("a ref from before the restart: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+		}
+		seenRefs = append(seenRefs, refOf(t, snap, "button", "Go"))
+		e.ok("daemon", "stop")
+	}
+}

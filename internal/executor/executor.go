@@ -155,6 +155,7 @@ type Executor struct {
 	lanes    lanes
 	crashLog crashes
 	restore  restoring
+	marks    idMarks
 	// dashboard serves the dashboard operation (nil: none here).
 	dashboard handlers.Dashboard
 	// bg bounds the executor's own work (download approvals); Close ends

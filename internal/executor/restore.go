@@ -8,6 +8,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/events"
+	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/restore"
 	"github.com/loupe-dev/loupe/internal/sessions"
@@ -49,18 +50,22 @@ func (x *Executor) startRestore(path string) {
 		x.log.Error("reading the tabs file: no tab is restored, and the file is rewritten", "file", path, "err", err)
 	}
 	x.restore.pending = map[string][]restore.Entry{}
+	marks := x.ledgerMarks()
 	for name, kept := range st.Sessions {
 		if !sessions.ValidName(name) {
 			continue
 		}
-		surfaces := kept.Surfaces
-		if !st.Clean {
-			surfaces += uncleanSkip
-		}
-		x.sessions.Get(name).IDs().Skip(surfaces, kept.Refs)
 		if len(kept.Tabs) > 0 {
 			x.restore.pending[name] = kept.Tabs
 		}
+	}
+	for _, name := range sessionNames(st.Sessions, marks) {
+		kept, m := st.Sessions[name], marks[name]
+		surfaces, refs := max(kept.Surfaces, m.Surfaces), max(kept.Refs, m.Refs)
+		if !st.Clean || m.Surfaces > kept.Surfaces || m.Refs > kept.Refs {
+			surfaces += uncleanSkip
+		}
+		x.sessions.Get(name).IDs().Skip(surfaces, refs)
 	}
 	x.restore.rec = restore.NewRecorder(path, x.keptTabs, x.log)
 	sub := x.events.Subscribe(16, -1)
@@ -84,19 +89,38 @@ func (x *Executor) startRestore(path string) {
 	})
 }
 
-// keepTabs writes the tabs file after an operation, if anything in it
-// changed (the operation may have opened, moved or closed tabs, or drawn
-// ids).
+// sessionNames is the valid session names that either source keeps.
+func sessionNames(tabs map[string]restore.Session, marks map[string]ledger.IDMarks) []string {
+	var names []string
+	for name := range tabs {
+		if sessions.ValidName(name) {
+			names = append(names, name)
+		}
+	}
+	for name := range marks {
+		if _, dup := tabs[name]; !dup && sessions.ValidName(name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// keepTabs writes the tabs file and the ledger's id marks after an
+// operation, if anything in them changed (the operation may have opened,
+// moved or closed tabs, or drawn ids).
 func (x *Executor) keepTabs() {
 	if x.restore.rec != nil {
 		x.restore.rec.Flush()
+		x.keepMarks()
 	}
 }
 
-// stopRestore writes the tabs a last time, before the browsers close.
+// stopRestore writes the tabs and id marks a last time, before the
+// browsers close.
 func (x *Executor) stopRestore() {
 	if x.restore.rec != nil {
 		x.restore.rec.Stop()
+		x.keepMarks()
 	}
 }
 

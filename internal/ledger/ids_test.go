@@ -1,0 +1,46 @@
+package ledger
+
+import (
+	"context"
+	"testing"
+)
+
+func TestIDMarksOnlyGrowAndOutliveTheProcess(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l, path := newLedger(t)
+	if got, err := l.IDs(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("a new ledger's marks: %v %v, want none", got, err)
+	}
+	steps := []struct {
+		session string
+		m       IDMarks
+	}{
+		{"default", IDMarks{Surfaces: 3, Refs: 40}},
+		{"other", IDMarks{Surfaces: 1, Refs: 2}},
+		{"default", IDMarks{Surfaces: 2, Refs: 90}}, // surfaces lower: kept at 3
+		{"default", IDMarks{Surfaces: 5, Refs: 10}}, // refs lower: kept at 90
+	}
+	for _, s := range steps {
+		if err := l.KeepIDs(ctx, s.session, s.m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]IDMarks{"default": {Surfaces: 5, Refs: 90}, "other": {Surfaces: 1, Refs: 2}}
+	check := func(l *Ledger, when string) {
+		t.Helper()
+		got, err := l.IDs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || got["default"] != want["default"] || got["other"] != want["other"] {
+			t.Errorf("%s: marks %v, want %v", when, got, want)
+		}
+	}
+	check(l, "after the writes")
+	l.Close()
+	if err := l.KeepIDs(ctx, "default", IDMarks{}); err != ErrClosed {
+		t.Errorf("KeepIDs on a closed ledger: %v, want ErrClosed", err)
+	}
+	check(openAt(t, path), "after reopening")
+}
