@@ -91,7 +91,23 @@ func TestCheapReads(t *testing.T) {
 	var s struct {
 		Since          string
 		Added, Removed int
+		Text           string
 	}
+	// Like is compared with like: an interactive snapshot with the last
+	// interactive one, a whole one never with an interactive one.
+	e.ok("snapshot", "-i")
+	if out := e.ok("snapshot", "-i", "--since", "last"); !strings.Contains(out, "nothing changed since your last snapshot") {
+		t.Fatalf("-i --since last after -i:\n%s", out)
+	}
+	e.okJSON(&s, "snapshot", "--since", "last")
+	if !strings.HasPrefix(s.Since, "none") || !strings.Contains(s.Since, "interactive") || s.Added != 0 || !strings.Contains(s.Text, "MK-ADDED-BUTTON") {
+		t.Fatalf("--since last after -i: %+v", s)
+	}
+	s = struct {
+		Since          string
+		Added, Removed int
+		Text           string
+	}{}
 	e.okJSON(&s, "--session", "other", "snapshot", "--since", "last")
 	if !strings.HasPrefix(s.Since, "none") {
 		t.Fatalf("a first snapshot with --since last: %+v", s)

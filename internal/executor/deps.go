@@ -7,6 +7,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/filesdir"
 	"github.com/loupe-dev/loupe/internal/handlers"
+	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/sessions"
 )
 
@@ -69,9 +70,10 @@ func (cl *caller) Tab(ctx context.Context) (*engine.Surface, error) {
 func (cl *caller) Current() string      { return cl.c.Current() }
 func (cl *caller) SetCurrent(id string) { cl.c.SetCurrent(id) }
 
-func (cl *caller) LastSnapshot(surface string) (string, bool) {
+func (cl *caller) LastSnapshot(surface string) (string, ops.SnapshotIn, bool) {
 	s, ok := cl.c.Last(surface)
-	return s.Text, ok
+	opts, _ := s.Options.(ops.SnapshotIn)
+	return s.Text, opts, ok
 }
 
 // browsers is handlers.Browsers on a session.

@@ -20,10 +20,10 @@ func TestCallerKeepsItsOwnSurface(t *testing.T) {
 	if a.Caller.Current() != "s3" || b.Caller.Current() != "" {
 		t.Fatalf("current: a %q, b %q", a.Caller.Current(), b.Caller.Current())
 	}
-	if text, ok := a.Caller.LastSnapshot("s3"); !ok || text != "- button" {
+	if text, _, ok := a.Caller.LastSnapshot("s3"); !ok || text != "- button" {
 		t.Fatalf("a's last snapshot %q %v", text, ok)
 	}
-	if _, ok := b.Caller.LastSnapshot("s3"); ok {
+	if _, _, ok := b.Caller.LastSnapshot("s3"); ok {
 		t.Fatal("b sees a's snapshot")
 	}
 	if a.Ledger != nil || a.Approvals == nil || a.Grants == nil || a.Control == nil || a.Files == nil || a.Settings == nil {

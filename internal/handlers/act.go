@@ -88,7 +88,7 @@ func snapshotOf(ctx context.Context, d *Deps, in *ops.SnapshotIn) (*ops.Snapshot
 		grep(out, in.Grep)
 	}
 	if in.Since == "last" {
-		sinceLast(d.Caller, out)
+		sinceLast(d.Caller, in, out)
 	}
 	return out, nil
 }

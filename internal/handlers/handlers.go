@@ -21,6 +21,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/filesdir"
 	"github.com/loupe-dev/loupe/internal/grants"
 	"github.com/loupe-dev/loupe/internal/ledger"
+	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
 	"github.com/loupe-dev/loupe/internal/settings"
 	"github.com/loupe-dev/loupe/internal/wire"
@@ -80,9 +81,9 @@ type Caller interface {
 	// SetCurrent makes a surface the caller's current one; other callers
 	// of the session keep theirs.
 	SetCurrent(id string)
-	// LastSnapshot is the text of the caller's last snapshot of a
-	// surface, if it took one.
-	LastSnapshot(surface string) (string, bool)
+	// LastSnapshot is the caller's last snapshot of a surface: its text
+	// (without the size footer) and the options it was taken with.
+	LastSnapshot(surface string) (text string, opts ops.SnapshotIn, ok bool)
 }
 
 // Files is the session's files directory: everything a client hands the

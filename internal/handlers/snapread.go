@@ -29,17 +29,26 @@ const (
 
 // sinceLast replaces a snapshot's text by what changed since the caller's
 // last snapshot of the surface ("+ line", "- line" under the header), or
-// says that nothing did. With no earlier snapshot the whole one stands.
+// says that nothing did. With no earlier snapshot, or one of another shape
+// (ops.SnapshotIn.Shape: an interactive one, another depth), the whole one
+// stands.
 // The whole text is still the caller's last snapshot from now on.
-func sinceLast(c Caller, out *ops.SnapshotOut) {
+func sinceLast(c Caller, in *ops.SnapshotIn, out *ops.SnapshotOut) {
 	full := snapshot.WithoutFooter(out.Snapshot.Text)
 	if out.Full != "" {
 		full = snapshot.WithoutFooter(out.Full)
 	}
-	last, ok := c.LastSnapshot(out.SurfaceID)
+	last, lastIn, ok := c.LastSnapshot(out.SurfaceID)
 	out.Since = "last"
 	if !ok {
 		out.Since = "none: this is your first snapshot of " + out.SurfaceID
+		return
+	}
+	if lastIn.Shape() != in.Shape() {
+		// Lines of an interactive snapshot against a whole one's (or
+		// another depth, scope, …) would differ in everything but the
+		// page: the whole snapshot says more than that diff.
+		out.Since = "none: your last snapshot of " + out.SurfaceID + " was taken with other options (" + shapeDiff(lastIn.Shape(), in.Shape()) + "); this one is whole"
 		return
 	}
 	header, body, _ := strings.Cut(full, "\n")
@@ -56,6 +65,25 @@ func sinceLast(c Caller, out *ops.SnapshotOut) {
 		text += fmt.Sprintf("(since your last snapshot: %s added, %d removed)\n", lines(d.Added), d.Removed) + d.Format(sinceDiffLines, sinceDiffChars)
 	}
 	setText(out, text)
+}
+
+// shapeDiff names the options in which two snapshot shapes differ, by
+// their input field names.
+func shapeDiff(a, b ops.SnapshotIn) string {
+	var names []string
+	add := func(differ bool, name string) {
+		if differ {
+			names = append(names, name)
+		}
+	}
+	add(a.Interactive != b.Interactive, "interactive")
+	add(a.Depth != b.Depth, "depth")
+	add(a.Viewport != b.Viewport, "viewport")
+	add(a.Locators != b.Locators, "locators")
+	add(a.Scope != b.Scope, "scope")
+	add(a.MaxChars != b.MaxChars, "max_chars")
+	add(a.NoCompact != b.NoCompact, "no_compact")
+	return strings.Join(names, ", ")
 }
 
 // setText replaces a snapshot's text, which still ends with its size

@@ -49,6 +49,15 @@ func (in *SnapshotIn) Validate() error {
 	return checkTarget("scope", in.Scope, false)
 }
 
+// Shape is what of a snapshot's options decides which lines it has: two
+// snapshots of one shape can be compared line by line (since last). How
+// it is read (grep, since), whether the walk is fresh (no_cache), where
+// it goes (-o) and the JSON-only backend ids do not change the lines.
+func (in SnapshotIn) Shape() SnapshotIn {
+	in.Grep, in.Since, in.NoCache, in.Out, in.BackendIDs = "", "", false, "", false
+	return in
+}
+
 // TargetIn names one element.
 type TargetIn struct {
 	Target string `json:"ref" arg:"TARGET" help:"the element: a ref from a snapshot (e12) or a locator (role=button[name=\"Save\"])"`
