@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -177,8 +178,36 @@ func TestDialogFlood(t *testing.T) {
 	quickOK("snapshot") // the next document is not held
 	quickOK("open", flood.URL+"/")
 	blocked("snapshot")
+
+	// A flood a click starts, on a data: page (its renderer kept even
+	// about:blank from committing) and on a web page: reload and open
+	// still work.
+	clicked, _ := countingPage(t, clickFlood)
+	for _, page := range []string{"data:text/html," + url.PathEscape(clickFlood), clicked.URL + "/"} {
+		quickOK("open", page)
+		startFlood := func() {
+			t.Helper()
+			if code, _, _ := errorJSON(t, quick("--json", "click", `role=button[name="Flood"]`)); code != "PAGE_BLOCKED" {
+				t.Fatalf("a click that starts a flood on %.40s: %s, want PAGE_BLOCKED", page, code)
+			}
+			blocked("snapshot")
+		}
+		startFlood()
+		quickOK("reload")
+		if got := quickOK("snapshot"); !strings.Contains(got, `button "Flood"`) {
+			t.Fatalf("the reloaded page:\n%s", got)
+		}
+		startFlood()
+		if got := quickOK("open", calm.Page("basic.html")); !strings.Contains(got, "basic fixture") {
+			t.Fatalf("navigating away from a click's flood on %.40s: %s", page, got)
+		}
+		quickOK("snapshot")
+	}
 	quickOK("tab", "close")
 }
+
+// clickFlood is a button whose click opens dialogs without end.
+const clickFlood = `<button onclick="for (let i = 0; i < 10000; i++) alert('flood ' + i)">Flood</button>`
 
 // TestNeverLoadingPage: a page whose server never answers, and one that
 // never finishes loading (a subresource that never ends), end within the
