@@ -9,14 +9,17 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 )
 
-// streamWrite bounds each write of the event stream: a client that stops
-// reading is cut off rather than holding its handler forever.
-const streamWrite = 10 * time.Second
-
 // events streams the executor's events as NDJSON, one event a line, until
 // the client goes or the daemon shuts down. ?session=S keeps that
 // session's events (and those of no session); ?since=SEQ first replays
 // the kept events after SEQ (0: all that are kept).
+//
+// A reader that falls behind is never cut off: while a write waits on it,
+// its subscription keeps the newest events it has room for and counts the
+// rest, and the reader gets a "dropped" event with that count when it
+// reads on (cutting it off left the CLI with a broken stream it could not
+// explain). A write that waits is ended only when the client goes or the
+// daemon shuts down: then its deadline is set to now.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	session := q.Get("session")
@@ -32,11 +35,21 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	sub := s.x.Events().Subscribe(1024, since)
 	defer sub.Close()
 	rc := http.NewResponseController(w)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-done:
+		case <-r.Context().Done():
+			_ = rc.SetWriteDeadline(time.Now())
+		case <-s.quit:
+			_ = rc.SetWriteDeadline(time.Now())
+		}
+	}()
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	enc := json.NewEncoder(w)
 	send := func() error {
-		_ = rc.SetWriteDeadline(time.Now().Add(streamWrite))
 		for _, e := range sub.Next() {
 			if session != "" && e.Session != "" && e.Session != session {
 				continue
