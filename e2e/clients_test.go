@@ -134,3 +134,42 @@ func TestMCPCloseTab(t *testing.T) {
 	// The session itself is still there until asked.
 	m.ok("browser_close", map[string]any{"session": true})
 }
+
+// TestMCPOnARestartedDaemon: an MCP server on the daemon outlives it. A
+// call after the daemon stopped starts it again, as the CLI does, instead
+// of failing; a call after someone else restarted it says the daemon
+// restarted and what that changed, before its answer.
+func TestMCPOnARestartedDaemon(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	m := startMCP(t, e, "--daemon")
+	m.ok("browser_navigate", map[string]any{"url": srv.Page("basic.html")})
+	daemonPID := func() int {
+		var st struct{ PID int }
+		e.okJSON(&st, "daemon", "status")
+		return st.PID
+	}
+	first := daemonPID()
+
+	// Stopped: the next call brings it back.
+	e.ok("daemon", "stop")
+	snap := m.ok("browser_snapshot", nil)
+	if !strings.Contains(snap, "the daemon restarted since your last call") || !strings.Contains(snap, "Basic form fixture") {
+		t.Fatalf("the first call after the daemon stopped:\n%s", snap)
+	}
+	if second := daemonPID(); second == first || second == 0 {
+		t.Fatalf("the daemon was not started again (pid %d, then %d)", first, second)
+	}
+	if again := m.ok("browser_snapshot", nil); strings.Contains(again, "restarted") {
+		t.Fatalf("the notice is said once:\n%s", again)
+	}
+
+	// Restarted by someone else: the next call, an error this time, says so.
+	e.ok("daemon", "stop")
+	e.ok("status")
+	r := m.call("browser_click", map[string]any{"ref": "e1"})
+	if !r.isErr || !strings.Contains(r.text, "the daemon restarted since your last call") || strings.Contains(r.text, "INTERNAL") {
+		t.Fatalf("a call after another restart: %+v", r)
+	}
+}

@@ -9,6 +9,10 @@ import "encoding/json"
 const (
 	Prefix      = "/v0"
 	HeaderBuild = "Loupe-Build"
+	// HeaderDaemon names the daemon process that answered (its pid and
+	// start time), so that a long-lived client (an MCP server on the
+	// daemon) can tell that the daemon restarted between two calls.
+	HeaderDaemon = "Loupe-Daemon"
 	// Host is the Host header clients send; the daemon refuses others.
 	Host = "loupe"
 )

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -185,7 +186,19 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 		}
 		// Each MCP server is its own client of the daemon's session: its
 		// current tab and snapshots are its own, apart from the CLI's.
-		backend = &mcpserver.Remote{C: cl, Session: session, Client: fmt.Sprintf("mcp-%d", os.Getpid()), Task: c.task, LocalPages: f.localPages}
+		// A daemon that stopped is started again on the next call, as the
+		// CLI does (one start at a time: calls arrive concurrently).
+		var starting sync.Mutex
+		reconnect := func(ctx context.Context) error {
+			starting.Lock()
+			defer starting.Unlock()
+			if _, err := c.ensureDaemon(ctx); err != nil {
+				return mcpserver.StartError(err)
+			}
+			return nil
+		}
+		backend = &mcpserver.Remote{C: cl, Session: session, Client: fmt.Sprintf("mcp-%d", os.Getpid()), Task: c.task, LocalPages: f.localPages,
+			Reconnect: reconnect}
 	} else {
 		cfg := c.executorConfig()
 		cfg.Headed = cfg.Headed || f.headed

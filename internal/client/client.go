@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
@@ -24,7 +25,15 @@ type Client struct {
 	Socket string
 	Build  string // sent in every request
 
-	hc *http.Client
+	hc     *http.Client
+	daemon atomic.Value // string: HeaderDaemon of the last answer
+}
+
+// Daemon names the daemon process that last answered ("" before the
+// first answer): it changes when the daemon restarted.
+func (c *Client) Daemon() string {
+	s, _ := c.daemon.Load().(string)
+	return s
 }
 
 // New returns a client for the socket.
@@ -70,6 +79,9 @@ func (c *Client) send(ctx context.Context, method, path string, body io.Reader) 
 			return nil, fmt.Errorf("%w: %v", ErrNoDaemon, err)
 		}
 		return nil, err
+	}
+	if d := resp.Header.Get(apitype.HeaderDaemon); d != "" {
+		c.daemon.Store(d)
 	}
 	return resp, nil
 }

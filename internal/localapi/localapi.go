@@ -14,6 +14,7 @@ package localapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -35,6 +36,7 @@ type Server struct {
 	build    string
 	home     string
 	started  time.Time
+	instance string // HeaderDaemon's value
 	shutdown func()
 	mux      *http.ServeMux
 	quit     chan struct{} // closed by Close: event streams end
@@ -45,6 +47,7 @@ type Server struct {
 // client asks the daemon to stop.
 func New(x *executor.Executor, build, home string, shutdown func()) *Server {
 	s := &Server{x: x, build: build, home: home, started: time.Now(), shutdown: shutdown, mux: http.NewServeMux(), quit: make(chan struct{})}
+	s.instance = fmt.Sprintf("%d-%d", os.Getpid(), s.started.UnixNano())
 	s.mux.HandleFunc("POST "+apitype.Prefix+"/op/{name}", s.op)
 	s.mux.HandleFunc("GET "+apitype.Prefix+"/status", s.status)
 	s.mux.HandleFunc("POST "+apitype.Prefix+"/shutdown", s.stop)
@@ -62,6 +65,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set(apitype.HeaderBuild, s.build)
+	w.Header().Set(apitype.HeaderDaemon, s.instance)
 	s.mux.ServeHTTP(w, r)
 }
 

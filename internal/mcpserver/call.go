@@ -149,6 +149,9 @@ func unknownField(t *tool, k string) string {
 func (s *Server) result(r *Reply) *mcp.CallToolResult {
 	out, rep := r.Out, r.Report
 	var b strings.Builder
+	if r.Notice != "" {
+		b.WriteString("(" + r.Notice + ")\n")
+	}
 	switch o := out.(type) {
 	case *ops.SnapshotOut:
 		b.WriteString(snapText(o.Snapshot.Text, o.Truncated, o.Chars))
