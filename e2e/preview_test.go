@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -10,11 +12,19 @@ import (
 	"testing"
 )
 
-var previewURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/p/[0-9a-f]{48}/page\.html`)
+var previewURL = regexp.MustCompile(`http://[0-9a-f]{48}\.localhost:\d+/page\.html`)
+
+// loopback connects every request to loopback, as the browser does for
+// every name under localhost.
+var loopback = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+	_, port, _ := net.SplitHostPort(addr)
+	var d net.Dialer
+	return d.DialContext(ctx, network, "127.0.0.1:"+port)
+}}}
 
 func status(t *testing.T, u string) int {
 	t.Helper()
-	r, err := http.Get(u)
+	r, err := loopback.Get(u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,9 +42,14 @@ func TestPreviewLocalFile(t *testing.T) {
 	e := newEnv(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "page.html"), []byte(`<!doctype html><title>Local preview</title><link rel="stylesheet" href="site.css"><p id="p">MK-PREVIEW-1</p>
-		<script>fetch('data.txt').then(r => r.text()).then(t => { document.getElementById('p').textContent += ' ' + t; });</script>`), 0o600)
+		<script>fetch('data.txt').then(r => r.text()).then(t => { document.getElementById('p').textContent += ' ' + t; });</script>
+		<script src="/assets/app.js"></script><a href="/child.html">Child</a>`), 0o600)
 	os.WriteFile(filepath.Join(dir, "site.css"), []byte("p{color:red}"), 0o600)
 	os.WriteFile(filepath.Join(dir, "data.txt"), []byte("MK-BESIDE"), 0o600)
+	// Root-relative links resolve: the file's directory is the site's root.
+	os.MkdirAll(filepath.Join(dir, "assets"), 0o700)
+	os.WriteFile(filepath.Join(dir, "assets", "app.js"), []byte(`document.title += " MK-ROOT-SCRIPT";`), 0o600)
+	os.WriteFile(filepath.Join(dir, "child.html"), []byte(`<title>Child</title><p>MK-ROOT-CHILD</p>`), 0o600)
 	e.ok("open", "about:blank")
 	out := e.ok("preview", filepath.Join(dir, "page.html"))
 	first := previewURL.FindString(out)
@@ -42,11 +57,16 @@ func TestPreviewLocalFile(t *testing.T) {
 		t.Fatalf("preview did not open a token address:\n%s", out)
 	}
 	e.ok("wait", "--text", "MK-BESIDE")
-	if snap := e.ok("snapshot"); !strings.Contains(snap, "MK-PREVIEW-1 MK-BESIDE") {
-		t.Fatalf("the preview and the file beside it:\n%s", snap)
+	if snap := e.ok("snapshot"); !strings.Contains(snap, "MK-PREVIEW-1 MK-BESIDE") || !strings.Contains(snap, "MK-ROOT-SCRIPT") {
+		t.Fatalf("the preview, the file beside it and its root-relative script:\n%s", snap)
 	}
+	e.ok("click", `role=link[name="Child"]`)
+	e.ok("wait", "--text", "MK-ROOT-CHILD")
+	e.ok("back")
+	e.ok("wait", "--text", "MK-BESIDE")
 	base := strings.TrimSuffix(first, "page.html")
-	if status(t, base+"nothere.txt") != 404 || status(t, strings.Replace(first, "/p/", "/p/f", 1)) != 404 {
+	other := "http://" + strings.Repeat("f", 48) + first[len("http://")+48:]
+	if status(t, base+"nothere.txt") != 404 || status(t, other) != 404 {
 		t.Fatal("a missing file or another token is not 404")
 	}
 	// reload authorises again under a new token.

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-var previewURLAny = regexp.MustCompile(`http://127\.0\.0\.1:\d+/p/[0-9a-f]{48}/`)
+var previewURLAny = regexp.MustCompile(`http://[0-9a-f]{48}\.localhost:\d+/`)
 
 // counted serves /NAME as a page titled NAME and counts the requests for
 // each page.
@@ -81,7 +81,7 @@ func TestRestoreAfterDaemonRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []string{"gamma", "/p/", "grant", oldRef} {
+	for _, bad := range []string{"gamma", ".localhost:", "grant", oldRef} {
 		if strings.Contains(string(kept), bad) {
 			t.Fatalf("the tabs file keeps %q:\n%s", bad, kept)
 		}

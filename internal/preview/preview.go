@@ -1,9 +1,13 @@
 // Package preview serves local HTML files to the browser for a task: a
 // file is authorised for one tab, and it and the files beside it are
-// served from a loopback HTTP server under a random, unguessable token,
-// http://127.0.0.1:PORT/p/TOKEN/NAME. Nothing else is served: another
-// token, a path outside the file's directory, a directory, a dotfile or
-// a symlink is 404.
+// served from a loopback HTTP server under a random, unguessable token in
+// the host name, http://TOKEN.localhost:PORT/NAME: the file's directory is
+// the site's root, so root-relative links (/assets/app.js, /child.html)
+// resolve as they do on the site the page was written for, and each
+// preview is an origin of its own. The browser resolves every name under
+// localhost to loopback itself (no DNS). Nothing else is served: another
+// token or host name, a path outside the file's directory, a directory,
+// a dotfile or a symlink is 404.
 //
 // A grant lasts while its tab shows it: it ends when the tab closes,
 // navigates away from the token's pages (checked at each request), its
@@ -72,7 +76,7 @@ func (s *Server) Allow(file, tab, task string, shows func(prefix string) bool) (
 	if err != nil || !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("%s: no such file (a symlink is not followed)", file)
 	}
-	base, err := s.listen()
+	port, err := s.listen()
 	if err != nil {
 		return "", err
 	}
@@ -88,8 +92,11 @@ func (s *Server) Allow(file, tab, task string, shows func(prefix string) bool) (
 		}
 	}
 	s.grants[tok] = &Grant{Token: tok, Dir: filepath.Dir(file), File: filepath.Base(file), Path: file, Tab: tab, Task: task, shows: shows}
-	return base + "/p/" + tok + "/" + urlPath(filepath.Base(file)), nil
+	return siteOf(tok, port) + urlPath(filepath.Base(file)), nil
 }
+
+// siteOf is the root address of a token's pages.
+func siteOf(tok, port string) string { return "http://" + tok + ".localhost:" + port + "/" }
 
 // Release ends every grant of a tab.
 func (s *Server) Release(tab string) { s.drop(func(g *Grant) bool { return g.Tab == tab }) }
@@ -132,8 +139,8 @@ func (s *Server) Showing(tab, address string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	a := s.addr()
-	return g.Path, a != "" && strings.HasPrefix(address, "http://"+a+"/p/"+g.Token+"/")
+	port := s.port()
+	return g.Path, port != "" && strings.HasPrefix(address, siteOf(g.Token, port))
 }
 
 // Close stops serving and ends every grant.
@@ -150,12 +157,13 @@ func (s *Server) Close() error {
 	return srv.Shutdown(ctx)
 }
 
-// listen starts the server on a loopback port the first time.
+// listen starts the server on a loopback port the first time and
+// returns the port.
 func (s *Server) listen() (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ln != nil {
-		return "http://" + s.ln.Addr().String(), nil
+		return portOf(s.ln), nil
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -165,16 +173,22 @@ func (s *Server) listen() (string, error) {
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
 	srv := s.srv
 	go func() { _ = srv.Serve(ln) }() // ends with Close (Shutdown)
-	return "http://" + ln.Addr().String(), nil
+	return portOf(ln), nil
 }
 
-func (s *Server) addr() string {
+func portOf(ln net.Listener) string {
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
+// port is the server's port ("" before it listens).
+func (s *Server) port() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ln == nil {
 		return ""
 	}
-	return s.ln.Addr().String()
+	return portOf(s.ln)
 }
 
 func token() (string, error) {
@@ -185,19 +199,22 @@ func token() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-// serve answers GET /p/TOKEN/NAME with the file NAME of the token's
-// directory, while the grant's tab still shows the token's pages.
+// serve answers GET /NAME on TOKEN.localhost:PORT with the file NAME of
+// the token's directory, while the grant's tab still shows the token's
+// pages. Any other host name is 404: a name that resolves here by DNS
+// (rebinding) does not carry a live token.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		http.NotFound(w, r)
 		return
 	}
-	rest, ok := strings.CutPrefix(r.URL.Path, "/p/")
-	if !ok {
+	port := s.port()
+	tok, ok := strings.CutSuffix(strings.ToLower(r.Host), ".localhost:"+port)
+	if !ok || port == "" || strings.Contains(tok, ".") {
 		http.NotFound(w, r)
 		return
 	}
-	tok, name, _ := strings.Cut(rest, "/")
+	name := strings.TrimPrefix(r.URL.Path, "/")
 	s.mu.Lock()
 	g := s.grants[tok]
 	var gc Grant
@@ -213,11 +230,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if r.Host != s.addr() {
-		http.NotFound(w, r) // another name for this address (DNS rebinding)
-		return
-	}
-	prefix := "http://" + r.Host + "/p/" + tok + "/"
+	prefix := siteOf(tok, port)
 	if !first && !gc.shows(prefix) {
 		// The tab moved on: the grant ends. (The file itself is served
 		// once to the navigation that opens it, before the tab shows it.)

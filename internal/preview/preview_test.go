@@ -1,7 +1,9 @@
 package preview
 
 import (
+	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -25,9 +27,17 @@ func (s *shows) of(tab string) func(prefix string) bool {
 	}
 }
 
+// loopback is a client that connects every request to loopback, as the
+// browser does for every name under localhost.
+var loopback = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+	_, port, _ := net.SplitHostPort(addr)
+	var d net.Dialer
+	return d.DialContext(ctx, network, "127.0.0.1:"+port)
+}}}
+
 func get(t *testing.T, u string) (int, string) {
 	t.Helper()
-	r, err := http.Get(u)
+	r, err := loopback.Get(u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +77,11 @@ func TestPreviewLifecycle(t *testing.T) {
 	if code, _ := get(t, base+"css/site.css"); code != 200 {
 		t.Fatalf("a file beside it: %d", code)
 	}
-	for _, bad := range []string{base + ".secret", base + "link.txt", base + "css", base + "../" + filepath.Base(outside), base + "css/../../x",
-		strings.Replace(u, "/p/", "/p/0", 1), strings.SplitN(u, "/p/", 2)[0] + "/other"} {
+	tok, port, _ := strings.Cut(strings.TrimPrefix(strings.TrimSuffix(base, "/"), "http://"), ".localhost:")
+	for _, bad := range []string{base + ".secret", base + "link.txt", base + "css", base + "../" + filepath.Base(outside), base + "css/../../x", base,
+		strings.Replace(u, tok, "0"+tok[1:], 1), // another token
+		"http://127.0.0.1:" + port + "/page.html", "http://" + tok + ".localhost.evil.example:" + port + "/page.html", "http://x." + tok + ".localhost:" + port + "/page.html",
+	} {
 		if code, _ := get(t, bad); code != 404 {
 			t.Errorf("%s: %d, want 404", bad, code)
 		}
