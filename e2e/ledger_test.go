@@ -594,4 +594,24 @@ func TestApprovalsShowTheWrite(t *testing.T) {
 		e.ok("deny", id)
 		<-done
 	}
+
+	// An answer is recorded on the surface of the write it answers, not
+	// on the answerer's current one.
+	var st struct {
+		Active string `json:"active_surface_id"`
+	}
+	e.okJSON(&st, "status")
+	done := make(chan result, 1)
+	go func() { done <- e.run("fill", `role=textbox[name="Name"]`, "x") }()
+	id, _ := pending()
+	e.ok("tab", "new")
+	e.ok("--op-id", "the-deny", "deny", id)
+	<-done
+	var op struct {
+		Surface string `json:"surface_id"`
+	}
+	e.okJSON(&op, "ops", "show", "the-deny")
+	if op.Surface != st.Active {
+		t.Errorf("the deny is recorded on %q, want the denied write's %s", op.Surface, st.Active)
+	}
 }

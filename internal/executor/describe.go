@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"encoding/json"
+	"github.com/loupe-dev/loupe/internal/approvals"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ledger"
@@ -52,11 +53,15 @@ type Write struct {
 // names, its origin, the element it names with that element's stable
 // locator, and whether it types into a password field. It looks at a
 // running browser and never starts one.
-type describeStage struct{}
+type describeStage struct {
+	// waiting are the writes held for approval: an answer to one (approve,
+	// deny) is recorded on the surface of the write it answers.
+	waiting *approvals.Queue
+}
 
 func (describeStage) name() string { return "describe" }
 
-func (describeStage) enter(ctx context.Context, c *call) (func(*outcome), error) {
+func (s describeStage) enter(ctx context.Context, c *call) (func(*outcome), error) {
 	if !c.isWrite() {
 		return nil, nil
 	}
@@ -75,6 +80,13 @@ func (describeStage) enter(ctx context.Context, c *call) (func(*outcome), error)
 	ctx, cancel := c.bounded(ctx)
 	defer cancel()
 	where(ctx, c)
+	if in, ok := c.in.(*ops.ApprovalIDIn); ok && s.waiting != nil {
+		for _, a := range s.waiting.List() {
+			if a.ID == in.ID {
+				c.write.Surface = a.SurfaceID
+			}
+		}
+	}
 	element, text := inputFields(c.in)
 	c.write.Element = element
 	t, _ := c.page(ctx)

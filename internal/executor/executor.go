@@ -240,7 +240,7 @@ func New(cfg Config) *Executor {
 func (x *Executor) pipeline() pipeline {
 	return pipeline{
 		decodeStage{x}, refusalsStage{x.ledger}, tabsfileStage{x}, controlStage{x.settings}, grantStage{x.grants}, humanStage{},
-		restoreStage{x}, personalStage{x}, documentStage{}, originStage{}, describeStage{},
+		restoreStage{x}, personalStage{x}, documentStage{}, originStage{}, describeStage{x.waiting},
 		approvalStage{x.policy}, ownerStage{x.gate}, laneStage{&x.lanes}, ledgerStage{x.ledger}, reportStage{x},
 		effectsStage{x}, settleStage{x.ledger, x.events}, classifyStage{}, runStage{},
 	}
