@@ -53,9 +53,12 @@ type OpResponse struct {
 	Grant string `json:"grant,omitempty"`
 	// ApprovedAfterMS is how long the write waited for a person's
 	// approval (absent: it did not wait).
-	ApprovedAfterMS int64   `json:"approved_after_ms,omitempty"`
-	Report          *Report `json:"report,omitempty"`
-	Error           *Error  `json:"error,omitempty"`
+	ApprovedAfterMS int64 `json:"approved_after_ms,omitempty"`
+	// Warning is what the caller should know of a write that ran: its
+	// outcome could not be recorded in the ledger.
+	Warning string  `json:"warning,omitempty"`
+	Report  *Report `json:"report,omitempty"`
+	Error   *Error  `json:"error,omitempty"`
 }
 
 // ReportOptions say what a write's report carries besides the changes of

@@ -281,6 +281,10 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 		}
 		return c.fail(err)
 	}
+	if resp.Warning != "" {
+		// The write ran; what the ledger says of it is not what happened.
+		fmt.Fprintln(c.stderr, "warning:", resp.Warning)
+	}
 	if outFile != "" {
 		return c.writeScreenshot(raw, outFile)
 	}

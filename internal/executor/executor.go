@@ -242,7 +242,7 @@ func (x *Executor) pipeline() pipeline {
 		decodeStage{x}, refusalsStage{x.ledger}, tabsfileStage{x}, controlStage{x.settings}, grantStage{x.grants}, humanStage{},
 		restoreStage{x}, personalStage{x}, documentStage{}, originStage{}, describeStage{x.waiting},
 		approvalStage{x.policy}, ownerStage{x.gate}, laneStage{&x.lanes}, ledgerStage{x.ledger}, reportStage{x},
-		effectsStage{x}, settleStage{x.ledger, x.events}, classifyStage{}, runStage{},
+		effectsStage{x}, settleStage{x.ledger, x.events, x.retrySettle}, classifyStage{}, runStage{},
 	}
 }
 
@@ -301,6 +301,9 @@ type Result struct {
 	// ApprovedAfter is how long the write waited for a person's approval
 	// (0: it did not wait).
 	ApprovedAfter time.Duration
+	// Warning is what the caller should know of a write that ran: its
+	// outcome could not be recorded in the ledger ("" for none).
+	Warning string
 }
 
 // SessionRule says what a session name may be.
@@ -319,7 +322,7 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 		wire.Bound(o.err)
 		return nil, o.err
 	}
-	res := &Result{Out: o.out, OperationID: c.write.ID, Grant: c.grant, Report: o.report, ApprovedAfter: c.approvedAfter}
+	res := &Result{Out: o.out, OperationID: c.write.ID, Grant: c.grant, Report: o.report, ApprovedAfter: c.approvedAfter, Warning: o.warning}
 	wire.Bound(res.Out)
 	wire.Bound(res.Report)
 	return res, nil

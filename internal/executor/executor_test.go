@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,13 +15,25 @@ import (
 
 // trace records the stages a call went through, in order.
 type trace struct {
+	mu    sync.Mutex // guards steps and unsettled: a settle may be retried in the background
 	steps []string
 	fail  map[string]error // stage → its refusal
+	// unsettled is how many settles fail before one succeeds.
+	unsettled int
 }
 
 func (tr *trace) step(name string) error {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
 	tr.steps = append(tr.steps, name)
 	return tr.fail[name]
+}
+
+// seen is the steps so far, one string.
+func (tr *trace) seen() string {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return strings.Join(tr.steps, " ")
 }
 
 func (tr *trace) Allow(_ context.Context, w Write) (time.Duration, error) {
@@ -33,12 +46,19 @@ func (tr *trace) Reserve(_ context.Context, w Write) error {
 func (tr *trace) Refuse(_ context.Context, w Write, e *apitype.Error) {
 	tr.step("refuse:" + w.Op + ":" + string(e.Code))
 }
-func (tr *trace) Settle(_ context.Context, w Write, e *apitype.Error) {
+func (tr *trace) Settle(_ context.Context, w Write, e *apitype.Error) error {
 	outcome := "executed"
 	if e != nil {
 		outcome = "failed"
 	}
 	tr.step("settle:" + w.Op + ":" + outcome)
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.unsettled > 0 {
+		tr.unsettled--
+		return errors.New("disk full")
+	}
+	return nil
 }
 
 type nothing struct{}
@@ -84,6 +104,38 @@ func TestPipelineOrder(t *testing.T) {
 	want := "policy:poke gate:poke reserve:poke run:poke settle:poke:executed run:look"
 	if got := strings.Join(tr.steps, " "); got != want {
 		t.Errorf("stages:\n got %s\nwant %s", got, want)
+	}
+}
+
+// A write whose outcome the ledger cannot record (a full disk) is not
+// reported plainly ok: the caller is told its record reads as unknown,
+// and settling is tried again until it succeeds.
+func TestUnsettledWriteIsSaidAndRetried(t *testing.T) {
+	tr := &trace{unsettled: 2}
+	x := fakeExecutor(t, tr)
+	res, err := x.Do(context.Background(), Request{Op: "poke"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Warning, "could not record this write's outcome (disk full)") || !strings.Contains(res.Warning, "reads as unknown") {
+		t.Errorf("the reply's warning: %q", res.Warning)
+	}
+	// The retries back off from 250 ms: polled every 10 ms, bounded.
+	want := "policy:poke gate:poke reserve:poke run:poke settle:poke:executed settle:poke:executed settle:poke:executed"
+	deadline := time.Now().Add(10 * time.Second)
+	for tr.seen() != want && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := tr.seen(); got != want {
+		t.Errorf("stages:\n got %s\nwant %s", got, want)
+	}
+	// A write whose run failed carries the warning in its error.
+	tr.mu.Lock()
+	tr.unsettled = 1
+	tr.mu.Unlock()
+	_, err = x.Do(context.Background(), Request{Op: "break"})
+	if e, ok := apitype.As(err); !ok || !strings.Contains(e.Message, "reads as unknown until loupe records it") {
+		t.Errorf("a failed write whose outcome was not recorded: %v", err)
 	}
 }
 

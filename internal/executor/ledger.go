@@ -16,7 +16,9 @@ import (
 // never settled is unknown, and never replayed.
 type Ledger interface {
 	Reserve(ctx context.Context, w Write) error
-	Settle(ctx context.Context, w Write, e *apitype.Error)
+	// Settle returns an error when the outcome could not be recorded:
+	// the row stays reserved, which reads as unknown.
+	Settle(ctx context.Context, w Write, e *apitype.Error) error
 	// Refuse records a write a stage refused before it was reserved:
 	// not executed, with the refusal's code.
 	Refuse(ctx context.Context, w Write, e *apitype.Error)
@@ -45,9 +47,9 @@ func (s ledgerStage) enter(ctx context.Context, c *call) (func(*outcome), error)
 // (tests of other stages).
 type noLedger struct{}
 
-func (noLedger) Reserve(context.Context, Write) error          { return nil }
-func (noLedger) Settle(context.Context, Write, *apitype.Error) {}
-func (noLedger) Refuse(context.Context, Write, *apitype.Error) {}
+func (noLedger) Reserve(context.Context, Write) error                { return nil }
+func (noLedger) Settle(context.Context, Write, *apitype.Error) error { return nil }
+func (noLedger) Refuse(context.Context, Write, *apitype.Error)       {}
 
 // diskLedger is the Ledger on the on-disk ledger.
 type diskLedger struct {
@@ -86,12 +88,14 @@ func (s diskLedger) Refuse(ctx context.Context, w Write, e *apitype.Error) {
 		s.log.Warn("recording a refused write", "operation", w.ID, "op", w.Op, "code", e.Code, "err", err)
 		return
 	}
-	s.Settle(ctx, w, e)
+	_ = s.Settle(ctx, w, e) // logged there
 }
 
 // Settle records the outcome. A failure to write it leaves the row
-// reserved, which the next start reads as unknown: the honest answer.
-func (s diskLedger) Settle(ctx context.Context, w Write, e *apitype.Error) {
+// reserved, which the next start reads as unknown: the honest answer; it
+// is logged and returned (the settle stage tells the caller and tries
+// again).
+func (s diskLedger) Settle(ctx context.Context, w Write, e *apitype.Error) error {
 	state, code, reason := ledger.Executed, "", ""
 	if e != nil {
 		state, code, reason = ledger.Unknown, string(e.Code), e.Message
@@ -104,7 +108,16 @@ func (s diskLedger) Settle(ctx context.Context, w Write, e *apitype.Error) {
 			s.log.Warn("naming the tab a write opened", "operation", w.ID, "op", w.Op, "err", err)
 		}
 	}
-	if err := s.l.Settle(ctx, w.ID, state, code, reason); err != nil {
-		s.log.Error("settling an operation: it stays reserved, which the next start reads as unknown", "operation", w.ID, "op", w.Op, "err", err)
+	err := s.l.Settle(ctx, w.ID, state, code, reason)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ledger.ErrSettled):
+		// Recorded already (as unknown, by a Close racing this write):
+		// that outcome stands, and settling again would not change it.
+		s.log.Warn("settling an operation that was settled already", "operation", w.ID, "op", w.Op)
+		return nil
 	}
+	s.log.Error("settling an operation: it stays reserved, which reads as unknown, until settling succeeds", "operation", w.ID, "op", w.Op, "err", err)
+	return err
 }

@@ -55,7 +55,7 @@ func TestLedgerAndSettleStages(t *testing.T) {
 		if err != nil || e.State != ledger.Reserved {
 			t.Fatalf("%s reserved: %+v, %v", tc.id, e, err)
 		}
-		leave, _ := enter(t, settleStage{disk, bus}, c)
+		leave, _ := enter(t, settleStage{disk, bus, nil}, c)
 		leave(&outcome{err: tc.err})
 		if e, _ = l.Get(context.Background(), tc.id); e.State != tc.state {
 			t.Fatalf("%s settled %s, want %s", tc.id, e.State, tc.state)
@@ -79,7 +79,7 @@ func TestLedgerAndSettleStages(t *testing.T) {
 	if leave, err := enter(t, ledgerStage{disk}, r); leave != nil || err != nil {
 		t.Fatalf("a read was reserved: %v", err)
 	}
-	if leave, _ := enter(t, settleStage{disk, bus}, r); leave != nil {
+	if leave, _ := enter(t, settleStage{disk, bus, nil}, r); leave != nil {
 		t.Fatal("a read is settled")
 	}
 	// A ledger that cannot write refuses the write: nothing goes out that

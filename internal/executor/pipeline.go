@@ -40,6 +40,9 @@ type outcome struct {
 	cause  error          // why the run's context ended, if it did
 	err    *apitype.Error // the call's error, as the caller gets it
 	report *apitype.Report
+	// warning is said beside a result that is not an error (see
+	// Result.Warning).
+	warning string
 }
 
 // call is one request on its way through the pipeline: what the stages

@@ -111,7 +111,7 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, apitype.OpResponse{Result: res, Report: out.Report, OperationID: out.OperationID, Grant: out.Grant,
-		ApprovedAfterMS: out.ApprovedAfter.Milliseconds()})
+		ApprovedAfterMS: out.ApprovedAfter.Milliseconds(), Warning: out.Warning})
 }
 
 func statusOf(c apitype.Code) int {

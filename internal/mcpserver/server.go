@@ -64,7 +64,8 @@ type Reply struct {
 	// ApprovedAfter is how long the write waited for a person's approval.
 	ApprovedAfter time.Duration
 	// Notice is said before the result: what changed under the agent
-	// since its last call (the daemon restarted).
+	// since its last call (the daemon restarted), or that the write's
+	// outcome could not be recorded in the ledger.
 	Notice string
 }
 
@@ -117,7 +118,7 @@ func (l *Local) Do(ctx context.Context, c Call) (*Reply, error) {
 		return nil, err
 	}
 	l.grant.set(r.Grant)
-	return &Reply{Out: r.Out, OperationID: r.OperationID, Report: r.Report, ApprovedAfter: r.ApprovedAfter}, nil
+	return &Reply{Out: r.Out, OperationID: r.OperationID, Report: r.Report, ApprovedAfter: r.ApprovedAfter, Notice: r.Warning}, nil
 }
 
 // Remote runs operations through the daemon, sharing its sessions. A write
@@ -197,8 +198,9 @@ func (r *Remote) Do(ctx context.Context, c Call) (*Reply, error) {
 	}
 	reply := &Reply{Out: out, OperationID: resp.OperationID, Report: resp.Report,
 		ApprovedAfter: time.Duration(resp.ApprovedAfterMS) * time.Millisecond}
+	reply.Notice = resp.Warning
 	if restarted {
-		reply.Notice = restartNotice
+		reply.Notice = strings.TrimSuffix(restartNotice+"; "+resp.Warning, "; ")
 	}
 	return reply, nil
 }
