@@ -116,8 +116,10 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	approve := fmt.Sprintf(`role=button[name="Approve %s"]`, pending.Approvals[0].ID)
 	personWait("--target", approve)
 	snap := person("snapshot")
-	if !strings.Contains(snap, "click role=button") || !strings.Contains(snap, "task agent") {
-		t.Fatalf("the approval card does not say what and which task:\n%s", snap)
+	for _, want := range []string{"click role=button", "task agent", "by cli", `element role=button[name=\"Buy\"]`, `sends {\"ref\":`} {
+		if !strings.Contains(snap, want) {
+			t.Fatalf("the approval card does not say %q (what, which element, who asks and what it sends):\n%s", want, snap)
+		}
 	}
 	person("click", approve)
 	if r := <-done; r.code != 0 {

@@ -104,13 +104,23 @@ function render() {
   if (changed('settings', state.settings, state.sessions.map((s) => s.name))) renderSettings();
 }
 
+// visible escapes what would reorder or break a line of text when shown:
+// C0 and C1 controls, bidi overrides and isolates, line and paragraph
+// separators (as the CLI's output does).
+function visible(s) {
+  return String(s).replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g,
+    (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+}
+
 function renderApprovals() {
   const list = $('approval-list');
   list.replaceChildren(...state.approvals.map((a) => el('li', {},
     el('b', {textContent: a.op + (a.target ? ' ' + a.target : '')}),
     el('span', {textContent: ' (' + a.action + ')'}),
-    el('div', {class: 'quiet', textContent: 'task ' + (a.task || '–') + ' · session ' + a.session +
-      (a.surface_id ? ' · ' + a.surface_id : '') + (a.origin ? ' · ' + a.origin : '')}),
+    el('div', {class: 'quiet', textContent: 'by ' + visible(a.client || '–') + ' · task ' + (a.task || '–') + ' · session ' + a.session +
+      (a.surface_id ? ' · ' + a.surface_id : '') + (a.origin ? ' · ' + visible(a.origin) : '')}),
+    a.locator ? el('div', {textContent: 'element ' + visible(a.locator)}) : null,
+    a.input ? el('div', {textContent: 'sends ' + visible(JSON.stringify(a.input))}) : null,
     el('div', {class: 'quiet', textContent: 'digest ' + a.digest + ' · ' + a.approval_id}),
     el('img', {src: '/api/approval/' + encodeURIComponent(a.approval_id), alt: 'What ' + a.approval_id + ' acts on'}),
     el('button', {class: 'primary', type: 'button', textContent: 'Approve', 'aria-label': 'Approve ' + a.approval_id,
