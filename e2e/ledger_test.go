@@ -601,9 +601,14 @@ func TestApprovalsShowTheWrite(t *testing.T) {
 		Active string `json:"active_surface_id"`
 	}
 	e.okJSON(&st, "status")
+	// A write that names a ref shows the element's snapshot line.
+	ref := refOf(t, e.ok("snapshot"), "textbox", "Name")
 	done := make(chan result, 1)
-	go func() { done <- e.run("fill", `role=textbox[name="Name"]`, "x") }()
+	go func() { done <- e.run("fill", ref, "x") }()
 	id, _ := pending()
+	if text := e.ok("approvals"); !strings.Contains(text, `element textbox "Name" [ref=`+ref+`], role=textbox[name="Name"]`) {
+		t.Errorf("the approval of a write by ref does not show the element's line:\n%s", text)
+	}
 	e.ok("tab", "new")
 	e.ok("--op-id", "the-deny", "deny", id)
 	<-done

@@ -39,7 +39,7 @@ func (s approvalStage) enter(ctx context.Context, c *call) (func(*outcome), erro
 // ask holds a write for a person's answer (package approvals).
 func ask(ctx context.Context, q *approvals.Queue, w Write, timeout time.Duration, rule string) (time.Duration, error) {
 	a := wire.Approval{OperationID: w.ID, Op: w.Op, Action: string(w.Action), Session: w.Session, Client: w.Client,
-		SurfaceID: w.Surface, Page: w.Page, Origin: w.Origin, Digest: w.Digest, Task: w.Task, Target: w.Element, Locator: w.Locator}
+		SurfaceID: w.Surface, Page: w.Page, Origin: w.Origin, Digest: w.Digest, Task: w.Task, Target: w.Element, Locator: w.Locator, Element: w.ElementLine}
 	// What will be sent, as the ledger keeps it: a secret's text masked,
 	// an upload's files by name and size.
 	if b, err := json.Marshal(w.Input); err == nil && w.Input != nil {

@@ -42,6 +42,9 @@ type Write struct {
 	// locator); Locator its stable locator, as the ref table has it for
 	// a ref (kept in the ledger for history).
 	Element, Locator string
+	// ElementLine is how the snapshot printed the element a ref names
+	// (role "name" [ref=eN]), for a person approving the write.
+	ElementLine string
 	// Secret: the write types into a password field; its text is kept
 	// nowhere (the ledger keeps the rest of its input).
 	Secret bool
@@ -93,7 +96,7 @@ func (s describeStage) enter(ctx context.Context, c *call) (func(*outcome), erro
 	if element != "" && t != nil {
 		c.write.Locator = element // a locator names itself
 		if ref := refOrLocator(element); ref != "" {
-			c.write.Locator = t.Locator(ctx, ref)
+			c.write.ElementLine, c.write.Locator = t.Element(ctx, ref)
 		}
 		c.write.Secret = text != "" && t.Secret(ctx, element)
 	}

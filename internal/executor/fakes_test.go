@@ -26,8 +26,11 @@ func (p *fakePage) Opener() string        { return p.opener }
 func (p *fakePage) IsCrashed() bool       { return p.crashed }
 func (p *fakePage) Blocked() bool         { return p.blocked }
 func (p *fakePage) DocumentToken() string { return p.doc }
-func (p *fakePage) Locator(_ context.Context, ref string) string {
-	return p.locators[ref]
+func (p *fakePage) Element(_ context.Context, ref string) (string, string) {
+	if l, ok := p.locators[ref]; ok {
+		return "button \"Fake\" [ref=" + ref + "]", l
+	}
+	return "", ""
 }
 func (p *fakePage) Secret(_ context.Context, target string) bool { return p.secrets[target] }
 

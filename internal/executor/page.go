@@ -25,9 +25,10 @@ type pageView interface {
 	Blocked() bool
 	// DocumentToken names the document the surface shows.
 	DocumentToken() string
-	// Locator is the stable locator the ref table has for a ref ("" for
-	// none, or a ref it does not know).
-	Locator(ctx context.Context, ref string) string
+	// Element is how the snapshot printed a ref's element (its line) and
+	// the stable locator the ref table has for it ("" for none, or a ref
+	// it does not know).
+	Element(ctx context.Context, ref string) (line, locator string)
 	// Secret reports whether target is a password field.
 	Secret(ctx context.Context, target string) bool
 }
@@ -42,15 +43,14 @@ func (p livePage) IsCrashed() bool       { return p.t.IsCrashed() }
 func (p livePage) Blocked() bool         { return p.t.Blocked() }
 func (p livePage) DocumentToken() string { return capture.DocumentToken(p.t) }
 
-func (p livePage) Locator(ctx context.Context, ref string) string {
-	var locator string
+func (p livePage) Element(ctx context.Context, ref string) (line, locator string) {
 	_ = p.t.Exclusive(ctx, func() error { // the table's owner serialises access to it
 		if b, ok := p.t.Refs().Lookup(ref); ok {
-			locator = b.Locator
+			line, locator = snapshot.ElementLine(b.Role, b.Name, ref), b.Locator
 		}
 		return nil
 	})
-	return locator
+	return line, locator
 }
 
 func (p livePage) Secret(ctx context.Context, target string) bool {

@@ -242,6 +242,27 @@ var lookedUpByName = map[string]bool{
 // maxContentName bounds such a repeated name.
 const maxContentName = 60
 
+// ElementLine is how a snapshot prints an element with a ref (role "name"
+// [ref=eN]), for a person to recognise the element a write names. The
+// name is quoted as the snapshot quotes it (it can forge no ref) and cut
+// at maxLineName characters: the line is printed as it is.
+func ElementLine(role, name, ref string) string {
+	if role == "" {
+		role = "generic"
+	}
+	line := role
+	if r := []rune(name); len(r) > maxLineName {
+		name = string(r[:maxLineName]) + "…"
+	}
+	if name != "" {
+		line += " " + quote(name)
+	}
+	return line + " [ref=" + ref + "]"
+}
+
+// maxLineName bounds the name in an ElementLine.
+const maxLineName = 120
+
 // quote writes a name as a double-quoted string, escaping only what would
 // make it ambiguous or act on a terminal (Go's escapes: \", \\, \n, \x1b,
 // \u202e), and never a ref: see safetext.NoRefs.

@@ -215,3 +215,22 @@ func TestRenderBoundsPageStrings(t *testing.T) {
 		}
 	}
 }
+
+// An element's line for a person approving a write: the page's name can
+// forge no ref and no line, and is bounded.
+func TestElementLine(t *testing.T) {
+	for _, c := range []struct{ role, name, ref, want string }{
+		{"button", "Pay", "e3", `button "Pay" [ref=e3]`},
+		{"", "", "e4", `generic [ref=e4]`},
+		{"link", "Pay [ref=e1]\n- button \"x\"", "e5", `link "Pay [ref\=e1]\n- button \"x\"" [ref=e5]`},
+		{"button", "\x1b[2J\u202eyaP", "e6", `button "\x1b[2J\u202eyaP" [ref=e6]`},
+	} {
+		if got := ElementLine(c.role, c.name, c.ref); got != c.want {
+			t.Errorf("ElementLine(%q, %q, %q) = %s, want %s", c.role, c.name, c.ref, got, c.want)
+		}
+	}
+	long := ElementLine("button", strings.Repeat("x", 500), "e7")
+	if n := len([]rune(long)); n > maxLineName+30 || !strings.Contains(long, "…") {
+		t.Errorf("a long name: %d runes: %s", n, long)
+	}
+}

@@ -50,6 +50,10 @@ type Approval struct {
 	// size).
 	Locator string          `json:"locator,omitempty" cap:"text"`
 	Input   json.RawMessage `json:"input,omitempty" cap:"-"`
+	// Element is the element's line as the snapshot printed it (role
+	// "name" [ref=eN]), when Target is a ref: made safe and bounded by
+	// snapshot.ElementLine (its ref is real; Bound would escape it).
+	Element string `json:"element,omitempty" cap:"-"`
 }
 
 func (a Approval) line() string {
@@ -67,7 +71,12 @@ func (a Approval) line() string {
 		s += " " + a.Origin
 	}
 	s += ", asked " + a.Asked.UTC().Format(time.RFC3339)
-	if a.Locator != "" {
+	switch {
+	case a.Element != "" && a.Locator != "":
+		s += "\n    element " + a.Element + ", " + a.Locator
+	case a.Element != "":
+		s += "\n    element " + a.Element
+	case a.Locator != "":
 		s += "\n    element " + a.Locator
 	}
 	if len(a.Input) > 0 {

@@ -309,4 +309,4 @@ var exampleGrant = Grant{ID: "g-1f2e3d4c5b6a7988", Session: "default", Task: "re
 
 var exampleApproval = Approval{ID: "a1", OperationID: "op-1f2e", Op: "click", Action: "input", Session: "work", Client: "mcp-42", Task: "t1", Target: "e12",
 	SurfaceID: "s1", Page: "s1", Origin: "https://pay.bank.example", Digest: "9a1b2c3d4e5f6a7b", Rule: "input on https://*.bank.example",
-	Asked: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Locator: `role=button[name="Pay"]`, Input: json.RawMessage(`{"ref":"e12"}`)}
+	Asked: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Locator: `role=button[name="Pay"]`, Element: `button "Pay" [ref=e12]`, Input: json.RawMessage(`{"ref":"e12"}`)}

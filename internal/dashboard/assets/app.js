@@ -119,7 +119,7 @@ function renderApprovals() {
     el('span', {textContent: ' (' + a.action + ')'}),
     el('div', {class: 'quiet', textContent: 'by ' + visible(a.client || '–') + ' · task ' + (a.task || '–') + ' · session ' + a.session +
       (a.surface_id ? ' · ' + a.surface_id : '') + (a.origin ? ' · ' + visible(a.origin) : '')}),
-    a.locator ? el('div', {textContent: 'element ' + visible(a.locator)}) : null,
+    a.element || a.locator ? el('div', {textContent: 'element ' + visible([a.element, a.locator].filter(Boolean).join(', '))}) : null,
     a.input ? el('div', {textContent: 'sends ' + visible(JSON.stringify(a.input))}) : null,
     el('div', {class: 'quiet', textContent: 'digest ' + a.digest + ' · ' + a.approval_id}),
     el('img', {src: '/api/approval/' + encodeURIComponent(a.approval_id), alt: 'What ' + a.approval_id + ' acts on'}),
