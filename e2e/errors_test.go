@@ -54,6 +54,16 @@ func TestEndlessScriptEndsAndTheTabRecovers(t *testing.T) {
 	if out := e.ok("open", srv.Page("dupes.html")); !strings.Contains(out, "dupes") {
 		t.Fatalf("open after: %s", out)
 	}
+	// Values JSON cannot carry come back readable, never INTERNAL (run
+	// checks every answer for it).
+	for expr, want := range map[string]string{
+		"Symbol()": `"Symbol()"`, "window": `"[window]"`, "(() => { const a = {}; a.a = a; return a })()": `{"a":"[circular]"}`,
+		"fetch(location.href).then((r) => r.status)": "200",
+	} {
+		if got := strings.TrimSpace(e.ok("eval", expr)); got != want {
+			t.Errorf("eval %s: %s, want %s", expr, got, want)
+		}
+	}
 }
 
 // TestMCPNavigationAfterInteractiveSnapshotIsWhole: a navigation's

@@ -2,14 +2,7 @@ package action
 
 import (
 	"context"
-	"strings"
-	"time"
 
-	cdpproto "github.com/chromedp/cdproto/cdp"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-	"github.com/chromedp/cdproto/runtime"
-
-	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 )
@@ -139,60 +132,5 @@ func Box(ctx context.Context, t *engine.Surface, ref string) (*ElementBox, error
 			return nil, err
 		}
 		return &r.ElementBox, nil
-	})
-}
-
-// terminateWait bounds the wait for the browser to stop a script that
-// outran its deadline.
-const terminateWait = 2 * time.Second
-
-// Eval evaluates a JavaScript expression in the page's own world (it sees
-// the page's globals) and returns its JSON value; a promise is awaited. A
-// script still running at ctx's deadline is terminated, so the tab stays
-// usable.
-func Eval(ctx context.Context, t *engine.Surface, expr string) (jsonv2.Value, error) {
-	return engine.Exclusively(ctx, t, func() (jsonv2.Value, error) {
-		params := runtime.EvaluateParams{
-			Expression: expr, ReturnByValue: ptr(true), AwaitPromise: ptr(true), UserGesture: ptr(true),
-			ReplMode: ptr(true),
-		}
-		sess, ctxID, err := t.PageContext()
-		if err != nil {
-			return nil, err
-		}
-		params.ContextID = runtime.ExecutionContextID(ctxID)
-		res, err := cdpproto.Call(ctx, sess, runtime.Evaluate, params)
-		if err != nil {
-			if ctx.Err() != nil {
-				// A script that never yields (while(true){}) holds the
-				// page's main thread past the deadline: stop it, or the
-				// tab stays wedged for every later call.
-				tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), terminateWait)
-				_, _ = cdpproto.Call(tctx, sess, runtime.TerminateExecution, cdpproto.Empty{})
-				cancel()
-			}
-			return nil, err
-		}
-		if ex := res.ExceptionDetails; ex != nil {
-			msg := ex.Text
-			if ex.Exception != nil && ex.Exception.Description != "" {
-				msg = ex.Exception.Description
-			}
-			return nil, apitype.Errorf(apitype.EvalFailed, "%s", strings.TrimSpace(msg)).Executed()
-		}
-		r := res.Result
-		switch {
-		case r == nil || r.Type == "undefined":
-			return jsonv2.Value("null"), nil
-		case r.UnserializableValue != "":
-			// NaN, Infinity, -0, bigints: not JSON; give them as strings.
-			return jsonv2.Marshal(string(r.UnserializableValue))
-		case len(r.Value) == 0:
-			if r.Description != "" {
-				return jsonv2.Marshal(r.Description)
-			}
-			return jsonv2.Value("null"), nil
-		}
-		return r.Value, nil
 	})
 }

@@ -99,3 +99,39 @@ func TestEvalThatNeverYieldsIsStopped(t *testing.T) {
 		t.Fatalf("snapshot after: %s", s.Text)
 	}
 }
+
+// TestEvalValuesJSONCannotCarry: whatever the expression returns comes
+// back as JSON, once evaluated: a value JSON cannot carry as a readable
+// stand-in, a returned promise awaited, never an INTERNAL error.
+func TestEvalValuesJSONCannotCarry(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "basic.html")
+	for expr, want := range map[string]string{
+		`Symbol("s")`: `"Symbol(s)"`,
+		`window`:      `"[window]"`,
+		`(() => { const a = {b: [1]}; a.a = a; return a })()`: `{"b":[1],"a":"[circular]"}`,
+		`document.body`:                                  `"[body]"`,
+		`() => 1`:                                        `"[function anonymous]"`,
+		`new Map([[1, {x: 2}]])`:                         `{"1":{"x":2}}`,
+		`new Set([1, 2])`:                                `[1,2]`,
+		`new Date(0)`:                                    `"1970-01-01T00:00:00.000Z"`,
+		`[1, undefined, NaN, -0, 2n]`:                    `[1,null,"NaN","-0","2n"]`,
+		`({get x() { throw 1 }, y: 1})`:                  `{"x":"[threw]","y":1}`,
+		`Promise.resolve({ok: true})`:                    `{"ok":true}`,
+		`new Promise((r) => setTimeout(() => r(5), 10))`: `5`,
+		`undefined`:                                      `null`,
+		`"s"`:                                            `"s"`,
+	} {
+		got, err := action.Eval(ctxT(t), tab, expr)
+		if err != nil || string(got) != want {
+			t.Errorf("eval %s: %s %v, want %s", expr, got, err, want)
+		}
+	}
+	// The expression ran once: its side effect happened once.
+	if got, _ := action.Eval(ctxT(t), tab, `window.__n = (window.__n || 0) + 1; ({n: window.__n, self: window})`); string(got) != `{"n":1,"self":"[window]"}` {
+		t.Errorf("a side effect with an unserialisable result: %s", got)
+	}
+	if _, err := action.Eval(ctxT(t), tab, `Promise.reject(new Error("no"))`); err == nil || !strings.Contains(err.Error(), "EVAL_FAILED") {
+		t.Errorf("a rejected promise: %v", err)
+	}
+}
