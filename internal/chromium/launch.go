@@ -31,8 +31,12 @@ type LaunchOptions struct {
 // Flags returns the command line loupe starts Chromium with, without the
 // binary. They keep Chromium from reaching for the network on its own, from
 // throttling background tabs an agent still drives, and from showing
-// first-run UI. --no-sandbox is added only when running as root, where
-// Chromium refuses to start without it.
+// first-run UI, and make it look to sites like the browser a person
+// uses: AutomationControlled off keeps navigator.webdriver false (it is
+// true under remote debugging otherwise), and --enable-automation, which
+// shows the "controlled by automated test software" banner, is never
+// passed. --no-sandbox is added only when running as root, where Chromium
+// refuses to start without it.
 func Flags(o LaunchOptions) []string {
 	f := []string{
 		"--remote-debugging-pipe",
@@ -58,6 +62,7 @@ func Flags(o LaunchOptions) []string {
 		"--use-mock-keychain",
 		"--mute-audio",
 		"--window-size=1280,720",
+		"--disable-blink-features=AutomationControlled",
 	}
 	if !o.Headed {
 		f = append(f, "--headless", "--hide-scrollbars")

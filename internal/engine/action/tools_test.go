@@ -135,3 +135,13 @@ func TestEvalValuesJSONCannotCarry(t *testing.T) {
 		t.Errorf("a rejected promise: %v", err)
 	}
 }
+
+// TestSitesSeeAnOrdinaryBrowser: a browser loupe launches does not tell
+// pages it is automated (navigator.webdriver is false).
+func TestSitesSeeAnOrdinaryBrowser(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "basic.html")
+	if got, err := action.Eval(ctxT(t), tab, "navigator.webdriver"); err != nil || string(got) != "false" {
+		t.Errorf("navigator.webdriver: %s %v, want false", got, err)
+	}
+}
