@@ -63,6 +63,17 @@ func TestMoreVerbs(t *testing.T) {
 	if got := e.ok("wait", "--target", far, "--timeout", "3s"); !strings.Contains(got, "ok element "+far) {
 		t.Errorf("wait --target: %q", got)
 	}
+	// wait --text-gone follows text going away; --time just waits.
+	e.ok("eval", "setTimeout(() => document.getElementById('status').textContent = 'MK-AFTER', 100); document.getElementById('status').textContent = 'MK-SPINNER'")
+	if got := e.ok("wait", "--text-gone", "MK-SPINNER", "--timeout", "5s"); !strings.Contains(got, `ok text "MK-SPINNER" gone`) {
+		t.Errorf("wait --text-gone: %q", got)
+	}
+	if got := e.ok("wait", "--time", "150ms"); !strings.Contains(got, "ok time 150ms") {
+		t.Errorf("wait --time: %q", got)
+	}
+	if r := e.run("wait", "--time", "150ms", "--text", "x"); r.code != 2 {
+		t.Errorf("two conditions: exit %d %s", r.code, r.stderr)
+	}
 
 	// open --new-tab opens beside the current tab and becomes active.
 	e.ok("open", "--new-tab", srv.Page("dupes.html"))

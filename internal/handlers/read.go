@@ -70,7 +70,8 @@ func readHandlers() map[string]Handler {
 		"wait": Tab(func(ctx context.Context, t *engine.Surface, in *ops.WaitIn) (*ops.WaitOut, error) {
 			ctx, cancel := context.WithTimeout(ctx, in.Wait())
 			defer cancel()
-			r, err := nav.Wait(ctx, t, nav.WaitOptions{Text: in.Text, Ref: in.Target, URL: in.URL, Load: in.Load})
+			r, err := nav.Wait(ctx, t, nav.WaitOptions{Text: in.Text, Ref: in.Target, URL: in.URL, Load: in.Load,
+				TextGone: in.TextGone, For: in.Time.Duration()})
 			if err != nil {
 				return nil, err
 			}

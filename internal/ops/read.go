@@ -42,14 +42,22 @@ func (in *EvalIn) Validate() error {
 
 // WaitIn is the input of wait.
 type WaitIn struct {
-	Text    string `json:"text,omitempty" flag:"text" help:"wait until this text appears on the page"`
-	Target  string `json:"ref,omitempty" flag:"target" help:"wait until this element is visible"`
-	URL     string `json:"url,omitempty" flag:"url" meta:"PATTERN" help:"wait until the address matches PATTERN (a glob with *, else a substring)" mcphelp:"wait until the URL matches this (a glob with *, else a substring)"`
-	Load    bool   `json:"load,omitempty" flag:"load" help:"wait until the page has loaded"`
-	Timeout Millis `json:"timeout_ms,omitempty" flag:"timeout" meta:"DURATION" help:"how long to wait (default 3s, at most 60s), e.g. 500ms or 5s" mcphelp:"how long to wait, in milliseconds (default 3000, at most 60000)"`
+	Text   string `json:"text,omitempty" flag:"text" help:"wait until this text appears on the page"`
+	Target string `json:"ref,omitempty" flag:"target" help:"wait until this element is visible"`
+	URL    string `json:"url,omitempty" flag:"url" meta:"PATTERN" help:"wait until the address matches PATTERN (a glob with *, else a substring)" mcphelp:"wait until the URL matches this (a glob with *, else a substring)"`
+	Load   bool   `json:"load,omitempty" flag:"load" help:"wait until the page has loaded"`
+	// TextGone and Time: a wait for text to disappear (a spinner's
+	// "Loading…"), and a plain wait when nothing on the page tells.
+	TextGone string `json:"text_gone,omitempty" flag:"text-gone" meta:"TEXT" help:"wait until this text is gone from the page, frames included"`
+	Time     Millis `json:"time_ms,omitempty" flag:"time" meta:"DURATION" help:"just wait this long (at most 60s), e.g. 500ms" mcphelp:"just wait this many milliseconds (at most 60000)"`
+	Timeout  Millis `json:"timeout_ms,omitempty" flag:"timeout" meta:"DURATION" help:"how long to wait (default 3s, at most 60s), e.g. 500ms or 5s" mcphelp:"how long to wait, in milliseconds (default 3000, at most 60000)"`
 
 	timeout time.Duration
 }
+
+// timeSlack is the deadline a time wait has past its time: the wait ends
+// by its timer, not its deadline.
+const timeSlack = time.Second
 
 // Wait is how long to wait, as Validate worked it out.
 func (in *WaitIn) Wait() time.Duration { return in.timeout }
@@ -57,13 +65,21 @@ func (in *WaitIn) Wait() time.Duration { return in.timeout }
 // Validate checks that exactly one condition is given and the timeout.
 func (in *WaitIn) Validate() error {
 	n := 0
-	for _, set := range []bool{in.Text != "", in.Target != "", in.URL != "", in.Load} {
+	for _, set := range []bool{in.Text != "", in.Target != "", in.URL != "", in.Load, in.TextGone != "", in.Time != 0} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return usage("give exactly one of %s, %s, %s, %s", fld("text"), fld("ref"), fld("url"), fld("load"))
+		return usage("give exactly one of %s, %s, %s, %s, %s, %s", fld("text"), fld("text_gone"), fld("ref"), fld("url"), fld("load"), fld("time_ms"))
+	}
+	if in.Time != 0 {
+		d := in.Time.Duration()
+		if d <= 0 || d > maxWait || in.Timeout != 0 {
+			return usage("%s %d: want a positive time up to %s, without %s", fld("time_ms"), in.Time, maxWait, fld("timeout_ms"))
+		}
+		in.timeout = d + timeSlack
+		return nil
 	}
 	in.timeout = waitTimeout
 	if in.Timeout != 0 {
@@ -108,7 +124,7 @@ func readOps() []*Op {
 		describe[TargetIn, BoxOut]("box", "print an element's box in viewport coordinates", Read, actTimeout).mcp(Tool{Name: "browser_read", Select: "what", Value: "box"}),
 		describe[TargetIn, StateOut]("state", "print an element's role and state (visible, enabled, checked, …)", Read, actTimeout).mcp(Tool{Name: "browser_read", Select: "what", Value: "state"}),
 		describe[EvalIn, EvalOut]("eval", "evaluate JavaScript in the page and print its JSON value", Write, actTimeout).as(ActEval).mcp(Tool{Name: "browser_eval", Gate: "eval", Desc: "Evaluate JavaScript in the page and return its JSON value; reports what changed."}),
-		describe[WaitIn, WaitOut]("wait", "wait (bounded, default 3s) for text, an element, a URL or the load event", Read, maxWait+5*time.Second).mcp(Tool{Name: "browser_wait", Core: true, Desc: "Wait (default 3 s, at most 60 s) for a text, an element, a URL or the load event."}),
+		describe[WaitIn, WaitOut]("wait", "wait (bounded, default 3s) for text to appear or go, an element, a URL, the load event, or a time", Read, maxWait+5*time.Second).mcp(Tool{Name: "browser_wait", Core: true, Desc: "Wait (default 3 s, at most 60 s) for a text to appear (text) or go (text_gone), an element, a URL, the load event, or just a time (time_ms)."}),
 		describe[ScreenshotIn, ScreenshotOut]("screenshot", "capture a PNG of the viewport, the full page or an element", Read, actTimeout).mcp(Tool{Name: "browser_screenshot", Core: true, Fixed: map[string]any{"inline": true}, Desc: "A PNG of the viewport, the full page or one element; returns the image and the file's path."}),
 	}
 }

@@ -21,6 +21,10 @@ type WaitOptions struct {
 	Ref  string // an element that becomes visible
 	URL  string // a top-level URL: a glob with * or a substring
 	Load bool   // the current document's load event
+	// TextGone is text that is to be gone from the page and every frame
+	// below it; For, a plain wait of that long.
+	TextGone string
+	For      time.Duration
 }
 
 // WaitResult says what was seen.
@@ -57,6 +61,20 @@ func Wait(ctx context.Context, t *engine.Surface, o WaitOptions) (*WaitResult, e
 	case o.Load:
 		what = "load"
 		err = waitInPage(ctx, t, deadline, "waitLoad")
+	case o.TextGone != "":
+		what = "text " + jsonQuote(o.TextGone) + " gone"
+		err = waitTextGone(ctx, t, deadline, o.TextGone)
+	case o.For > 0:
+		// Asked for: a time, when nothing on the page tells when it is
+		// ready. Bounded by the caller's deadline as well.
+		what = "time " + o.For.String()
+		timer := time.NewTimer(o.For)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
 	default:
 		return nil, apitype.Errorf(apitype.BadInput, "nothing to wait for")
 	}
@@ -108,6 +126,70 @@ func waitTextAnywhere(ctx context.Context, t *engine.Surface, deadline time.Time
 		}
 	}
 	return err
+}
+
+// waitTextGone waits until text is in no frame of the page: each frame's
+// document waits (on its mutations) until the text is not there, and
+// once all have answered, one more look at each confirms that it did not
+// come back meanwhile in a frame that answered first.
+func waitTextGone(ctx context.Context, t *engine.Surface, deadline time.Time, text string) error {
+	for {
+		frames := []string{t.Root()}
+		for level := frames; len(level) > 0; {
+			var next []string
+			for _, f := range level {
+				next = append(next, t.ChildFrames(f)...)
+			}
+			frames = append(frames, next...)
+			level = next
+		}
+		res := make(chan error, len(frames))
+		for _, f := range frames {
+			go func() { res <- goneInFrame(ctx, t, deadline, f, text) }()
+		}
+		var err error
+		for range frames {
+			if e := <-res; e != nil && err == nil {
+				err = e
+			}
+		}
+		if err != nil {
+			return err
+		}
+		still := false
+		for _, f := range frames {
+			if goneInFrame(ctx, t, time.Now().Add(time.Millisecond), f, text) != nil {
+				still = true
+			}
+		}
+		if !still {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errWaitTimeout
+		}
+	}
+}
+
+// goneInFrame runs the agent's wait for text to go in one frame's
+// current document; a frame with no document shows no text.
+func goneInFrame(ctx context.Context, t *engine.Surface, deadline time.Time, frame, text string) error {
+	w, err := engine.Exclusively(ctx, t, func() (*engine.World, error) { return t.World(ctx, frame) })
+	if err != nil {
+		return nil
+	}
+	ms := max(time.Until(deadline).Milliseconds(), 1)
+	var ok bool
+	if err := w.Call(ctx, "waitTextGone", &ok, text, ms); err != nil {
+		if errors.Is(err, engine.ErrDocumentGone) {
+			return nil
+		}
+		return err
+	}
+	if !ok {
+		return errWaitTimeout
+	}
+	return nil
 }
 
 // waitInFrame runs the agent's text wait in one frame's current document.

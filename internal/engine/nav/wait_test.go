@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 )
@@ -81,4 +82,53 @@ func TestWaitForLocatorToAppear(t *testing.T) {
 	if e, ok := apitype.As(err); !ok || e.Code == apitype.Timeout {
 		t.Fatalf("a ref never issued was waited for: %v", err)
 	}
+}
+
+// TestWaitTextGone: a wait for text to go ends once no frame shows it —
+// here the cross-site frame's, which a click there changes — and times
+// out while one still does. A time wait takes its time.
+func TestWaitTextGone(t *testing.T) {
+	t.Parallel()
+	a, _ := startPair(t)
+	tab := openTab(t, a.Page("frames/top.html"))
+	snap(t, tab) // the frames are attached
+	s := snap(t, tab)
+	if !strings.Contains(s.Text, "cross idle") {
+		t.Fatalf("no cross-site frame text:\n%s", s.Text)
+	}
+	_, err := nav.Wait(withTimeout(ctxT(t), 300*time.Millisecond), tab, nav.WaitOptions{TextGone: "cross idle"})
+	wantCode(t, err, apitype.Timeout)
+	if _, err := nav.Wait(withTimeout(ctxT(t), 3*time.Second), tab, nav.WaitOptions{TextGone: "nowhere at all"}); err != nil {
+		t.Fatalf("text that is not there is gone at once: %v", err)
+	}
+	var goRef string
+	for _, r := range s.Refs {
+		if r.Name == "Go" && r.FrameID != "" && strings.Contains(frameURL(tab, r.FrameID), "label=cross") {
+			goRef = r.Ref
+		}
+	}
+	if goRef == "" {
+		t.Fatalf("no Go button in the cross-site frame:\n%s", s.Text)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := nav.Wait(withTimeout(ctxT(t), 10*time.Second), tab, nav.WaitOptions{TextGone: "cross idle"})
+		done <- err
+	}()
+	if _, err := action.Click(ctxT(t), tab, goRef, action.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the text went in the cross-site frame: %v", err)
+	}
+	start := time.Now()
+	if _, err := nav.Wait(withTimeout(ctxT(t), 5*time.Second), tab, nav.WaitOptions{For: 200 * time.Millisecond}); err != nil || time.Since(start) < 200*time.Millisecond {
+		t.Fatalf("a 200ms time wait: %v after %v", err, time.Since(start))
+	}
+}
+
+// frameURL is a frame's address ("" for one the tab does not know).
+func frameURL(tab *engine.Surface, id string) string {
+	f, _ := tab.Frame(id)
+	return f.URL
 }

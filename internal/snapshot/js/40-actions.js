@@ -538,6 +538,18 @@ function waitText(text, timeoutMs) {
   });
 }
 
+// waitTextGone resolves true once the text is not on the page (at once
+// when it is not), false after timeoutMs.
+function waitTextGone(text, timeoutMs) {
+  const gone = () => !(document.body ? deepText(document.body) : '').includes(text);
+  if (gone()) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const obs = new MutationObserver(() => { if (gone()) { obs.disconnect(); resolve(true); } });
+    obs.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+    setTimeout(() => { obs.disconnect(); resolve(gone()); }, timeoutMs);
+  });
+}
+
 function waitVisible(id, timeoutMs) {
   const ok = () => { const el = target(id); return !!(el && visibleBox(el)); };
   if (ok()) return Promise.resolve(true);
@@ -646,4 +658,4 @@ function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { quiet, scrollMark, scrollSettled, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
+return { quiet, scrollMark, scrollSettled, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitTextGone, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
