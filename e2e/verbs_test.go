@@ -74,6 +74,12 @@ func TestMoreVerbs(t *testing.T) {
 	if r := e.run("wait", "--time", "150ms", "--text", "x"); r.code != 2 {
 		t.Errorf("two conditions: exit %d %s", r.code, r.stderr)
 	}
+	// Uncaught exceptions and unhandled rejections are in the console.
+	e.ok("eval", "setTimeout(() => { throw new Error('MK-UNCAUGHT') }); Promise.reject(new Error('MK-REJECTED')); 0")
+	eventually(t, "the page's exceptions in the console", func() bool {
+		got := e.ok("console")
+		return strings.Contains(got, "exception: Uncaught Error: MK-UNCAUGHT") && strings.Contains(got, "exception: Uncaught (in promise) Error: MK-REJECTED")
+	})
 
 	// open --new-tab opens beside the current tab and becomes active.
 	e.ok("open", "--new-tab", srv.Page("dupes.html"))

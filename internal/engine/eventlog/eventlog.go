@@ -259,6 +259,14 @@ func (l *Log) Record(ev cdp.Event, src Source) {
 		}
 		r.SurfaceID = src.ContextSurface(int64(e.ExecutionContextID))
 		l.addConsole(r)
+	case "Runtime.exceptionThrown":
+		// An uncaught exception or an unhandled promise rejection: an
+		// error, with its message and where it was thrown.
+		var e runtime.EventExceptionThrown
+		if jsonv2.Unmarshal(ev.Params, &e) != nil || e.ExceptionDetails == nil {
+			return
+		}
+		l.addConsole(exceptionRecord(e.ExceptionDetails, src))
 	case "Network.requestWillBeSent":
 		var e struct {
 			RequestID string  `json:"requestId"`
@@ -319,8 +327,36 @@ func (l *Log) Record(ev cdp.Event, src Source) {
 
 // Methods are the events Record handles.
 var Methods = []string{
-	"Runtime.consoleAPICalled",
+	"Runtime.consoleAPICalled", "Runtime.exceptionThrown",
 	"Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed",
+}
+
+// exceptionRecord is an uncaught exception as a console error: DevTools'
+// "Uncaught Error: boom" (or "Uncaught (in promise) …"), with the script
+// and line it was thrown at. Its level is "exception", apart from
+// console.error calls.
+func exceptionRecord(d *runtime.ExceptionDetails, src Source) ConsoleRecord {
+	text := d.Text
+	if ex := d.Exception; ex != nil {
+		desc := ex.Description
+		if desc == "" && len(ex.Value) > 0 {
+			desc = string(ex.Value)
+		}
+		if desc != "" {
+			// The description starts with the message, then the stack.
+			first, _, _ := strings.Cut(desc, "\n")
+			text = strings.TrimSuffix(strings.TrimSpace(d.Text), ":") + " " + first
+			if !strings.HasPrefix(d.Text, "Uncaught") {
+				text = first
+			}
+		}
+	}
+	r := ConsoleRecord{Level: "exception", Text: text, URL: d.URL, Line: d.LineNumber + 1, Time: time.Now()}
+	if st := d.StackTrace; r.URL == "" && st != nil && len(st.CallFrames) > 0 {
+		r.URL, r.Line = st.CallFrames[0].URL, st.CallFrames[0].LineNumber+1
+	}
+	r.SurfaceID = src.ContextSurface(int64(d.ExecutionContextID))
+	return r
 }
 
 // consoleLevel is the call's type, with a failed console.assert counted as

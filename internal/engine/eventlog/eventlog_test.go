@@ -74,3 +74,27 @@ func TestBoundsAndPolicy(t *testing.T) {
 		}
 	}
 }
+
+// Uncaught exceptions and unhandled rejections are console records of
+// their own level, with the message DevTools shows and where it was
+// thrown.
+func TestUncaughtExceptionsAreRecorded(t *testing.T) {
+	l := New()
+	src := source{contexts: map[int64]string{7: "s2"}}
+	l.Record(event("Runtime.exceptionThrown", `{"timestamp":1,"exceptionDetails":{"exceptionId":1,"text":"Uncaught","lineNumber":4,"columnNumber":9,
+		"url":"http://127.0.0.1/app.js","executionContextId":7,"exception":{"type":"object","subtype":"error","className":"Error",
+		"description":"Error: boom\n    at http://127.0.0.1/app.js:5:10"}}}`), src)
+	l.Record(event("Runtime.exceptionThrown", `{"timestamp":2,"exceptionDetails":{"exceptionId":2,"text":"Uncaught (in promise)","lineNumber":0,"columnNumber":0,
+		"executionContextId":7,"exception":{"type":"string","value":"plain"},
+		"stackTrace":{"callFrames":[{"functionName":"","scriptId":"3","url":"http://127.0.0.1/p.js","lineNumber":2,"columnNumber":1}]}}}`), src)
+	c := l.Console("", false)
+	if len(c) != 2 {
+		t.Fatalf("console: %+v", c)
+	}
+	if r := c[0]; r.Level != "exception" || r.Text != "Uncaught Error: boom" || r.URL != "http://127.0.0.1/app.js" || r.Line != 5 || r.SurfaceID != "s2" {
+		t.Errorf("an uncaught error: %+v", r)
+	}
+	if r := c[1]; r.Text != `Uncaught (in promise) "plain"` || r.URL != "http://127.0.0.1/p.js" || r.Line != 3 {
+		t.Errorf("an unhandled rejection: %+v", r)
+	}
+}
