@@ -43,7 +43,7 @@ func actOut(r *action.Result) *ops.ActOut {
 }
 
 func navOut(r *nav.Result) *ops.NavOut {
-	return &ops.NavOut{Surface: r.Surface, URL: r.URL, Title: r.Title, Loaded: r.Loaded}
+	return &ops.NavOut{Surface: r.Surface, URL: r.URL, Title: r.Title, Loaded: r.Loaded, Status: r.Status}
 }
 
 func waitOut(r *nav.WaitResult) *ops.WaitOut {

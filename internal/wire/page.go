@@ -105,11 +105,17 @@ type NavOut struct {
 	// Loaded is false when the document committed but its load event had
 	// not fired when the deadline came.
 	Loaded bool `json:"loaded"`
+	// Status is the HTTP status of the document's response (absent for
+	// one that came from no HTTP response: data:, about:blank, a file).
+	Status int64 `json:"status,omitempty" cap:"-"`
 }
 
-// Text is "s1 Title <url>".
+// Text is "s1 Title <url>", and the HTTP status when it is an error's.
 func (o *NavOut) Text() string {
 	s := fmt.Sprintf("%s %q %s", o.Surface, o.Title, o.URL)
+	if o.Status >= 400 {
+		s += fmt.Sprintf(" (HTTP %d: the server answered with an error)", o.Status)
+	}
 	if !o.Loaded {
 		s += " (still loading)"
 	}

@@ -50,7 +50,7 @@ func examples() map[string]any {
 		}},
 		"ActOut": &ActOut{Surface: "s1", Ref: "e5", Executed: true, Value: "me@example.com", Note: "typed and submitted",
 			URL: "https://example.com/", X: 120.5, Y: 48},
-		"NavOut":  &NavOut{Surface: "s1", URL: "https://example.com/", Title: "Example", Loaded: true},
+		"NavOut":  &NavOut{Surface: "s1", URL: "https://example.com/", Title: "Example", Loaded: true, Status: 200},
 		"WaitOut": &WaitOut{Surface: "s1", Matched: "text \"Welcome\"", URL: "https://example.com/home", Waited: "120ms"},
 		"QueryOut": &QueryOut{SurfaceID: "s1", Count: 3, Ambiguous: true, Matches: []QueryMatch{
 			{Ref: "e7", Role: "button", Name: "Save", States: "disabled focused", FrameID: "F1A2", Text: "Save draft"},

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
@@ -30,6 +31,10 @@ type Result struct {
 	// Loaded is false when the document committed but its load event had
 	// not fired when the deadline came (a slow subresource, say).
 	Loaded bool `json:"loaded"`
+	// Status is the HTTP status of the document's response (0 when it
+	// came from no HTTP response: data:, about:blank, a file, the cache
+	// of a back-forward navigation).
+	Status int64 `json:"status,omitempty"`
 }
 
 // sameDocWait bounds the wait for a same-document navigation's event.
@@ -42,6 +47,28 @@ type navWatch struct {
 	events  <-chan cdp.Event
 	crashed <-chan struct{} // the page's renderer crashed: nothing will come
 	cancel  func()
+	// status is the HTTP status of the main frame's document responses
+	// seen so far, by loader id.
+	status map[string]int64
+}
+
+// note keeps the status of a main-frame document response.
+func (n *navWatch) note(ev cdp.Event) {
+	var e struct {
+		LoaderID string `json:"loaderId"`
+		FrameID  string `json:"frameId"`
+		Type     string `json:"type"`
+		Response struct {
+			URL    string `json:"url"`
+			Status int64  `json:"status"`
+		} `json:"response"`
+	}
+	// Chromium reports a response for data: documents too (200): only
+	// an HTTP response has a status worth saying.
+	if jsonv2.Unmarshal(ev.Params, &e) == nil && e.Type == "Document" && e.FrameID == n.t.Root() &&
+		(strings.HasPrefix(e.Response.URL, "http://") || strings.HasPrefix(e.Response.URL, "https://")) {
+		n.status[e.LoaderID] = e.Response.Status
+	}
 }
 
 func watchNav(t *engine.Surface) *navWatch {
@@ -49,8 +76,8 @@ func watchNav(t *engine.Surface) *navWatch {
 	if f, ok := t.Frame(t.Root()); ok {
 		s = f.Session // a frame surface's events come from the session hosting it
 	}
-	ev, cancel := s.Listen("Page.frameNavigated", "Page.navigatedWithinDocument", "Page.lifecycleEvent")
-	return &navWatch{t: t, events: ev, crashed: t.Crashed(), cancel: cancel}
+	ev, cancel := s.Listen("Page.frameNavigated", "Page.navigatedWithinDocument", "Page.lifecycleEvent", "Network.responseReceived")
+	return &navWatch{t: t, events: ev, crashed: t.Crashed(), cancel: cancel, status: map[string]int64{}}
 }
 
 // commit waits for the main frame to commit a new document (returning its
@@ -64,6 +91,8 @@ func (n *navWatch) commit(ctx context.Context) (loader string, restored bool, er
 				return "", false, engine.ErrTabClosed
 			}
 			switch ev.Method {
+			case "Network.responseReceived":
+				n.note(ev)
 			case "Page.frameNavigated":
 				var e struct {
 					Frame struct {
@@ -100,6 +129,10 @@ func (n *navWatch) load(ctx context.Context, loader string) (bool, error) {
 		case ev, ok := <-n.events:
 			if !ok {
 				return false, engine.ErrTabClosed
+			}
+			if ev.Method == "Network.responseReceived" {
+				n.note(ev)
+				continue
 			}
 			if ev.Method != "Page.lifecycleEvent" {
 				continue
@@ -168,7 +201,9 @@ func Navigate(ctx context.Context, t *engine.Surface, url string) (*Result, erro
 			_, _, _ = w.commit(cctx)
 			cancel()
 		}
-		return navResult(ctx, t, loaded), nil
+		r := navResult(ctx, t, loaded)
+		r.Status = w.status[string(res.LoaderID)]
+		return r, nil
 	})
 }
 
@@ -246,5 +281,7 @@ func finishNav(ctx context.Context, t *engine.Surface, w *navWatch) (*Result, er
 			return nil, err
 		}
 	}
-	return navResult(ctx, t, loaded), nil
+	r := navResult(ctx, t, loaded)
+	r.Status = w.status[loader]
+	return r, nil
 }
