@@ -91,6 +91,13 @@ func TestMoreVerbs(t *testing.T) {
 	if r := e.run("click", far); r.code != 1 {
 		t.Errorf("a ref from another tab was accepted: %q", r.stdout)
 	}
+	// Closing your own current tab takes you back to the one you were on.
+	if got := e.ok("tab", "close"); !strings.Contains(got, "closed s2; your current tab is now s1") {
+		t.Errorf("tab close of the current tab: %q", got)
+	}
+	if got := e.ok("snapshot"); !strings.Contains(got, "form fixture") {
+		t.Errorf("after closing the current tab:\n%s", got)
+	}
 }
 
 // TestAttach attaches a session to a browser loupe did not start, drives it,

@@ -69,6 +69,9 @@ func (cl *caller) Tab(ctx context.Context) (*engine.Surface, error) {
 
 func (cl *caller) Current() string      { return cl.c.Current() }
 func (cl *caller) SetCurrent(id string) { cl.c.SetCurrent(id) }
+func (cl *caller) Back(open func(id string) bool) string {
+	return cl.c.Back(open)
+}
 
 func (cl *caller) LastSnapshot(surface string) (string, ops.SnapshotIn, bool) {
 	s, ok := cl.c.Last(surface)

@@ -81,6 +81,10 @@ type Caller interface {
 	// SetCurrent makes a surface the caller's current one; other callers
 	// of the session keep theirs.
 	SetCurrent(id string)
+	// Back makes the most recent surface the caller was on before, of
+	// those open says are open, its current one and returns it ("" for
+	// none).
+	Back(open func(id string) bool) string
 	// LastSnapshot is the caller's last snapshot of a surface: its text
 	// (without the size footer) and the options it was taken with.
 	LastSnapshot(surface string) (text string, opts ops.SnapshotIn, ok bool)

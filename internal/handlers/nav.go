@@ -86,10 +86,22 @@ func navHandlers() map[string]Handler {
 				}
 				id = t.PageID()
 			}
+			own := id == c.Current()
 			if err := surface.CloseTab(ctx, b, id); err != nil {
 				return nil, err
 			}
-			return &ops.TabOut{Tab: wire.Tab{ID: id}, Closed: true}, nil
+			out := &ops.TabOut{Tab: wire.Tab{ID: id}, Closed: true}
+			if own {
+				// The caller closed its own current tab: it goes back to
+				// the tab it was on before, and is told which.
+				open := map[string]bool{}
+				for _, ti := range surface.Tabs(ctx, b) {
+					open[ti.ID] = true
+				}
+				out.Current = c.Back(func(id string) bool { return open[id] })
+				out.OwnClosed = true
+			}
+			return out, nil
 		}),
 		"tab activate": OnCaller(func(ctx context.Context, c Caller, b *engine.Browser, in *ops.TabIDIn) (*ops.TabOut, error) {
 			t, err := surface.Activate(ctx, b, in.ID)

@@ -11,8 +11,14 @@ type Client struct {
 
 	mu      sync.Mutex
 	current string
-	last    map[string]Snapshot // by surface id
+	// before are the surfaces the client worked in before its current
+	// one, most recent last (bounded by maxBefore), for Back.
+	before []string
+	last   map[string]Snapshot // by surface id
 }
+
+// maxBefore bounds a client's list of earlier surfaces.
+const maxBefore = 32
 
 // Snapshot is a client's last snapshot of a surface: its text (without the
 // size footer) and the options it was taken with, to take the next one
@@ -32,11 +38,36 @@ func (c *Client) Current() string {
 	return c.current
 }
 
-// SetCurrent makes a surface the client's current one.
+// SetCurrent makes a surface the client's current one; the one it was on
+// is remembered for Back.
 func (c *Client) SetCurrent(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.current != "" && c.current != id {
+		c.before = append(c.before, c.current)
+		if len(c.before) > maxBefore {
+			c.before = c.before[len(c.before)-maxBefore:]
+		}
+	}
 	c.current = id
+}
+
+// Back makes the most recent surface the client was on before, of those
+// open says are still open, its current one, and returns it ("" when none
+// is: the client has no current surface then).
+func (c *Client) Back(open func(id string) bool) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.current = ""
+	for len(c.before) > 0 {
+		id := c.before[len(c.before)-1]
+		c.before = c.before[:len(c.before)-1]
+		if open(id) {
+			c.current = id
+			break
+		}
+	}
+	return c.current
 }
 
 // Remember keeps a snapshot as the client's last of its surface.
@@ -57,6 +88,6 @@ func (c *Client) Last(surface string) (Snapshot, bool) {
 func (c *Client) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.current = ""
+	c.current, c.before = "", nil
 	c.last = map[string]Snapshot{}
 }

@@ -242,11 +242,22 @@ func (o *TabsOut) Text() string {
 type TabOut struct {
 	Tab
 	Closed bool `json:"closed,omitempty"`
+	// OwnClosed says the caller closed its own current tab; Current is
+	// then its current tab now: the one it was on before ("" when none
+	// of those is open: its next command uses the first tab).
+	OwnClosed bool   `json:"own_closed,omitempty"`
+	Current   string `json:"current_surface_id,omitempty" cap:"-"`
 }
 
 // Text is the tab's line.
 func (o *TabOut) Text() string {
 	if o.Closed {
+		switch {
+		case o.Current != "":
+			return "closed " + o.ID + "; your current tab is now " + o.Current + ", the one you were on before"
+		case o.OwnClosed:
+			return "closed " + o.ID + "; none of the tabs you were on before is open: your next command uses the first tab"
+		}
 		return "closed " + o.ID
 	}
 	return fmt.Sprintf("%s %q %s", o.ID, o.Title, o.URL)

@@ -64,7 +64,7 @@ func examples() map[string]any {
 			{ID: "s1", Title: "Checkout", URL: "https://shop.example.com/pay", Owner: "research", Mode: "human", Crashed: true, Partition: "temp:research", Session: "default", Epoch: 2, Navigating: true, Restored: true},
 			{ID: "s2", Title: "Popup", URL: "https://example.com/popup", Active: true, Opener: "s1"},
 		}},
-		"TabOut": &TabOut{Tab: Tab{ID: "s2", Title: "Popup", URL: "https://example.com/popup", Active: true, Opener: "s1", Owner: "research", Mode: "human", Crashed: true, Partition: "temp:research", Session: "default", Epoch: 2, Navigating: true, Restored: true}, Closed: true},
+		"TabOut": &TabOut{Tab: Tab{ID: "s2", Title: "Popup", URL: "https://example.com/popup", Active: true, Opener: "s1", Owner: "research", Mode: "human", Crashed: true, Partition: "temp:research", Session: "default", Epoch: 2, Navigating: true, Restored: true}, Closed: true, OwnClosed: true, Current: "s1"},
 		"SurfacesOut": &SurfacesOut{ActiveSurfaceID: "s3", Surfaces: []Surface{
 			{ID: "s1", Kind: KindTab, Title: "Example", URL: "https://example.com/", Capabilities: Capabilities{Snapshot: true, Interaction: true, RendererEval: true}},
 			surface,
