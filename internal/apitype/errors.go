@@ -15,6 +15,7 @@ type Code string
 // The registry. Every error a front end shows carries one of these codes.
 const (
 	StaleRef             Code = "STALE_REF"
+	StaleObservation     Code = "STALE_OBSERVATION"
 	RefNotFound          Code = "REF_NOT_FOUND"
 	RefWrongSurface      Code = "REF_WRONG_SURFACE"
 	Ambiguous            Code = "AMBIGUOUS"
@@ -50,6 +51,7 @@ const (
 // Render).
 var Hints = map[Code]string{
 	StaleRef:             "the page changed since that snapshot; take a new snapshot and use its refs",
+	StaleObservation:     "the page moved since that screenshot; take a new screenshot and use its coordinates and observation",
 	RefNotFound:          "no such ref was issued; take a snapshot and use a ref from it",
 	RefWrongSurface:      "that ref belongs to another surface; switch to it or snapshot this one",
 	Ambiguous:            "several elements match; use one of the candidate refs or a narrower locator",

@@ -63,11 +63,15 @@ func (x *Executor) ApprovalShot(ctx context.Context, id string) ([]byte, error) 
 		return nil, err
 	}
 	if target != "" {
-		if png, err := action.Screenshot(ctx, t, action.ScreenshotOptions{Ref: target}); err == nil {
-			return png, nil
+		if shot, err := action.Screenshot(ctx, t, action.ScreenshotOptions{Ref: target}); err == nil {
+			return shot.PNG, nil
 		}
 		// An element that cannot be pictured (gone, hidden): the
 		// viewport says where the write would act.
 	}
-	return action.Screenshot(ctx, t, action.ScreenshotOptions{})
+	shot, err := action.Screenshot(ctx, t, action.ScreenshotOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return shot.PNG, nil
 }

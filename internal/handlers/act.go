@@ -59,6 +59,7 @@ func actHandlers() map[string]Handler {
 			return action.SetChecked(ctx, t, ref, false)
 		}),
 		"upload": Func(upload),
+		"pointer": Func(pointer),
 		"scroll": Tab(func(ctx context.Context, t *engine.Surface, in *ops.ScrollIn) (*ops.ActOut, error) {
 			return act(action.Scroll(ctx, t, in.Target, action.ScrollOptions{DX: in.DX, DY: in.DY}))
 		}),
@@ -151,4 +152,28 @@ func executed(err error) error {
 		return e.Executed()
 	}
 	return err
+}
+
+// pointer acts at a screenshot's coordinates in the caller's current tab,
+// while the screenshot's observation is current there: the same tab,
+// take-over epoch, document, viewport, scroll position and zoom (see
+// action.Pointer). Every refusal comes before any input is sent.
+func pointer(ctx context.Context, d *Deps, in *ops.PointerIn) (*ops.ActOut, error) {
+	t, err := d.Caller.Tab(ctx)
+	if err != nil {
+		return nil, err
+	}
+	obs, ok := action.Observed(t.Browser(), in.Obs)
+	switch {
+	case !ok:
+		return nil, apitype.Errorf(apitype.StaleObservation, "observation %s is not known (it is from an older screenshot, another session or a daemon before a restart)", in.Obs)
+	case obs.Surface != t.ID:
+		e := apitype.Errorf(apitype.RefWrongSurface, "observation %s is of %s, not of your current tab %s", in.Obs, obs.Surface, t.ID)
+		e.SurfaceID = obs.Surface
+		return nil, e
+	}
+	if _, epoch := d.Control.Mode(t.PageID()); epoch != obs.Epoch {
+		return nil, apitype.Errorf(apitype.StaleObservation, "the tab changed hands (a person took it over) since the screenshot: its coordinates no longer name what it showed")
+	}
+	return act(action.Pointer(ctx, t, obs, action.PointerOptions{Action: in.Action, X: in.X, Y: in.Y, DX: in.DX, DY: in.DY}))
 }

@@ -82,11 +82,14 @@ func readHandlers() map[string]Handler {
 			if err != nil {
 				return nil, err
 			}
-			png, err := action.Screenshot(ctx, t, action.ScreenshotOptions{Ref: in.Target, FullPage: in.Full})
+			shot, err := action.Screenshot(ctx, t, action.ScreenshotOptions{Ref: in.Target, FullPage: in.Full})
 			if err != nil {
 				return nil, err
 			}
-			out := &ops.ScreenshotOut{Bytes: len(png)}
+			png := shot.PNG
+			_, shot.Obs.Epoch = d.Control.Mode(t.PageID())
+			out := &ops.ScreenshotOut{Bytes: len(png), Observation: action.Observe(t.Browser(), shot.Obs)}
+			out.Width, out.Height = action.PNGSize(png)
 			if in.Inline {
 				out.PNG = png
 			}

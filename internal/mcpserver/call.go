@@ -167,9 +167,9 @@ func (s *Server) result(r *Reply) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{StructuredContent: structured(out, rep, r.OperationID)}
 	if shot, ok := out.(*ops.ScreenshotOut); ok && len(shot.PNG) > 0 {
 		res.Content = append(res.Content, &mcp.ImageContent{Data: shot.PNG, MIMEType: "image/png"})
-		res.StructuredContent = map[string]any{"path": shot.Path, "bytes": shot.Bytes}
+		res.StructuredContent = map[string]any{"path": shot.Path, "bytes": shot.Bytes, "width": shot.Width, "height": shot.Height, "observation": shot.Observation}
 		b.Reset()
-		fmt.Fprintf(&b, "saved %s (%d bytes)", shot.Path, shot.Bytes)
+		fmt.Fprintf(&b, "saved %s (%d bytes, %dx%d); observation %s: pass it to browser_pointer to act at this image's pixel coordinates", shot.Path, shot.Bytes, shot.Width, shot.Height, shot.Observation)
 	}
 	res.Content = append(res.Content, &mcp.TextContent{Text: b.String()})
 	return res

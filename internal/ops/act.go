@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"math"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/loupe-dev/loupe/internal/input"
 	"github.com/loupe-dev/loupe/internal/secret"
@@ -223,6 +225,43 @@ func (in *ScrollIn) Validate() error {
 	return checkTarget("ref", in.Target, false)
 }
 
+// PointerIn is the input of pointer: an action at a screenshot's
+// coordinates, valid while the screenshot's observation is current (see
+// action.Pointer).
+type PointerIn struct {
+	Action string  `json:"action" arg:"ACTION" enum:"click,dblclick,move,down,up,wheel" help:"click, dblclick, move, down, up (the left button) or wheel"`
+	X      float64 `json:"x" arg:"X" help:"the screenshot's pixel column, from its left edge"`
+	Y      float64 `json:"y" arg:"Y" help:"the screenshot's pixel row, from its top edge"`
+	Obs    string  `json:"observation" flag:"obs" meta:"TOKEN" help:"the observation token the screenshot returned"`
+	DX     float64 `json:"dx,omitempty" flag:"dx" help:"wheel: horizontal delta in CSS pixels"`
+	DY     float64 `json:"dy,omitempty" flag:"dy" help:"wheel: vertical delta in CSS pixels"`
+}
+
+// pointerActions are PointerIn's actions.
+var pointerActions = []string{"click", "dblclick", "move", "down", "up", "wheel"}
+
+// Validate checks the action, the coordinates and the token.
+func (in *PointerIn) Validate() error {
+	if !slices.Contains(pointerActions, in.Action) {
+		return usage("%s %q: one of %s", fld("action"), in.Action, strings.Join(pointerActions, ", "))
+	}
+	for _, v := range []float64{in.X, in.Y, in.DX, in.DY} {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxWheel {
+			return usage("%s, %s, %s and %s take finite numbers up to %g", fld("x"), fld("y"), fld("dx"), fld("dy"), maxWheel)
+		}
+	}
+	if in.X < 0 || in.Y < 0 {
+		return usage("%s and %s count from the screenshot's top-left corner: not negative", fld("x"), fld("y"))
+	}
+	if in.Action == "wheel" && in.DX == 0 && in.DY == 0 {
+		return usage("a wheel turn needs %s or %s", fld("dx"), fld("dy"))
+	}
+	if !strings.HasPrefix(in.Obs, "obs-") || len(in.Obs) > 64 {
+		return usage("missing or malformed %s: pass the token a screenshot returned (obs-…)", fld("observation"))
+	}
+	return nil
+}
+
 // UploadIn is the input of upload. The CLI reads the files named on its
 // command line and sends their contents; other clients name files already
 // in the session's files directory. A path is never taken from a client
@@ -270,6 +309,7 @@ func actOps() []*Op {
 		describe[TargetIn, ActOut]("check", "check a checkbox, radio button or switch", Write, actTimeout).mcp(Tool{Name: "browser_check", Select: "checked", Value: true, Default: true, Desc: "Check (or with checked: false, uncheck) a checkbox, radio button or switch."}),
 		describe[TargetIn, ActOut]("uncheck", "uncheck a checkbox or switch", Write, actTimeout).mcp(Tool{Name: "browser_check", Select: "checked", Value: false}),
 		describe[UploadIn, ActOut]("upload", "choose files for a file input", Write, actTimeout).as(ActUpload).mcp(Tool{Name: "browser_upload", Desc: "Choose files for a file input; files are named in the session's files directory."}),
+		describe[PointerIn, ActOut]("pointer", "act at a screenshot's coordinates (canvases, maps, games) while that screenshot's observation is current", Write, actTimeout).mcp(Tool{Name: "browser_pointer", Desc: "Act at a screenshot's pixel coordinates (x, y) — for canvases, maps and games without refs — while the page is as that screenshot saw it: pass its observation token; after a navigation, scroll, resize, zoom or take-over it is STALE_OBSERVATION, not executed."}),
 		describe[ScrollIn, ActOut]("scroll", "scroll an element into view, or turn the mouse wheel", Write, actTimeout).mcp(Tool{Name: "browser_scroll", Core: true, Desc: "Scroll an element into view, or turn the mouse wheel by dx/dy pixels."}),
 	}
 }

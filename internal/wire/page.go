@@ -261,7 +261,17 @@ type ScreenshotOut struct {
 	Path  string `json:"path" cap:"-"`
 	Bytes int    `json:"bytes"`
 	PNG   []byte `json:"png,omitempty"`
+	// Width and Height are the image's size in pixels; Observation the
+	// token a pointer action at its coordinates names.
+	Width       int    `json:"width,omitempty"`
+	Height      int    `json:"height,omitempty"`
+	Observation string `json:"observation,omitempty" cap:"-"`
 }
 
-// Text is the file's path.
-func (o *ScreenshotOut) Text() string { return o.Path }
+// Text is the file's path, its size and its observation token.
+func (o *ScreenshotOut) Text() string {
+	if o.Observation == "" {
+		return o.Path
+	}
+	return fmt.Sprintf("%s (%dx%d, observation %s)", o.Path, o.Width, o.Height, o.Observation)
+}

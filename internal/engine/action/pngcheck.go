@@ -58,3 +58,14 @@ func checkPNG(b []byte) error {
 		rest = rest[12+n:]
 	}
 }
+
+// PNGSize is the width and height in pixels a whole PNG's header gives
+// (0, 0 when b is too short to have one; checkPNG has vouched for the
+// rest).
+func PNGSize(b []byte) (width, height int) {
+	if len(b) < len(pngSignature)+16 {
+		return 0, 0
+	}
+	ihdr := b[len(pngSignature)+8:]
+	return int(binary.BigEndian.Uint32(ihdr)), int(binary.BigEndian.Uint32(ihdr[4:]))
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/capture"
 )
 
 // ScreenshotOptions choose what to capture: the viewport (default), the
@@ -19,14 +20,23 @@ type ScreenshotOptions struct {
 	FullPage bool
 }
 
+// Shot is a screenshot: the PNG and what it observed (see Observation).
+type Shot struct {
+	PNG []byte
+	Obs Observation
+}
+
 // Screenshot captures a PNG, checked whole (checkPNG) before it is
-// returned. An element is scrolled into view first; the page is otherwise
-// left as it is.
-func Screenshot(ctx context.Context, t *engine.Surface, o ScreenshotOptions) ([]byte, error) {
-	return engine.Exclusively(ctx, t, func() ([]byte, error) {
+// returned, with the observation that ties its pixels to the page: where
+// the image sits on the page, its scale, and the viewport, scroll and
+// zoom it was taken at. An element is scrolled into view first; the page
+// is otherwise left as it is.
+func Screenshot(ctx context.Context, t *engine.Surface, o ScreenshotOptions) (*Shot, error) {
+	return engine.Exclusively(ctx, t, func() (*Shot, error) {
 		p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
-		switch {
-		case o.Ref != "":
+		var cssWidth float64 // of the region the image shows
+		obs := Observation{Surface: t.ID}
+		if o.Ref != "" {
 			tg, err := resolve(ctx, t, o.Ref)
 			if err != nil {
 				return nil, err
@@ -38,27 +48,30 @@ func Screenshot(ctx context.Context, t *engine.Surface, o ScreenshotOptions) ([]
 			if r.X, r.Y, err = toTop(ctx, t, tg.Ref, tg.Frame, r.X, r.Y, false); err != nil {
 				return nil, err
 			}
-			m, err := cdpproto.Call(ctx, t.Session(), page.GetLayoutMetrics, cdpproto.Empty{})
-			if err != nil {
+			if err := observeViewport(ctx, t, &obs); err != nil {
 				return nil, err
 			}
-			vv := m.CSSVisualViewport
 			p.Clip = &page.Viewport{
-				X: r.X - r.W/2 + vv.PageX, Y: r.Y - r.H/2 + vv.PageY,
+				X: r.X - r.W/2 + obs.ScrollX, Y: r.Y - r.H/2 + obs.ScrollY,
 				Width: math.Max(r.W, 1), Height: math.Max(r.H, 1), Scale: 1,
 			}
 			p.CaptureBeyondViewport = ptr(true)
-		case o.FullPage:
-			m, err := cdpproto.Call(ctx, t.Session(), page.GetLayoutMetrics, cdpproto.Empty{})
+			obs.ClipX, obs.ClipY, cssWidth = p.Clip.X, p.Clip.Y, p.Clip.Width
+		} else {
+			m, err := observeMetrics(ctx, t, &obs)
 			if err != nil {
 				return nil, err
 			}
-			cs := m.CSSContentSize
-			if cs == nil || cs.Width == 0 || cs.Height == 0 {
-				return nil, apitype.Errorf(apitype.NotActionable, "the page has no content to capture")
+			obs.ClipX, obs.ClipY, cssWidth = obs.ScrollX, obs.ScrollY, obs.ViewW
+			if o.FullPage {
+				cs := m.CSSContentSize
+				if cs == nil || cs.Width == 0 || cs.Height == 0 {
+					return nil, apitype.Errorf(apitype.NotActionable, "the page has no content to capture")
+				}
+				p.Clip = &page.Viewport{Width: cs.Width, Height: cs.Height, Scale: 1}
+				p.CaptureBeyondViewport = ptr(true)
+				obs.ClipX, obs.ClipY, cssWidth = 0, 0, cs.Width
 			}
-			p.Clip = &page.Viewport{Width: cs.Width, Height: cs.Height, Scale: 1}
-			p.CaptureBeyondViewport = ptr(true)
 		}
 		res, err := cdpproto.Call(ctx, t.Session(), page.CaptureScreenshot, p)
 		if err != nil {
@@ -67,6 +80,11 @@ func Screenshot(ctx context.Context, t *engine.Surface, o ScreenshotOptions) ([]
 		if err := checkPNG(res.Data); err != nil {
 			return nil, fmt.Errorf("the browser's screenshot: %w", err)
 		}
-		return res.Data, nil
+		obs.Document = capture.DocumentToken(t)
+		obs.Scale = 1
+		if w, _ := PNGSize(res.Data); w > 0 && cssWidth > 0 {
+			obs.Scale = float64(w) / cssWidth
+		}
+		return &Shot{PNG: res.Data, Obs: obs}, nil
 	})
 }

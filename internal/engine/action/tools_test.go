@@ -12,6 +12,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine/action"
+	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 )
 
@@ -144,4 +145,51 @@ func TestSitesSeeAnOrdinaryBrowser(t *testing.T) {
 	if got, err := action.Eval(ctxT(t), tab, "navigator.webdriver"); err != nil || string(got) != "false" {
 		t.Errorf("navigator.webdriver: %s %v, want false", got, err)
 	}
+}
+
+// TestPointerByObservation: a click at a screenshot's pixel coordinates
+// hits a target drawn on a canvas; the same observation after the page
+// scrolled, or after it navigated, is STALE_OBSERVATION and sends nothing.
+func TestPointerByObservation(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "canvas.html")
+	shot, err := action.Screenshot(ctxT(t), tab, action.ScreenshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := action.PNGSize(shot.PNG)
+	if w == 0 || shot.Obs.Scale <= 0 {
+		t.Fatalf("observation: %+v, width %d", shot.Obs, w)
+	}
+	// The square's centre: the canvas is at (60, 40), the square at
+	// (200, 100)-(250, 150) in it; in image pixels, times the scale.
+	x, y := (60+225)*shot.Obs.Scale, (40+125)*shot.Obs.Scale
+	if _, err := action.Pointer(ctxT(t), tab, shot.Obs, action.PointerOptions{Action: "click", X: x, Y: y}); err != nil {
+		t.Fatal(err)
+	}
+	if got := enginetest.EvalString(t, tab, "document.getElementById('status').textContent"); !strings.HasPrefix(got, "hit at 225,125 trusted true") {
+		t.Fatalf("the click at the screenshot's coordinates: %q", got)
+	}
+	// Scrolled: the same coordinates now name another place.
+	enginetest.EvalString(t, tab, "scrollTo(0, 30), document.getElementById('status').textContent = 'no hit'")
+	_, err = action.Pointer(ctxT(t), tab, shot.Obs, action.PointerOptions{Action: "click", X: x, Y: y})
+	wantCode(t, err, apitype.StaleObservation)
+	if got := enginetest.EvalString(t, tab, "document.getElementById('status').textContent"); got != "no hit" {
+		t.Fatalf("a stale observation sent input: %q", got)
+	}
+	// A new screenshot is current again; a navigation makes it stale.
+	shot, err = action.Screenshot(ctxT(t), tab, action.ScreenshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := action.Pointer(ctxT(t), tab, shot.Obs, action.PointerOptions{Action: "move", X: x, Y: y}); err != nil {
+		t.Fatalf("a move at a current observation: %v", err)
+	}
+	enginetest.Goto(t, tab, "canvas.html")
+	_, err = action.Pointer(ctxT(t), tab, shot.Obs, action.PointerOptions{Action: "click", X: x, Y: y})
+	wantCode(t, err, apitype.StaleObservation)
+	// Outside the viewport: refused, not sent.
+	shot, _ = action.Screenshot(ctxT(t), tab, action.ScreenshotOptions{FullPage: true})
+	_, err = action.Pointer(ctxT(t), tab, shot.Obs, action.PointerOptions{Action: "click", X: 10, Y: 2900 * shot.Obs.Scale})
+	wantCode(t, err, apitype.NotActionable)
 }
