@@ -58,7 +58,7 @@ func actHandlers() map[string]Handler {
 		"uncheck": onTarget(func(ctx context.Context, t *engine.Surface, ref string) (*action.Result, error) {
 			return action.SetChecked(ctx, t, ref, false)
 		}),
-		"upload": Func(upload),
+		"upload":  Func(upload),
 		"pointer": Func(pointer),
 		"scroll": Tab(func(ctx context.Context, t *engine.Surface, in *ops.ScrollIn) (*ops.ActOut, error) {
 			return act(action.Scroll(ctx, t, in.Target, action.ScrollOptions{DX: in.DX, DY: in.DY}))
