@@ -17,7 +17,7 @@ var obsToken = regexp.MustCompile(`obs-[0-9a-f]+`)
 func TestPointerByObservation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	srv := testpages.Start(t, "127.0.0.1")
+	srv, _ := testpages.StartPair(t)
 	e.ok("open", srv.Page("canvas.html"))
 	tok := obsToken.FindString(e.ok("screenshot"))
 	if tok == "" {
@@ -52,5 +52,17 @@ func TestPointerByObservation(t *testing.T) {
 	e.ok("eval", "scrollTo(0, 50)")
 	if r := m.call("browser_pointer", map[string]any{"action": "click", "x": 285, "y": 165, "observation": tok}); !r.isErr || !strings.Contains(r.text, "STALE_OBSERVATION") {
 		t.Fatalf("an MCP pointer action after a scroll: %s", r.text)
+	}
+
+	// An annotated screenshot lists the refs it labels, in a cross-site
+	// frame too (the labels' pixels are checked in the engine's test).
+	e.ok("open", srv.Page("frames/top.html"))
+	e.ok("wait", "--text", "cross idle")
+	out := e.ok("screenshot", "--annotate")
+	if !strings.Contains(out, `- button "Go" [ref=`) || strings.Count(out, `button "Go"`) < 2 {
+		t.Fatalf("screenshot --annotate:\n%s", out)
+	}
+	if text := m.ok("browser_screenshot", map[string]any{"annotate": true}); !strings.Contains(text, "the refs labelled on the image:") || !strings.Contains(text, `button "Go" [ref=`) {
+		t.Fatalf("MCP annotate:\n%s", text)
 	}
 }

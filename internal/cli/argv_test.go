@@ -27,7 +27,7 @@ func TestUsageLine(t *testing.T) {
 		"scroll":     "scroll [TARGET] [--dx N] [--dy N]",
 		"open":       "open URL [--new-tab] [--partition NAME]",
 		"snapshot":   "snapshot [-i|--interactive] [--depth N] [--viewport] [--locators] [--scope TARGET] [--max-chars N] [--no-compact] [--no-cache] [--grep TEXT] [--since last] [-o FILE]",
-		"screenshot": "screenshot [TARGET] [--full] [-o FILE]",
+		"screenshot": "screenshot [TARGET] [--full] [--annotate] [-o FILE]",
 		"wait":       "wait [--text TEXT] [--target TARGET] [--url PATTERN] [--load] [--text-gone TEXT] [--time DURATION] [--timeout DURATION]",
 		"query":      "query [--role ROLE] [--name NAME] [--text TEXT] [--exact] [--within TARGET] [--frame-of TARGET] [--limit N]",
 		"attr":       "attr TARGET NAME",

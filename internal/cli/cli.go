@@ -331,7 +331,7 @@ func (c *cmd) writeScreenshot(raw json.RawMessage, path string) int {
 		return c.fail(err)
 	}
 	out.Path, out.PNG = abs, nil
-	return c.print(out, abs)
+	return c.print(out, out.Text())
 }
 
 // writeSnapshot writes a snapshot's text to a file, for a shell agent to

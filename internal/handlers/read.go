@@ -11,6 +11,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // usage is a usage error (BAD_INPUT) a handler finds in its input.
@@ -82,14 +83,36 @@ func readHandlers() map[string]Handler {
 			if err != nil {
 				return nil, err
 			}
+			var labelled []action.Labelled
+			if in.Annotate {
+				// The refs are taken afresh, of what the viewport shows
+				// (all of the page for --full), so that the labels are
+				// current refs.
+				s, err := capture.Take(ctx, t, capture.SnapshotOptions{Viewport: !in.Full})
+				if err != nil {
+					return nil, err
+				}
+				for _, r := range s.Refs {
+					labelled = append(labelled, action.Labelled{Ref: r.Ref, FrameID: r.FrameID, Role: r.Role, Name: r.Name})
+				}
+			}
 			shot, err := action.Screenshot(ctx, t, action.ScreenshotOptions{Ref: in.Target, FullPage: in.Full})
 			if err != nil {
 				return nil, err
 			}
 			png := shot.PNG
+			var labels []action.Label
+			if in.Annotate {
+				if png, labels, err = action.Annotate(ctx, t, shot, labelled); err != nil {
+					return nil, err
+				}
+			}
 			_, shot.Obs.Epoch = d.Control.Mode(t.PageID())
 			out := &ops.ScreenshotOut{Bytes: len(png), Observation: action.Observe(t.Browser(), shot.Obs)}
 			out.Width, out.Height = action.PNGSize(png)
+			for _, l := range labels {
+				out.Labels = append(out.Labels, wire.Label{Ref: l.Ref, Line: l.Line, X: l.X, Y: l.Y, W: l.W, H: l.H})
+			}
 			if in.Inline {
 				out.PNG = png
 			}

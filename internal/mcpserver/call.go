@@ -170,6 +170,13 @@ func (s *Server) result(r *Reply) *mcp.CallToolResult {
 		res.StructuredContent = map[string]any{"path": shot.Path, "bytes": shot.Bytes, "width": shot.Width, "height": shot.Height, "observation": shot.Observation}
 		b.Reset()
 		fmt.Fprintf(&b, "saved %s (%d bytes, %dx%d); observation %s: pass it to browser_pointer to act at this image's pixel coordinates", shot.Path, shot.Bytes, shot.Width, shot.Height, shot.Observation)
+		if len(shot.Labels) > 0 {
+			res.StructuredContent.(map[string]any)["labels"] = shot.Labels
+			b.WriteString("\nthe refs labelled on the image:")
+			for _, l := range shot.Labels {
+				fmt.Fprintf(&b, "\n- %s at (%.0f, %.0f) %.0fx%.0f", l.Line, l.X, l.Y, l.W, l.H)
+			}
+		}
 	}
 	res.Content = append(res.Content, &mcp.TextContent{Text: b.String()})
 	return res

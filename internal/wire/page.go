@@ -266,12 +266,30 @@ type ScreenshotOut struct {
 	Width       int    `json:"width,omitempty"`
 	Height      int    `json:"height,omitempty"`
 	Observation string `json:"observation,omitempty" cap:"-"`
+	// Labels are the refs an annotated screenshot drew, with their lines
+	// and boxes in the image's pixels.
+	Labels []Label `json:"labels,omitempty"`
 }
 
-// Text is the file's path, its size and its observation token.
+// Label is one ref drawn on an annotated screenshot.
+type Label struct {
+	Ref  string  `json:"ref" cap:"-"`
+	Line string  `json:"line" cap:"-"` // made safe by snapshot.ElementLine
+	X    float64 `json:"x"`
+	Y    float64 `json:"y"`
+	W    float64 `json:"w"`
+	H    float64 `json:"h"`
+}
+
+// Text is the file's path, its size and its observation token, and the
+// labels an annotated screenshot drew, one a line.
 func (o *ScreenshotOut) Text() string {
 	if o.Observation == "" {
 		return o.Path
 	}
-	return fmt.Sprintf("%s (%dx%d, observation %s)", o.Path, o.Width, o.Height, o.Observation)
+	s := fmt.Sprintf("%s (%dx%d, observation %s)", o.Path, o.Width, o.Height, o.Observation)
+	for _, l := range o.Labels {
+		s += fmt.Sprintf("\n- %s at (%.0f, %.0f) %.0fx%.0f", l.Line, l.X, l.Y, l.W, l.H)
+	}
+	return s
 }

@@ -59,7 +59,8 @@ func examples() map[string]any {
 		"BoxOut":        &BoxOut{Ref: "e5", X: 10, Y: 20.5, Width: 300, Height: 32, ScrollX: 0.5, ScrollY: 400},
 		"StateOut":      &StateOut{Ref: "e6", Role: "checkbox", Tag: "input", Visible: true, Enabled: true, Editable: true, Checked: "mixed", Focused: true, InViewport: true},
 		"EvalOut":       &EvalOut{Value: json.RawMessage(`{"n":1,"ok":true}`)},
-		"ScreenshotOut": &ScreenshotOut{Path: "/home/u/.loupe/sessions/default/files/screenshot-s1.png", Bytes: 4, PNG: []byte("\x89PNG"), Width: 1280, Height: 720, Observation: "obs-0a1b2c3d4e5f60718293a4b5"},
+		"ScreenshotOut": &ScreenshotOut{Path: "/home/u/.loupe/sessions/default/files/screenshot-s1.png", Bytes: 4, PNG: []byte("\x89PNG"), Width: 1280, Height: 720, Observation: "obs-0a1b2c3d4e5f60718293a4b5",
+			Labels: []Label{{Ref: "e3", Line: `button "Pay" [ref=e3]`, X: 8, Y: 187, W: 54, H: 21}}},
 		"TabsOut": &TabsOut{Active: "s2", Tabs: []Tab{
 			{ID: "s1", Title: "Checkout", URL: "https://shop.example.com/pay", Owner: "research", Mode: "human", Crashed: true, Partition: "temp:research", Session: "default", Epoch: 2, Navigating: true, Restored: true},
 			{ID: "s2", Title: "Popup", URL: "https://example.com/popup", Active: true, Opener: "s1"},

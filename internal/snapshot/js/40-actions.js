@@ -654,8 +654,18 @@ function fileInput(id) {
 
 // els returns the elements with the given ids (null where gone), for bulk
 // protocol lookups.
+// boxes are the elements' visible boxes in this document's viewport, for
+// an annotated screenshot (null for one that is gone or not visible).
+function boxes(ids) {
+  return ids.map((id) => {
+    const el = target(id);
+    const r = el && visibleBox(el);
+    return r ? { x: r.left, y: r.top, w: r.width, h: r.height } : null;
+  });
+}
+
 function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { quiet, scrollMark, scrollSettled, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitTextGone, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, els, fileInput, locatorInfo, query };
+return { quiet, scrollMark, scrollSettled, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitTextGone, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, boxes, els, fileInput, locatorInfo, query };
