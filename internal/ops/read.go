@@ -100,8 +100,8 @@ type ScreenshotIn struct {
 	Target string `json:"ref,omitempty" arg:"[TARGET]" help:"element to capture; without it, the viewport"`
 	Full   bool   `json:"full,omitempty" flag:"full" help:"capture the whole page, not only the viewport"`
 	// Annotate ties what a vision model sees to refs.
-	Annotate bool `json:"annotate,omitempty" flag:"annotate" help:"outline and label each visible ref on the image (frames included), and list them with their snapshot lines"`
-	Out    string `json:"-" flag:"o" help:"write the PNG to this file (default: the session's directory)"`
+	Annotate bool   `json:"annotate,omitempty" flag:"annotate" help:"outline and label each visible ref on the image (frames included), and list them with their snapshot lines"`
+	Out      string `json:"-" flag:"o" help:"write the PNG to this file (default: the session's directory)"`
 	// Data asks for the PNG bytes in the reply instead of a file.
 	Data bool `json:"data,omitempty" mcp:"-" cli:"set by -o FILE"`
 	// Inline asks for the bytes as well as the file (MCP shows the image

@@ -55,10 +55,10 @@ func examples() map[string]any {
 		"QueryOut": &QueryOut{SurfaceID: "s1", Count: 3, Ambiguous: true, Matches: []QueryMatch{
 			{Ref: "e7", Role: "button", Name: "Save", States: "disabled focused", FrameID: "F1A2", Text: "Save draft"},
 		}},
-		"ValueOut":      &ValueOut{Ref: "e5", Value: "email", Present: &present},
-		"BoxOut":        &BoxOut{Ref: "e5", X: 10, Y: 20.5, Width: 300, Height: 32, ScrollX: 0.5, ScrollY: 400},
-		"StateOut":      &StateOut{Ref: "e6", Role: "checkbox", Tag: "input", Visible: true, Enabled: true, Editable: true, Checked: "mixed", Focused: true, InViewport: true},
-		"EvalOut":       &EvalOut{Value: json.RawMessage(`{"n":1,"ok":true}`)},
+		"ValueOut": &ValueOut{Ref: "e5", Value: "email", Present: &present},
+		"BoxOut":   &BoxOut{Ref: "e5", X: 10, Y: 20.5, Width: 300, Height: 32, ScrollX: 0.5, ScrollY: 400},
+		"StateOut": &StateOut{Ref: "e6", Role: "checkbox", Tag: "input", Visible: true, Enabled: true, Editable: true, Checked: "mixed", Focused: true, InViewport: true},
+		"EvalOut":  &EvalOut{Value: json.RawMessage(`{"n":1,"ok":true}`)},
 		"ScreenshotOut": &ScreenshotOut{Path: "/home/u/.loupe/sessions/default/files/screenshot-s1.png", Bytes: 4, PNG: []byte("\x89PNG"), Width: 1280, Height: 720, Observation: "obs-0a1b2c3d4e5f60718293a4b5",
 			Labels: []Label{{Ref: "e3", Line: `button "Pay" [ref=e3]`, X: 8, Y: 187, W: 54, H: 21}}},
 		"TabsOut": &TabsOut{Active: "s2", Tabs: []Tab{
