@@ -12,9 +12,13 @@ import (
 	"testing"
 	"time"
 
+	cdpproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/record"
+	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/testenv"
 )
 
@@ -42,10 +46,35 @@ func pages(t testing.TB) string {
 	return s.URL
 }
 
-// openPage opens a tab at one of testdata's pages.
+// openPage opens a tab at one of testdata's pages, in the shared
+// browser.
 func openPage(t testing.TB, name string) *engine.Surface {
 	t.Helper()
-	return enginetest.OpenTab(t, pages(t)+"/"+name)
+	return openIn(t, enginetest.Browser(), pages(t)+"/"+name)
+}
+
+// openIn opens a tab at url in a window of its own, and closes it after
+// the test. A tab paints only while it is the front tab of its window: in
+// one window, the tabs of the tests running beside this one would hide it
+// and stop its pictures.
+func openIn(t testing.TB, b *engine.Browser, url string) *engine.Surface {
+	t.Helper()
+	newWindow := true
+	res, err := cdpproto.Call(ctxT(t), b.BrowserSession(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank", NewWindow: &newWindow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := b.SurfaceForTarget(ctxT(t), string(res.TargetID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = surface.CloseTab(ctx, b, tab.ID)
+	})
+	enginetest.Goto(t, tab, url)
+	return tab
 }
 
 // options records into a files directory of the test's own.

@@ -2,6 +2,7 @@ package record_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
+	"github.com/loupe-dev/loupe/internal/engine/live"
 	"github.com/loupe-dev/loupe/internal/engine/record"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
 )
@@ -55,9 +57,9 @@ func TestRecordMovingPage(t *testing.T) {
 	if p.frames != res.Frames {
 		t.Errorf("the file has %d frames, the result says %d", p.frames, res.Frames)
 	}
-	// 15 frames a second from pictures painted up to 15 a second: on a
-	// loaded machine fewer, but a moving page shows many.
-	if p.distinct < 10 || res.Painted < 10 {
+	// Up to 15 pictures a second alone (50 in 4 s here); with the other
+	// tests' recordings on 2 cores, 6. A still page paints one.
+	if p.distinct < 4 || res.Painted < 4 {
 		t.Errorf("%d distinct frames from %d pictures: the page did not move in the video", p.distinct, res.Painted)
 	}
 	if s := rec.Status(); s.Running || s.Ended != record.EndStopped || s.Frames != res.Frames {
@@ -208,12 +210,7 @@ func TestRecordCrash(t *testing.T) {
 	t.Parallel()
 	needFFmpeg(t)
 	// A browser of its own: the crash takes the renderer's other tabs too.
-	b := enginetest.OwnBrowser(t)
-	tab, err := surface.NewTab(ctxT(t), b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enginetest.Goto(t, tab, pages(t)+"/moving.html")
+	tab := openIn(t, enginetest.OwnBrowser(t), pages(t)+"/moving.html")
 	o := options(t)
 	rec, err := record.Start(ctxT(t), tab, o)
 	if err != nil {
@@ -260,5 +257,49 @@ func TestRecordRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("a refused recording made its files directory: %v", err)
+	}
+}
+
+// A recording and the live view of the same tab share its screencast:
+// stopping the recording leaves the live view running.
+func TestRecordBesideLiveView(t *testing.T) {
+	t.Parallel()
+	needFFmpeg(t)
+	tab := openPage(t, "moving.html")
+	ctx, cancel := context.WithCancel(ctxT(t))
+	defer cancel()
+	view, err := live.Watch(ctx, tab.Browser(), tab, live.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := options(t)
+	rec, err := record.Start(ctxT(t), tab, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopAtEnd(t, rec)
+	run(t, rec, time.Second)
+	res, err := rec.Stop(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantKept(t, res, o.Dir)
+	if live.Watching(tab.Browser(), tab.ID) != 1 {
+		t.Fatalf("%d viewers after the recording stopped, want the live view's 1", live.Watching(tab.Browser(), tab.ID))
+	}
+	// Frames still come after the stop: drop the one waiting, take a new one.
+	select {
+	case <-view:
+	default:
+	}
+	timer := time.NewTimer(enginetest.StepTimeout)
+	defer timer.Stop()
+	select {
+	case f, ok := <-view:
+		if !ok || len(f.JPEG) == 0 {
+			t.Fatal("the live view ended with the recording")
+		}
+	case <-timer.C:
+		t.Fatal("no live frame after the recording stopped")
 	}
 }
