@@ -4,10 +4,12 @@ import (
 	"context"
 
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/eventlog"
 	"github.com/loupe-dev/loupe/internal/engine/status"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 func surfaceHandlers() map[string]Handler {
@@ -62,6 +64,7 @@ func surfaceHandlers() map[string]Handler {
 
 func eventHandlers() map[string]Handler {
 	return map[string]Handler{
+		"diagnostics": Tab(diagnostics),
 		"console": Browser(func(ctx context.Context, b *engine.Browser, in *ops.LogIn) (*ops.ConsoleOut, error) {
 			return &ops.ConsoleOut{Records: mapSlice(b.Events().Console(in.Surface, in.Clear), consoleRecord)}, nil
 		}),
@@ -80,4 +83,57 @@ func eventHandlers() map[string]Handler {
 			return &ops.DialogsOut{Policy: dialogPolicy(b.Events().DialogPolicy()), Records: mapSlice(b.Events().Dialogs(), dialogRecord)}, nil
 		}),
 	}
+}
+
+// Bounds of a diagnostics report: the newest of each list, and the
+// duration past which a request is slow.
+const (
+	maxDiagnosed = 20
+	slowRequest  = 1000 // ms
+)
+
+// diagnostics reports what went wrong or was slow in a tab: its console
+// errors, warnings and uncaught exceptions, its failed requests (network
+// errors and HTTP errors) and slow ones, and its document's timing and
+// long tasks.
+func diagnostics(ctx context.Context, t *engine.Surface, _ *ops.NoIn) (*ops.DiagnosticsOut, error) {
+	out := &ops.DiagnosticsOut{SurfaceID: t.ID, URL: t.URL(), SlowMS: slowRequest}
+	log := t.Browser().Events()
+	for _, r := range log.Console(t.ID, false) {
+		switch r.Level {
+		case "error", "warning", "exception":
+			out.ProblemCount++
+			out.Problems = append(out.Problems, consoleRecord(r))
+		}
+	}
+	for _, r := range log.Network(t.ID, false) {
+		if r.State == "failed" || r.Status >= 400 {
+			out.FailedCount++
+			out.Failed = append(out.Failed, networkRecord(r))
+		}
+		if r.DurationMS > slowRequest {
+			out.SlowCount++
+			out.Slow = append(out.Slow, networkRecord(r))
+		}
+	}
+	out.Problems = newest(out.Problems, maxDiagnosed)
+	out.Failed = newest(out.Failed, maxDiagnosed)
+	out.Slow = newest(out.Slow, maxDiagnosed)
+	tm, err := action.PageTimings(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if n := tm.Timing; n != nil {
+		out.Timing = &wire.NavTiming{TTFB: n.TTFB, DOMContentLoaded: n.DCL, Load: n.Load, TransferBytes: n.Transfer}
+	}
+	out.LongTasks = wire.LongTasks{Count: tm.Count, TotalMS: tm.Total, LongestMS: tm.Longest}
+	return out, nil
+}
+
+// newest keeps the last n of a list.
+func newest[T any](l []T, n int) []T {
+	if len(l) > n {
+		return l[len(l)-n:]
+	}
+	return l
 }

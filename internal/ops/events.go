@@ -37,6 +37,7 @@ func (in *DialogsIn) Writes() bool { return in.Accept || in.Dismiss || in.Auto }
 
 func eventOps() []*Op {
 	return []*Op{
+		describe[NoIn, DiagnosticsOut]("diagnostics", "what went wrong or was slow in the current tab: errors, warnings and exceptions, failed and slow requests, navigation timing, long tasks", Read, actTimeout).mcp(Tool{Name: "browser_diagnostics", Desc: "One compact report of the current tab: console errors and warnings, uncaught exceptions, failed and slow requests, navigation timing and long tasks."}),
 		describe[LogIn, ConsoleOut]("console", "list console messages of the session's pages, with their surface", Read, actTimeout).sessionWide().mcp(Tool{Name: "browser_console", Desc: "Console messages of the session, with the surface each came from."}),
 		describe[LogIn, NetworkOut]("network", "list network requests with status and timing, with their surface", Read, actTimeout).sessionWide().mcp(Tool{Name: "browser_network", Desc: "Network requests of the session with status and timing."}),
 		describe[DialogsIn, DialogsOut]("dialogs", "list JavaScript dialogs and how they were answered; set how later ones are", Read, actTimeout).sessionWide().as(ActDialogs).mcp(Tool{Name: "browser_dialogs", Desc: "JavaScript dialogs seen and how they were answered; set how later ones are."}),

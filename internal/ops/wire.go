@@ -24,9 +24,11 @@ type (
 	WindowsOut    = wire.WindowsOut
 	StatusOut     = wire.StatusOut
 	ConsoleOut    = wire.ConsoleOut
-	NetworkOut    = wire.NetworkOut
-	DialogsOut    = wire.DialogsOut
-	DownloadsOut  = wire.DownloadsOut
-	SessionOut    = wire.SessionOut
-	DoctorOut     = wire.DoctorOut
+	// DiagnosticsOut is diagnostics' output.
+	DiagnosticsOut = wire.DiagnosticsOut
+	NetworkOut     = wire.NetworkOut
+	DialogsOut     = wire.DialogsOut
+	DownloadsOut   = wire.DownloadsOut
+	SessionOut     = wire.SessionOut
+	DoctorOut      = wire.DoctorOut
 )

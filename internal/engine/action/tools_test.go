@@ -193,3 +193,17 @@ func TestPointerByObservation(t *testing.T) {
 	_, err = action.Pointer(ctxT(t), tab, shot.Obs, action.PointerOptions{Action: "click", X: 10, Y: 2900 * shot.Obs.Scale})
 	wantCode(t, err, apitype.NotActionable)
 }
+
+// TestPageTimings: a document reports its navigation timing and its long
+// tasks (the fixture runs one of 120 ms).
+func TestPageTimings(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "diagnostics.html")
+	tm, err := action.PageTimings(ctxT(t), tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tm.Timing == nil || tm.Timing.DCL <= 0 || tm.Count < 1 || tm.Longest < 100 {
+		t.Fatalf("timings: %+v %+v", tm, tm.Timing)
+	}
+}

@@ -654,6 +654,31 @@ function fileInput(id) {
 
 // els returns the elements with the given ids (null where gone), for bulk
 // protocol lookups.
+// timings are the document's navigation timing and its long tasks (over
+// 50 ms of main-thread work) so far, for diagnostics. Long tasks come
+// from a buffered observer, delivered asynchronously: the first delivery,
+// or 100 ms without one (none were buffered), ends the wait.
+function timings() {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const timing = nav ? { ttfb: nav.responseStart, dcl: nav.domContentLoadedEventEnd, load: nav.loadEventEnd, transfer: nav.transferSize } : null;
+  return new Promise((resolve) => {
+    const done = (entries) => {
+      let total = 0, longest = 0;
+      for (const e of entries) { total += e.duration; longest = Math.max(longest, e.duration); }
+      resolve({ timing, count: entries.length, total, longest });
+    };
+    let obs;
+    try {
+      obs = new PerformanceObserver((list) => { obs.disconnect(); clearTimeout(timer); done(list.getEntries()); });
+      obs.observe({ type: 'longtask', buffered: true });
+    } catch (e) {
+      done([]);
+      return;
+    }
+    const timer = setTimeout(() => { obs.disconnect(); done([]); }, 100);
+  });
+}
+
 // boxes are the elements' visible boxes in this document's viewport, for
 // an annotated screenshot (null for one that is gone or not visible).
 function boxes(ids) {
@@ -668,4 +693,4 @@ function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { quiet, scrollMark, scrollSettled, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitTextGone, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, boxes, els, fileInput, locatorInfo, query };
+return { quiet, scrollMark, scrollSettled, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitTextGone, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, boxes, timings, els, fileInput, locatorInfo, query };
