@@ -18,6 +18,7 @@ TESTENV := LOUPE_TEST_REQUIRE=1
 ## the exhaustive variants to make test-long. Writes nothing in the tree.
 test: go chromium corpus
 	@scripts/ensure-deb.sh gcc gcc libc6-dev
+	@scripts/ensure-deb.sh ffmpeg ffmpeg
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 	$(TESTENV) $(GO) test -race -count=1 -short -timeout 10m ./...
@@ -28,6 +29,7 @@ test: go chromium corpus
 ## does not need it
 test-long: go chromium corpus
 	@scripts/ensure-deb.sh gcc gcc libc6-dev
+	@scripts/ensure-deb.sh ffmpeg ffmpeg
 	$(TESTENV) LOUPE_E2E_RACE=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 ## fuzz: explore each fuzz target for FUZZTIME (4s) apiece; a failing input

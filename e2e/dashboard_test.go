@@ -163,6 +163,15 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 		t.Fatalf("after the resume the agent reads %s", got)
 	}
 
+	// A recording started and stopped at the dashboard leaves a file.
+	person("click", `role=button[name="Record"]`)
+	personWait("--text", "Recording "+tab+":")
+	person("click", `role=button[name="Stop recording"]`)
+	personWait("--text", "ended (stopped)")
+	if snap := person("snapshot"); !strings.Contains(snap, ".webm") {
+		t.Fatalf("the dashboard's recording left no file:\n%s", snap)
+	}
+
 	// 3. A write cut short by a take-over has an unknown outcome: the
 	// dashboard lists it, and the person acknowledges it.
 	typing := make(chan result, 1)

@@ -98,6 +98,11 @@ func (d Dir) Save(name string, data []byte) (string, error) {
 	return saveFile(dir, name, data)
 }
 
+// Own makes the files directory if missing, checks that it is a
+// directory of its own (not a symlink), and returns its path: for a
+// writer that publishes into it itself (a recording).
+func (d Dir) Own() (string, error) { return d.own() }
+
 // own makes the files directory and the subdirectory sub below it (if
 // missing, 0700) and checks that each is a directory of its own, not a
 // symlink: a files directory, or its uploads, replaced by a link must not

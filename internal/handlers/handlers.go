@@ -101,6 +101,9 @@ type Files interface {
 	// SaveUploads stores the files sent with an upload, each under its
 	// own name, in a new directory; it returns their paths.
 	SaveUploads(files []filesdir.File) ([]string, error)
+	// Own makes the directory if missing and returns its path, checked
+	// to be a directory of its own (no symlink).
+	Own() (string, error)
 }
 
 // Browsers attaches and closes the session's browser.
@@ -129,6 +132,9 @@ type Control interface {
 	TakeOver(page string) int64
 	Resume(page string) (epoch int64, ok bool)
 	Mode(page string) (mode string, epoch int64)
+	// Moved is closed once the tab's epoch is no longer epoch (a person
+	// took it over, or handed it back).
+	Moved(page string, epoch int64) <-chan struct{}
 }
 
 // Approvals are the writes waiting for a person's answer.
@@ -251,7 +257,7 @@ func Table() map[string]Handler {
 	for _, part := range []map[string]Handler{
 		actHandlers(), navHandlers(), readHandlers(), sessionHandlers(), surfaceHandlers(), eventHandlers(), findHandlers(),
 		ledgerHandlers(), controlHandlers(), taskHandlers(), policyHandlers(), settingsHandlers(), cookieHandlers(),
-		previewHandlers(), viewportHandlers(), humanHandlers(), dashboardHandlers(),
+		previewHandlers(), viewportHandlers(), humanHandlers(), dashboardHandlers(), {"record": Func(recordTab)},
 	} {
 		for name, h := range part {
 			if _, dup := t[name]; dup {

@@ -124,6 +124,7 @@ const (
 	ActSession  Action = "session"  // attaches the session to another browser
 	ActDialogs  Action = "dialogs"  // changes how the page's dialogs are answered
 	ActControl  Action = "control"  // a person takes a tab over or hands it back
+	ActRecord   Action = "record"   // starts or stops a recording of a tab
 )
 
 // Tool is how an operation is offered as an MCP tool. Several operations
@@ -320,7 +321,7 @@ func New() *Registry {
 		ops  []*Op
 	}{
 		{"navigate", navOps()}, {"act", actOps()}, {"read", readOps()}, {"session", sessionOps()},
-		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()}, {"preview", previewOps()}, {"viewport", viewportOps()}, {"human", humanOps()}, {"dashboard", dashboardOps()},
+		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()}, {"preview", previewOps()}, {"viewport", viewportOps()}, {"human", humanOps()}, {"dashboard", dashboardOps()}, {"record", recordOps()},
 	} {
 		for _, o := range g.ops {
 			o.Group = g.name

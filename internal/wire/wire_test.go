@@ -59,6 +59,9 @@ func examples() map[string]any {
 			Slow:         []NetworkRecord{{Seq: 6, SurfaceID: "s1", Method: "GET", URL: "https://example.com/big.js", Type: "Script", Status: 200, MIME: "text/javascript", Bytes: 90000, Failed: "net::ERR_ABORTED", State: "failed", Start: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), DurationMS: 2400}},
 			ProblemCount: 3, FailedCount: 1, SlowCount: 1, SlowMS: 1000,
 		},
+		"RecordOut": &RecordOut{SurfaceID: "s1", Running: true, ElapsedMS: 20000, MaxMS: 20000, Frames: 300, Bytes: 48213,
+			Path: "/home/u/.loupe/sessions/default/files/recording-20261201-120000.webm", Duration: 20, Ended: "limit: 20s", Kept: true,
+			Why: "it decodes: vp8, 1280x632, 20.0 s"},
 		"WaitOut": &WaitOut{Surface: "s1", Matched: "text \"Welcome\"", URL: "https://example.com/home", Waited: "120ms"},
 		"QueryOut": &QueryOut{SurfaceID: "s1", Count: 3, Ambiguous: true, Matches: []QueryMatch{
 			{Ref: "e7", Role: "button", Name: "Save", States: "disabled focused", FrameID: "F1A2", Text: "Save draft"},

@@ -192,6 +192,54 @@ function select(session, id) {
   loadProblems();
 }
 
+// Recording: the button starts a recording of the tab looked at and
+// stops it; while it runs, a timer counts up beside it. The recording
+// itself is the daemon's (it ends at its limit or with its tab, also
+// when this page is closed).
+let recording = null; // {session, id, started, timer}
+async function toggleRecording() {
+  if (recording) {
+    const r = recording;
+    clearInterval(r.timer);
+    recording = null;
+    $('record').textContent = 'Record';
+    const out = await act('record', r.session, {action: 'stop', surface_id: r.id});
+    if (out) $('record-status').textContent = recordText(out);
+    return;
+  }
+  if (!selected) return;
+  const sel = selected;
+  const out = await act('record', sel.session, {action: 'start', surface_id: sel.id});
+  if (!out) return;
+  recording = {session: sel.session, id: sel.id, started: Date.now()};
+  $('record').textContent = 'Stop recording';
+  const tick = async () => {
+    const r = recording;
+    if (!r) return;
+    $('record-status').textContent = 'Recording ' + r.id + ': ' + ((Date.now() - r.started) / 1000).toFixed(0) + ' s';
+    if ((Date.now() - r.started) % 5000 < 1000) {
+      // Ended by itself (its limit, its tab)? Ask now and then.
+      try {
+        const st = await api('record', r.session, {action: 'status', surface_id: r.id});
+        if (!st.running && recording === r) {
+          clearInterval(r.timer);
+          recording = null;
+          $('record').textContent = 'Record';
+          $('record-status').textContent = recordText(st);
+        }
+      } catch (e) { /* the next tick asks again */ }
+    }
+  };
+  recording.timer = setInterval(tick, 1000);
+  tick();
+}
+
+function recordText(r) {
+  if (!r.ended) return 'No recording of ' + r.surface_id;
+  return 'Recording of ' + r.surface_id + ' ended (' + r.ended + ') after ' + (r.duration_s || 0).toFixed(1) + ' s' +
+    (r.kept ? ': ' + r.path : ', not kept: ' + r.why);
+}
+
 function renderView() {
   const t = tabOf(selected);
   const screen = $('screen');
@@ -375,6 +423,7 @@ function wire() {
     const t = tabOf(selected);
     if (t) act(t.mode === 'human' ? 'resume' : 'takeover', selected.session, {surface_id: t.id});
   });
+  $('record').addEventListener('click', () => toggleRecording());
   $('close-tab').addEventListener('click', () => {
     if (selected) act('tab close', selected.session, {surface_id: selected.id});
   });

@@ -1,0 +1,57 @@
+package e2e
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/testpages"
+)
+
+var recordingPath = regexp.MustCompile(`(?m)^(/\S+\.webm) \(\d+ bytes\)$`)
+
+// TestRecordFromCLIAndMCP: a recording started from the CLI ends at its
+// limit by itself and leaves a WebM in the session's files; one started
+// from MCP is stopped there; one cut by a take-over says so. (The
+// engine's tests check the files decode and their length.)
+func TestRecordFromCLIAndMCP(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	e.ok("open", srv.Page("canvas.html"))
+	if out := e.ok("record", "start", "--max", "1s"); !strings.Contains(out, "recording s") {
+		t.Fatalf("record start: %s", out)
+	}
+	var out string
+	eventually(t, "the recording ending at its limit", func() bool {
+		out = e.ok("record", "status")
+		return strings.Contains(out, "ended (limit: 1s)")
+	})
+	m := recordingPath.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no file after the limit: %s", out)
+	}
+	if fi, err := os.Stat(m[1]); err != nil || fi.Size() == 0 || !strings.HasPrefix(m[1], e.home) {
+		t.Fatalf("the recording's file %s: %v %v", m[1], fi, err)
+	}
+	if r := e.run("record", "start", "--max", "91s"); r.code != 2 {
+		t.Errorf("a recording longer than 90 s: exit %d %s", r.code, r.stderr)
+	}
+
+	mc := startMCP(t, e, "--daemon")
+	mc.ok("browser_record", map[string]any{"action": "start"})
+	if r := mc.call("browser_record", map[string]any{"action": "start"}); !r.isErr || !strings.Contains(r.text, "being recorded already") {
+		t.Errorf("a second recording of the tab: %s", r.text)
+	}
+	if text := mc.ok("browser_record", map[string]any{"action": "stop"}); !strings.Contains(text, "ended (stopped)") || !strings.Contains(text, ".webm") {
+		t.Fatalf("browser_record stop:\n%s", text)
+	}
+
+	e.ok("record", "start")
+	e.ok("takeover")
+	e.ok("resume")
+	eventually(t, "the recording cut by the take-over", func() bool {
+		return strings.Contains(e.ok("record", "status"), "ended (taken over)")
+	})
+}
