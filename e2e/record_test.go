@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -54,4 +55,43 @@ func TestRecordFromCLIAndMCP(t *testing.T) {
 	eventually(t, "the recording cut by the take-over", func() bool {
 		return strings.Contains(e.ok("record", "status"), "ended (taken over)")
 	})
+}
+
+// TestFileChooser: a click that opens a file chooser is reported in the
+// write's report (file_chooser: pending) and as an event, and an upload
+// without a target answers it — from MCP and from the CLI.
+func TestFileChooser(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv, _ := countingPage(t, `<button onclick="document.getElementById('f').click()">Attach</button>
+		<input type="file" id="f" hidden onchange="document.title = 'got ' + this.files[0].name">`)
+	e.ok("open", srv.URL+"/")
+	m := startMCP(t, e, "--daemon")
+	text := m.ok("browser_click", map[string]any{"ref": `role=button[name="Attach"]`})
+	if !strings.Contains(text, "file_chooser: pending") {
+		t.Fatalf("the click's report:\n%s", text)
+	}
+	files := filepath.Join(e.home, "sessions", "default", "files")
+	os.MkdirAll(files, 0o700)
+	os.WriteFile(filepath.Join(files, "minutes.txt"), []byte("minutes"), 0o600)
+	m.ok("browser_upload", map[string]any{"files": []string{"minutes.txt"}})
+	if got := e.ok("eval", "document.title"); !strings.Contains(got, "got minutes.txt") {
+		t.Fatalf("after the MCP answer: %s", got)
+	}
+	// The chooser was an event too (replayed from the kept ones).
+	if out := e.ok("events", "--since", "0", "--kind", "file_chooser.opened", "--count", "1"); !strings.Contains(out, `"kind":"file_chooser.opened"`) {
+		t.Fatalf("the event: %s", out)
+	}
+	// From the CLI.
+	e.ok("eval", "document.title = ''")
+	e.ok("click", `role=button[name="Attach"]`)
+	local := filepath.Join(t.TempDir(), "agenda.txt")
+	os.WriteFile(local, []byte("agenda"), 0o600)
+	e.ok("upload", "--chooser", local)
+	if got := e.ok("eval", "document.title"); !strings.Contains(got, "got agenda.txt") {
+		t.Fatalf("after the CLI answer: %s", got)
+	}
+	if r := e.run("upload", "--chooser", local); r.code != 1 || !strings.Contains(r.stderr, "no file chooser is open") {
+		t.Fatalf("an answer with none pending: exit %d %s", r.code, r.stderr)
+	}
 }

@@ -86,6 +86,9 @@ type Report struct {
 	Dialogs []ReportDialog `json:"dialogs,omitempty"`
 	// DownloadsStarted counts downloads that began.
 	DownloadsStarted int `json:"downloads_started,omitempty"`
+	// FileChooser is "pending" when the surface's page has asked for
+	// files (a file chooser opened) and no upload has answered yet.
+	FileChooser string `json:"file_chooser,omitempty"`
 	// Diff is the change to the caller's last snapshot of Surface.
 	Diff *Diff `json:"diff,omitempty"`
 	// NoBaseline: a diff was asked for, but the caller has no snapshot of

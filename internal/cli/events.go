@@ -33,7 +33,7 @@ With --session, only that session's events (and those of no session).
 `
 
 var kinds = []string{events.TabOpened, events.TabChanged, events.TabClosed, events.TabCrashed, events.TabTakenOver, events.TabResumed,
-	events.ApprovalAsked, events.ApprovalAnswered, events.OpSettled, events.DownloadStarted, events.DownloadProgress, events.DownloadDone,
+	events.ApprovalAsked, events.ApprovalAnswered, events.OpSettled, events.DownloadStarted, events.DownloadProgress, events.DownloadDone, events.FileChooser,
 	events.BrowserGone, events.TaskEnded, events.SettingsChanged, events.Dropped}
 
 var kindList = strings.Join(kinds, ", ")

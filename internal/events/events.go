@@ -31,6 +31,7 @@ const (
 	DownloadStarted  = "download.started"
 	DownloadProgress = "download.progress"
 	DownloadDone     = "download.finished"
+	FileChooser      = "file_chooser.opened" // a page asks for files: answer with an upload without a target
 	BrowserGone      = "browser.gone"
 	TaskEnded        = "task.ended"
 	SettingsChanged  = "settings.changed" // the settings or the approval policy changed, or a partition was cleared

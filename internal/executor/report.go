@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"github.com/loupe-dev/loupe/internal/engine/chooser"
 	"slices"
 	"strings"
 	"time"
@@ -108,6 +109,13 @@ func (x *Executor) report(ctx context.Context, c *call, before *state, o *apityp
 		return &apitype.Report{}
 	}
 	r := compare(before, after)
+	if b, err := c.sess.Browser(ctx); err == nil && after.surface != "" {
+		if t, err := b.Surface(ctx, after.surface); err == nil {
+			if _, ok := chooser.Of(b).Pending(t.PageID()); ok {
+				r.FileChooser = "pending"
+			}
+		}
+	}
 	if n := int(after.st.Dialogs - before.st.Dialogs); n > 0 {
 		if b, err := c.sess.Browser(ctx); err == nil {
 			recs := b.Events().Dialogs()

@@ -6,6 +6,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/action"
+	"github.com/loupe-dev/loupe/internal/engine/chooser"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/filesdir"
 	"github.com/loupe-dev/loupe/internal/input"
@@ -115,6 +116,12 @@ func upload(ctx context.Context, d *Deps, in *ops.UploadIn) (*ops.ActOut, error)
 	t, err := d.Caller.Tab(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if in.Target == "" {
+		if err := chooser.Answer(ctx, t, paths); err != nil {
+			return nil, err
+		}
+		return &ops.ActOut{Surface: t.ID, Executed: true, URL: t.URL(), Value: paths, Note: "answered the file chooser"}, nil
 	}
 	return act(action.Upload(ctx, t, in.Target, paths))
 }

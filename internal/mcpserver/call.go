@@ -248,6 +248,9 @@ func writeReport(b *strings.Builder, r *apitype.Report) {
 	if r.DownloadsStarted > 0 {
 		b.WriteString("\ndownload started (browser_download {\"wait\":true} to wait for it)")
 	}
+	if r.FileChooser == "pending" {
+		b.WriteString("\nfile_chooser: pending: the page asks for files (browser_upload {\"files\":[…]} without a ref answers it)")
+	}
 	switch {
 	case r.SnapshotError != "":
 		fmt.Fprintf(b, "\n(no new snapshot: %s)", r.SnapshotError)

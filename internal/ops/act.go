@@ -267,8 +267,11 @@ func (in *PointerIn) Validate() error {
 // in the session's files directory. A path is never taken from a client
 // as is: everything handed to the page lives in the session's directory.
 type UploadIn struct {
-	Target   string       `json:"ref" arg:"TARGET" help:"the file input (or what opens it): a ref or a locator"`
+	Target   string       `json:"ref,omitempty" arg:"[TARGET]" help:"the file input (or what opens it): a ref or a locator; without it, the file chooser a click opened" mcphelp:"the file input (or what opens it): a ref or a locator; leave it out to answer the file chooser a click opened"`
 	Files    []string     `json:"files,omitempty" arg:"FILE..." help:"files to choose"`
+	// Chooser says the files answer the file chooser the page opened (no
+	// TARGET): the CLI's way to tell its first FILE from a TARGET.
+	Chooser bool `json:"chooser,omitempty" flag:"chooser" mcp:"-" help:"answer the file chooser a click opened, instead of naming a TARGET"`
 	Contents []UploadFile `json:"contents,omitempty" mcp:"-" cli:"filled from the FILE arguments, which the CLI reads"`
 }
 
@@ -280,7 +283,11 @@ type UploadFile struct {
 
 // Validate checks the ref and that there are files.
 func (in *UploadIn) Validate() error {
-	if err := checkTarget("ref", in.Target, true); err != nil {
+	if in.Chooser && in.Target != "" {
+		// upload --chooser A B: A is a file, not a target.
+		in.Files, in.Target = append([]string{in.Target}, in.Files...), ""
+	}
+	if err := checkTarget("ref", in.Target, false); err != nil {
 		return err
 	}
 	if len(in.Files)+len(in.Contents) == 0 {

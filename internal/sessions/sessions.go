@@ -21,6 +21,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/chromium"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/chooser"
 	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/engine/person"
 	"github.com/loupe-dev/loupe/internal/events"
@@ -171,6 +172,13 @@ func (s *Session) options(watchPerson bool) []engine.Option {
 	}
 	if h := s.cfg.Person; h != nil && watchPerson {
 		opts = append(opts, person.WithInput(func(ctx context.Context, t *engine.Surface) { h(ctx, s, t) }))
+	}
+	if !watchPerson {
+		// Nobody watches this browser: a file chooser a page opens is
+		// reported and answered by an upload, not left to nobody.
+		opts = append(opts, chooser.Intercept(func(_ context.Context, _ *engine.Surface, p chooser.Pending) {
+			s.cfg.Events.Publish(events.Event{Kind: events.FileChooser, Session: s.name, SurfaceID: p.Page})
+		}))
 	}
 	return opts
 }

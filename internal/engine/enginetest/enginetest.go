@@ -188,14 +188,14 @@ func Goto(t testing.TB, tab *engine.Surface, page string) {
 }
 
 // OwnBrowser launches a browser for one test, so its surface list holds
-// only what the test made.
-func OwnBrowser(t testing.TB) *engine.Browser {
+// only what the test made; opts are the engine's options for it.
+func OwnBrowser(t testing.TB, opts ...engine.Option) *engine.Browser {
 	t.Helper()
 	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := engine.Launch(Ctx(t), engine.LaunchOptions{Binary: bin, ProfileDir: filepath.Join(t.TempDir(), "profile")})
+	b, err := engine.Launch(Ctx(t), engine.LaunchOptions{Binary: bin, ProfileDir: filepath.Join(t.TempDir(), "profile")}, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -652,8 +652,6 @@ function fileInput(id) {
   return out;
 }
 
-// els returns the elements with the given ids (null where gone), for bulk
-// protocol lookups.
 // timings are the document's navigation timing and its long tasks (over
 // 50 ms of main-thread work) so far, for diagnostics. Long tasks come
 // from a buffered observer, delivered asynchronously: the first delivery,
@@ -689,6 +687,8 @@ function boxes(ids) {
   });
 }
 
+// els returns the elements with the given ids (null where gone), for bulk
+// protocol lookups.
 function els(ids) {
   return ids.map((id) => target(id));
 }
