@@ -267,11 +267,11 @@ func (in *PointerIn) Validate() error {
 // in the session's files directory. A path is never taken from a client
 // as is: everything handed to the page lives in the session's directory.
 type UploadIn struct {
-	Target   string       `json:"ref,omitempty" arg:"[TARGET]" help:"the file input (or what opens it): a ref or a locator; without it, the file chooser a click opened" mcphelp:"the file input (or what opens it): a ref or a locator; leave it out to answer the file chooser a click opened"`
-	Files    []string     `json:"files,omitempty" arg:"FILE..." help:"files to choose"`
+	Target string   `json:"ref,omitempty" arg:"[TARGET]" help:"the file input (or what opens it): a ref or a locator; without it, the file chooser a click opened" mcphelp:"the file input (or what opens it): a ref or a locator; leave it out to answer the file chooser a click opened"`
+	Files  []string `json:"files,omitempty" arg:"FILE..." help:"files to choose"`
 	// Chooser says the files answer the file chooser the page opened (no
 	// TARGET): the CLI's way to tell its first FILE from a TARGET.
-	Chooser bool `json:"chooser,omitempty" flag:"chooser" mcp:"-" help:"answer the file chooser a click opened, instead of naming a TARGET"`
+	Chooser  bool         `json:"chooser,omitempty" flag:"chooser" mcp:"-" help:"answer the file chooser a click opened, instead of naming a TARGET"`
 	Contents []UploadFile `json:"contents,omitempty" mcp:"-" cli:"filled from the FILE arguments, which the CLI reads"`
 }
 
