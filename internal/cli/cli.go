@@ -213,7 +213,7 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	// that by the policy's approval timeout).
 	ctx, cancel := c.deadline(ctx, wait+60*time.Second+approvalSlack)
 	defer cancel()
-	var outFile, snapFile string
+	var outFile, snapFile, stateFile string
 	script := false
 	switch v := in.(type) {
 	case *ops.HistoryIn:
@@ -238,6 +238,18 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	case *ops.SnapshotIn:
 		v.BackendIDs = c.json
 		snapFile = v.Out
+	case *ops.StateIn:
+		// The person names the file: the CLI reads and writes it with
+		// their rights; the daemon sees only its content.
+		if op.Name == "state load" {
+			b, err := readUpload(v.Path, ops.MaxState)
+			if err != nil {
+				return c.usage(err, "usage: loupe "+usageLine(op))
+			}
+			v.Content, v.Path = b, filepath.Base(v.Path)
+		} else {
+			stateFile, v.Data = v.Path, true
+		}
 	case *ops.PreviewIn:
 		// The person names the file: any they can read, by its whole path.
 		abs, err := filepath.Abs(v.Path)
@@ -291,6 +303,9 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	if snapFile != "" {
 		return c.writeSnapshot(raw, snapFile)
 	}
+	if stateFile != "" {
+		return c.writeState(raw, stateFile)
+	}
 	if script {
 		var h ops.HistoryOut
 		if err := json.Unmarshal(raw, &h); err != nil {
@@ -331,6 +346,21 @@ func (c *cmd) writeScreenshot(raw json.RawMessage, path string) int {
 		return c.fail(err)
 	}
 	out.Path, out.PNG = abs, nil
+	return c.print(out, out.Text())
+}
+
+// writeState writes a saved storage state to a new file (0600: it holds
+// the session's cookies) and prints what it holds.
+func (c *cmd) writeState(raw json.RawMessage, path string) int {
+	var out ops.StorageStateOut
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return c.fail(err)
+	}
+	abs, err := writeNewPerm(path, append(out.State, '\n'), 0o600)
+	if err != nil {
+		return c.fail(err)
+	}
+	out.Path, out.State = abs, nil
 	return c.print(out, out.Text())
 }
 

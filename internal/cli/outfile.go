@@ -55,7 +55,11 @@ func readUpload(path string, limit int64) ([]byte, error) {
 // (1).ext", "name (2).ext", … (filesdir.CreateNew, as downloads and
 // uploads are named); a symlink, a directory, a device or a FIFO at path
 // is refused, as is a missing directory. Errors are FILE_ERROR.
-func writeNew(path string, data []byte) (string, error) {
+func writeNew(path string, data []byte) (string, error) { return writeNewPerm(path, data, 0o644) }
+
+// writeNewPerm is writeNew with the new file's permissions (0600 for a
+// file that holds secrets: a storage state's cookies).
+func writeNewPerm(path string, data []byte, perm os.FileMode) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", fileErr(path, err)
@@ -70,7 +74,7 @@ func writeNew(path string, data []byte) (string, error) {
 			return "", apitype.Errorf(apitype.FileError, "%s is not a regular file (a device or a pipe)", path)
 		}
 	}
-	to, err := filesdir.CreateNew(filepath.Dir(abs), filepath.Base(abs), data, 0o644)
+	to, err := filesdir.CreateNew(filepath.Dir(abs), filepath.Base(abs), data, perm)
 	if errors.Is(err, filesdir.ErrNoFreeName) {
 		return "", apitype.Errorf(apitype.FileError, "%s and %d numbered names beside it exist already", path, filesdir.MaxRenames)
 	}

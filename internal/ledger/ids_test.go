@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -43,4 +44,13 @@ func TestIDMarksOnlyGrowAndOutliveTheProcess(t *testing.T) {
 		t.Errorf("KeepIDs on a closed ledger: %v, want ErrClosed", err)
 	}
 	check(openAt(t, path), "after reopening")
+}
+
+// A storage state a write sent is kept as its size only: its cookies are
+// kept nowhere.
+func TestKeptInputWithholdsStorageState(t *testing.T) {
+	got := KeptInput([]byte(`{"path":"state.json","content":{"cookies":[{"name":"sid","value":"MK-SECRET"}]}}`), false)
+	if strings.Contains(got, "MK-SECRET") || !strings.Contains(got, `"withheld"`) || !strings.Contains(got, `"path":"state.json"`) {
+		t.Errorf("kept input: %s", got)
+	}
 }

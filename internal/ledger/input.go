@@ -20,7 +20,7 @@ func Digest(op string, in any) string {
 // it but the bytes of the files an upload sent (their names and sizes
 // stay) and, for a write that types a secret, its text.
 func KeptInput(in []byte, secret bool) string {
-	kept := withoutFileData(in)
+	kept := withoutStateContent([]byte(withoutFileData(in)))
 	if secret {
 		kept = withoutSecret([]byte(kept))
 	}
@@ -52,6 +52,21 @@ func withoutFileData(in []byte) string {
 		out[i] = kept{f.Name, len(f.Data)}
 	}
 	m["contents"], _ = json.Marshal(out)
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// withoutStateContent keeps of a storage state a write sent (state load)
+// only its size: it holds the session's cookies, which are kept nowhere.
+func withoutStateContent(in []byte) string {
+	if !bytes.Contains(in, []byte(`"content"`)) {
+		return string(in)
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(in, &m) != nil || m["content"] == nil {
+		return string(in)
+	}
+	m["content"], _ = json.Marshal(map[string]any{"withheld": "it holds cookies", "bytes": len(m["content"])})
 	b, _ := json.Marshal(m)
 	return string(b)
 }

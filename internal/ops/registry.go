@@ -125,6 +125,7 @@ const (
 	ActDialogs  Action = "dialogs"  // changes how the page's dialogs are answered
 	ActControl  Action = "control"  // a person takes a tab over or hands it back
 	ActRecord   Action = "record"   // starts or stops a recording of a tab
+	ActState    Action = "state"    // saves or loads cookies and storage
 )
 
 // Tool is how an operation is offered as an MCP tool. Several operations
@@ -321,7 +322,7 @@ func New() *Registry {
 		ops  []*Op
 	}{
 		{"navigate", navOps()}, {"act", actOps()}, {"read", readOps()}, {"session", sessionOps()},
-		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()}, {"preview", previewOps()}, {"viewport", viewportOps()}, {"human", humanOps()}, {"dashboard", dashboardOps()}, {"record", recordOps()},
+		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()}, {"preview", previewOps()}, {"viewport", viewportOps()}, {"human", humanOps()}, {"dashboard", dashboardOps()}, {"record", recordOps()}, {"state", stateOps()},
 	} {
 		for _, o := range g.ops {
 			o.Group = g.name

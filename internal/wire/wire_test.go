@@ -62,6 +62,8 @@ func examples() map[string]any {
 		"RecordOut": &RecordOut{SurfaceID: "s1", Running: true, ElapsedMS: 20000, MaxMS: 20000, Frames: 300, Bytes: 48213,
 			Path: "/home/u/.loupe/sessions/default/files/recording-20261201-120000.webm", Duration: 20, Ended: "limit: 20s", Kept: true,
 			Why: "it decodes: vp8, 1280x632, 20.0 s"},
+		"StorageStateOut": &StorageStateOut{Action: "load", Partition: "temp:signed-in", Path: "/home/u/.loupe/sessions/default/files/state.json",
+			Cookies: 3, Origins: 2, NoTab: 1, State: json.RawMessage(`{"cookies":[],"origins":[]}`)},
 		"WaitOut": &WaitOut{Surface: "s1", Matched: "text \"Welcome\"", URL: "https://example.com/home", Waited: "120ms"},
 		"QueryOut": &QueryOut{SurfaceID: "s1", Count: 3, Ambiguous: true, Matches: []QueryMatch{
 			{Ref: "e7", Role: "button", Name: "Save", States: "disabled focused", FrameID: "F1A2", Text: "Save draft"},

@@ -677,6 +677,30 @@ function timings() {
   });
 }
 
+// storage reads the document's local and session storage, for a saved
+// storage state; setStorage writes entries into them.
+function storage() {
+  const read = (s) => {
+    const out = [];
+    for (let i = 0; i < s.length; i++) { const k = s.key(i); out.push({ name: k, value: s.getItem(k) }); }
+    return out;
+  };
+  let local = [], session = [];
+  try { local = read(localStorage); } catch (e) { /* storage denied to this document */ }
+  try { session = read(sessionStorage); } catch (e) { /* likewise */ }
+  return { origin: location.origin, local, session };
+}
+
+function setStorage(local, session) {
+  try {
+    for (const e of local || []) localStorage.setItem(e.name, e.value);
+    for (const e of session || []) sessionStorage.setItem(e.name, e.value);
+  } catch (e) {
+    return fail('storage', String(e));
+  }
+  return { ok: true };
+}
+
 // boxes are the elements' visible boxes in this document's viewport, for
 // an annotated screenshot (null for one that is gone or not visible).
 function boxes(ids) {
@@ -693,4 +717,4 @@ function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { quiet, scrollMark, scrollSettled, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitTextGone, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, boxes, timings, els, fileInput, locatorInfo, query };
+return { quiet, scrollMark, scrollSettled, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitTextGone, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, boxes, timings, storage, setStorage, els, fileInput, locatorInfo, query };
