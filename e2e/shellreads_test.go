@@ -15,8 +15,8 @@ import (
 // since the caller's last snapshot, and nothing when nothing did. The
 // page is the large page's shape at a tenth of its size (500 rows, a
 // snapshot of about 50,000 chars): on the large page the first --json
-// snapshot alone, which looks up every ref's backend node id, took 6 s
-// and two cores, for nothing these checks need.
+// snapshot alone, which looks up every ref's backend node id, took 6 to
+// 7 s, for nothing these checks need.
 func TestCheapReads(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
