@@ -10,7 +10,11 @@ demo: go chromium build
 
 # LOUPE_TEST_REQUIRE=1: a test that lacks an optional part (the corpus,
 # Node.js) fails rather than skips — make test has installed them all.
-TESTENV := LOUPE_TEST_REQUIRE=1
+# GORACE=atexit_sleep_ms=0: a race-built test binary otherwise sleeps a
+# second after its last test, for reports of goroutines still running;
+# go test runs two binaries at a time here, so ~40 packages spent ~20 s
+# of make test asleep (a race found during a test fails it either way).
+TESTENV := LOUPE_TEST_REQUIRE=1 GORACE=atexit_sleep_ms=0
 
 ## test: install Chromium (and gcc, npm) if missing, the corpus, then vet,
 ## staticcheck and every test with the race detector; fuzz targets run

@@ -359,16 +359,18 @@ func TestMCPAttachCDP(t *testing.T) {
 
 // TestMCPSnapshotBudget: browser_snapshot has a default budget; a cut
 // snapshot says so in its text, with the tool calls that get the rest, and
-// max_chars raises it.
+// max_chars raises it. The page is the medium one (about 50,000 chars of
+// snapshot, past the default 40,000): the large one's whole snapshot was
+// half a million chars to make and move for the same checks.
 func TestMCPSnapshotBudget(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	m := startMCP(t, e)
-	m.ok("browser_navigate", map[string]any{"url": srv.Page("large.html"), "snapshot": false})
+	m.ok("browser_navigate", map[string]any{"url": srv.Page("medium.html"), "snapshot": false})
 	cut := m.ok("browser_snapshot", nil)
 	if len(cut) > 41000 || !regexp.MustCompile(`\[truncated: \d+ of (more than )?\d+ lines shown\]\n\(the rest: browser_snapshot with scope`).MatchString(cut) {
-		t.Fatalf("default snapshot of the large page (%d chars) is not cut with a note:\n%s", len(cut), cut[max(0, len(cut)-400):])
+		t.Fatalf("default snapshot of the medium page (%d chars) is not cut with a note:\n%s", len(cut), cut[max(0, len(cut)-400):])
 	}
 	whole := m.ok("browser_snapshot", map[string]any{"max_chars": 5000000})
 	if strings.Contains(whole, "[truncated") || !strings.Contains(whole, "MK-LARGE-BOTTOM-7f3b") {

@@ -16,6 +16,14 @@ const LargeRows = 5000
 // DOM nodes.
 var largePage = sync.OnceValue(func() []byte { return tablePage("large fixture", "Large fixture", LargeRows) })
 
+// MediumRows is the number of table rows of the medium page: the large
+// page's shape at a tenth of its size (about 4,400 DOM nodes), for tests
+// of reads of a page many screens long that need not pay for the large
+// page's walk.
+const MediumRows = 500
+
+var mediumPage = sync.OnceValue(func() []byte { return tablePage("medium fixture", "Medium fixture", MediumRows) })
+
 // HugeRows is the number of table rows of the huge page: about 108,000
 // elements, for the snapshot of a page of 100,000.
 const HugeRows = 20000
@@ -46,8 +54,12 @@ func tablePage(title, heading string, rows int) []byte {
 
 func serveLarge(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if r.URL.Path == "/huge.html" {
+	switch r.URL.Path {
+	case "/huge.html":
 		w.Write(hugePage())
+		return
+	case "/medium.html":
+		w.Write(mediumPage())
 		return
 	}
 	w.Write(largePage())

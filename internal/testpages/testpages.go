@@ -27,7 +27,7 @@ var pages embed.FS
 
 // Handler serves the fixture pages at the root (with {{A}} and {{B}} both
 // naming its own origin, which it learns from the request), and the
-// generated /large.html.
+// generated /large.html (and /medium.html, /huge.html).
 func Handler() http.Handler { return handler(nil) }
 
 func handler(vars func() map[string]string) http.Handler {
@@ -39,6 +39,7 @@ func handler(vars func() map[string]string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/large.html", serveLarge)
 	mux.HandleFunc("/huge.html", serveLarge)
+	mux.HandleFunc("/medium.html", serveLarge)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
 		if !strings.HasSuffix(name, ".html") {
