@@ -56,19 +56,28 @@ func TestClickNotActionable(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := action.Click(ctxT(t), tab, ref(t, s, "button", c.name), action.ClickOptions{})
+		if c.name == "Moving" && err == nil {
+			// A loaded machine can draw two frames at one place and press
+			// while the button is still there: the click lands on it,
+			// which is right — the page says so.
+			if got := status(t, tab); got != "clicked-moving" {
+				t.Fatalf("a click on the moving button that succeeded: the page says %q", got)
+			}
+			continue
+		}
 		e := wantCode(t, err, apitype.NotActionable)
 		if c.name == "Moving" && strings.Contains(e.Message, "moved as it was clicked") {
-			// A loaded machine can draw two frames at one place: the
-			// stability check passes, and the press guard stops the
-			// press that misses (the page sees nothing; checked below).
+			// Or the stability check passes and the press guard stops
+			// the press that misses (the page sees nothing; checked
+			// below).
 			continue
 		}
 		if !strings.Contains(e.Message, c.want) || !e.NotExecuted {
 			t.Errorf("%s: %+v", c.name, e)
 		}
-	}
-	if got := status(t, tab); got != "idle" {
-		t.Fatalf("a refused click reached the page: %q", got)
+		if got := status(t, tab); got != "idle" {
+			t.Fatalf("a refused click on %s reached the page: %q", c.name, got)
+		}
 	}
 	// The invisible button is not in the snapshot at all.
 	if strings.Contains(s.Text, "Ghost") {
