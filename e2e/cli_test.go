@@ -134,7 +134,7 @@ func TestEndToEnd(t *testing.T) {
 	e.ok("hover", refOf(t, snap, "button", "Hover me"))
 
 	png := filepath.Join(t.TempDir(), "shot.png")
-	if got := e.ok("screenshot", "-o", png); strings.TrimSpace(got) != png {
+	if got := e.ok("screenshot", "-o", png); !strings.HasPrefix(got, png+" (") || !strings.Contains(got, "observation obs-") {
 		t.Errorf("screenshot printed %q", got)
 	}
 	if b, err := os.ReadFile(png); err != nil || !strings.HasPrefix(string(b), "\x89PNG") {

@@ -186,6 +186,9 @@ func Click(ctx context.Context, t *engine.Surface, ref string, o ClickOptions) (
 		if o.Button == "" {
 			o.Button = "left"
 		}
+		if tg.inSubframe(t) {
+			routeTo(ctx, t, tg, x, y)
+		}
 		landed := pressCheck(ctx, t, tg, true)
 		if err := input.Click(ctx, t.Session(), x, y, o.Button, o.Count, o.Modifiers); err != nil {
 			var ap *input.AfterPressError

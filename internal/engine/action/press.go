@@ -6,6 +6,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/input"
 )
 
 // clickSettle bounds the wait for a subframe's document to see a click.
@@ -86,4 +87,46 @@ func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) 
 func afterInput(ctx context.Context, w *engine.World) {
 	var r agentResult
 	_ = w.Call(ctx, "quiet", &r, quietFor.Milliseconds())
+}
+
+// Routing a click into a frame in another process. The browser sends
+// input to the frame it last drew at the point; a frame that has just
+// loaded or moved may not be drawn there yet, and a press sent then goes
+// to what is behind it (the frame's embedder) while the release, a moment
+// later, reaches the frame (measured under load: pressCheck then reports
+// the click missed). routeTo moves the pointer onto the point first and
+// waits until the frame's document sees the move — then the browser
+// routes input there — trying again each routeTry, for at most routeWait;
+// after that the click goes ahead and pressCheck reports where it went.
+// A move costs nothing a person would notice: at worst a hover on the
+// embedder.
+const (
+	routeTry  = 150 * time.Millisecond
+	routeWait = 3 * time.Second
+)
+
+func routeTo(ctx context.Context, t *engine.Surface, tg *target, x, y float64) {
+	deadline := time.Now().Add(routeWait)
+	for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
+		var mark struct {
+			OK  bool  `json:"ok"`
+			Seq int64 `json:"seq"`
+		}
+		if err := tg.World.Call(ctx, "moveMark", &mark); err != nil || !mark.OK {
+			return
+		}
+		// Alternately half a pixel either side: a move to where the
+		// pointer already is may not reach the page as one.
+		dx := 0.5
+		if i%2 == 1 {
+			dx = -0.5
+		}
+		if err := input.Move(ctx, t.Session(), x+dx, y, 0); err != nil {
+			return
+		}
+		var seen bool
+		if err := tg.World.Call(ctx, "sawMove", &seen, mark.Seq, routeTry.Milliseconds()); err != nil || seen {
+			return
+		}
+	}
 }

@@ -16,6 +16,32 @@ addEventListener('mouseup', (e) => {
   for (const w of upWaiters) w();
 }, true);
 
+// Trusted pointer moves this document has seen: before a click into a
+// frame in another process the engine moves the pointer there and waits
+// for the move to arrive, which shows the browser routes input at that
+// point to this frame (see routeTo in press.go).
+let moveSeq = 0;
+const moveWaiters = new Set();
+addEventListener('mousemove', (e) => {
+  if (!e.isTrusted) return;
+  moveSeq++;
+  for (const w of moveWaiters) w();
+}, true);
+
+function moveMark() { return { ok: true, seq: moveSeq }; }
+
+// sawMove resolves true once a trusted move after seq has arrived, false
+// after timeoutMs.
+function sawMove(seq, timeoutMs) {
+  if (moveSeq > seq) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = () => { moveWaiters.delete(w); clearTimeout(timer); resolve(moveSeq > seq); };
+    const w = () => { if (moveSeq > seq) done(); };
+    const timer = setTimeout(done, timeoutMs);
+    moveWaiters.add(w);
+  });
+}
+
 // Scrolls this document has seen (of itself or of any element in it: a
 // capture listener hears the scroll events that do not bubble). A wheel
 // turn scrolls asynchronously, on the compositor: the engine marks the
@@ -717,4 +743,4 @@ function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { quiet, scrollMark, scrollSettled, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitTextGone, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, boxes, timings, storage, setStorage, els, fileInput, locatorInfo, query };
+return { quiet, scrollMark, scrollSettled, moveMark, sawMove, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitTextGone, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, boxes, timings, storage, setStorage, els, fileInput, locatorInfo, query };
