@@ -56,7 +56,7 @@ func TestFramesSameAndCrossSite(t *testing.T) {
 		t.Fatalf("frames: %v", labels)
 	}
 	for f, ref := range goRefs {
-		if _, err := action.Click(ctxT(t), tab, ref, action.ClickOptions{}); err != nil {
+		if _, err := enginetest.FrameClick(t, tab, ref, action.ClickOptions{}); err != nil {
 			t.Fatalf("click %s in %s: %v", ref, labels[f], err)
 		}
 	}
@@ -123,7 +123,7 @@ func TestFrameChainMixedSites(t *testing.T) {
 	}
 	for lv := 0; lv <= 3; lv++ {
 		name := "Level " + string(rune('0'+lv))
-		if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", name), action.ClickOptions{}); err != nil {
+		if _, err := enginetest.FrameClick(t, tab, ref(t, s, "button", name), action.ClickOptions{}); err != nil {
 			t.Fatalf("click %s: %v", name, err)
 		}
 	}
@@ -253,11 +253,11 @@ func TestVerbsInCrossSiteFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("hovered")
-	if _, err := action.Click(ctxT(t), tab, frameOf("button", "Double"), action.ClickOptions{Count: 2}); err != nil {
+	if _, err := enginetest.FrameClick(t, tab, frameOf("button", "Double"), action.ClickOptions{Count: 2}); err != nil {
 		t.Fatal(err)
 	}
 	check("double")
-	if _, err := action.Click(ctxT(t), tab, frameOf("button", "Deep down"), action.ClickOptions{}); err != nil {
+	if _, err := enginetest.FrameClick(t, tab, frameOf("button", "Deep down"), action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	check("deep:true")
@@ -361,7 +361,7 @@ func TestSubframePressThatNeverArrives(t *testing.T) {
 		t.Fatalf("a press that never came: %+v, want missed", r)
 	}
 	// A click that reaches it is not missed (the check is disarmed above).
-	if _, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Level 1"), action.ClickOptions{}); err != nil {
+	if _, err := enginetest.FrameClick(t, tab, ref(t, s, "button", "Level 1"), action.ClickOptions{}); err != nil {
 		t.Fatalf("a click that lands: %v", err)
 	}
 }

@@ -191,7 +191,7 @@ func TestLocatorsRepeatedControls(t *testing.T) {
 	if b.Ref != dels[2].Ref {
 		t.Fatalf("located %s, want %s", b.Ref, dels[2].Ref)
 	}
-	if _, err := action.Click(ctxT(t), tab, b.Ref, action.ClickOptions{}); err != nil {
+	if _, err := enginetest.FrameClick(t, tab, b.Ref, action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := status(t, tab); got != "deleted photo.png" {
@@ -350,7 +350,7 @@ func TestLocatorsAcrossFrames(t *testing.T) {
 	if b.Ref != sends[cross] {
 		t.Fatalf("located %s, want %s", b.Ref, sends[cross])
 	}
-	if _, err := action.Click(ctxT(t), tab, b.Ref, action.ClickOptions{}); err != nil {
+	if _, err := enginetest.FrameClick(t, tab, b.Ref, action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if after := snap(t, tab); !strings.Contains(after.Text, "sent:cross:true") {
@@ -466,7 +466,7 @@ func TestLocatorsNestedFrames(t *testing.T) {
 	if err != nil || b.Ref != leaf.Ref {
 		t.Fatalf("located %v, %v; want %s", b, err, leaf.Ref)
 	}
-	if _, err := action.Click(ctxT(t), tab, b.Ref, action.ClickOptions{}); err != nil {
+	if _, err := enginetest.FrameClick(t, tab, b.Ref, action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if after := snap(t, tab); !strings.Contains(after.Text, "sent:leaf:true") {
