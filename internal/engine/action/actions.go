@@ -278,6 +278,19 @@ func Fill(ctx context.Context, t *engine.Surface, ref, text string) (*Result, er
 		if err := focusFirst(ctx, t, tg); err != nil {
 			return nil, err
 		}
+		var rg rangeField
+		if err := tg.World.Call(ctx, "rangeOf", &rg, tg.Elem); err != nil {
+			return nil, capture.StaleIfGone(tg.Ref, err)
+		}
+		if !rg.OK {
+			return nil, (&agentResult{Err: rg.Err, Detail: rg.Detail}).check(tg.Ref)
+		}
+		switch {
+		case rg.Range:
+			return fillRange(ctx, t, tg, rg, text)
+		case rg.Picker:
+			return fillPicker(ctx, t, tg, text)
+		}
 		r, err := runOn(ctx, tg, "focusSelect", true)
 		if err != nil {
 			return nil, err

@@ -231,3 +231,51 @@ func TestRefsStableAndStale(t *testing.T) {
 	_, err = action.Click(ctxT(t), tab, "e99999", action.ClickOptions{})
 	wantCode(t, err, apitype.RefNotFound)
 }
+
+// TestFillSlider: fill sets a range input with trusted keys — arrows from
+// its value, or Home/End and arrows when nearer — and the page sees
+// trusted input events; a value outside it or not a number is refused,
+// not executed.
+func TestFillSlider(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "basic.html")
+	evalString(t, tab, `window.__trusted = []; document.getElementById('vol').addEventListener('input', (e) => window.__trusted.push(e.isTrusted)); "ok"`)
+	s := snap(t, tab)
+	vol := ref(t, s, "slider", "Volume")
+	for _, want := range []string{"7", "0", "9", "3"} {
+		r, err := action.Fill(ctxT(t), tab, vol, want)
+		if err != nil {
+			t.Fatalf("fill %s: %v", want, err)
+		}
+		if r.Value != want {
+			t.Fatalf("fill %s: the slider is at %v", want, r.Value)
+		}
+	}
+	if got := evalString(t, tab, `String(window.__trusted.length > 0 && window.__trusted.every(Boolean))`); got != "true" {
+		t.Errorf("the slider's input events were not all trusted: %s", got)
+	}
+	for _, bad := range []string{"11", "-1", "loud"} {
+		_, err := action.Fill(ctxT(t), tab, vol, bad)
+		if e := wantCode(t, err, apitype.BadInput); !e.NotExecuted {
+			t.Errorf("fill %s: %+v", bad, e)
+		}
+	}
+	// A date and a color field take their value as their picker sets it
+	// (typed text would be dropped); a wrong format is refused, naming
+	// the one wanted, and leaves the field as it was.
+	dob := ref(t, s, "textbox", "Birthday")
+	if r, err := action.Fill(ctxT(t), tab, dob, "2026-12-02"); err != nil || r.Value != "2026-12-02" {
+		t.Fatalf("fill a date: %+v %v", r, err)
+	}
+	_, err := action.Fill(ctxT(t), tab, dob, "12/02/2026")
+	if e := wantCode(t, err, apitype.BadInput); !strings.Contains(e.Message, "YYYY-MM-DD") {
+		t.Errorf("a date in the wrong format: %+v", e)
+	}
+	if got := evalString(t, tab, `document.getElementById('dob').value`); got != "2026-12-02" {
+		t.Errorf("a refused fill changed the date to %q", got)
+	}
+	color := ref(t, s, "button", "Color")
+	if r, err := action.Fill(ctxT(t), tab, color, "#ff0000"); err != nil || r.Value != "#ff0000" {
+		t.Fatalf("fill a color: %+v %v", r, err)
+	}
+}

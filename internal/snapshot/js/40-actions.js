@@ -466,6 +466,51 @@ function focusSelect(id, selectAll) {
   return { ok: true, empty: readValue(el) === '' };
 }
 
+// rangeOf describes a range input for fill — its bounds, step and
+// value — after focusing it (its keys then move it); {range: false} for
+// any other element.
+function rangeOf(id) {
+  const el = target(id);
+  if (!el) return fail('gone');
+  if (el.localName === 'input' && pickerTypes.has(el.type)) return { ok: true, range: false, picker: true };
+  if (!(el.localName === 'input' && el.type === 'range')) return { ok: true, range: false };
+  if (!visibleBox(el)) return fail('hidden', describe(el));
+  if (isDisabled(el)) return fail('disabled', describe(el));
+  const num = (v, d) => (v === '' || isNaN(Number(v)) ? d : Number(v));
+  const min = num(el.min, 0), max = num(el.max, 100);
+  const step = el.step === 'any' ? 1 : num(el.step, 1) || 1;
+  el.focus();
+  if (deepActiveElement() !== el) return fail('unfocusable', describe(el));
+  return { ok: true, range: true, min, max, step, value: Number(el.value) };
+}
+
+// pickerTypes are the inputs whose value a person sets through the
+// browser's own picker, not by typing text into them.
+const pickerTypes = new Set(['date', 'datetime-local', 'month', 'week', 'time', 'color']);
+
+// setPicked sets such an input's value, as its picker would: the input
+// and change events follow (not trusted: the picker is the browser's). A
+// value the input does not take (a wrong format) leaves it as it was and
+// fails with the format it wants.
+function setPicked(id, value) {
+  const el = target(id);
+  if (!el) return fail('gone');
+  if (!visibleBox(el)) return fail('hidden', describe(el));
+  if (isDisabled(el) || el.readOnly) return fail('disabled', describe(el));
+  const before = el.value;
+  el.focus();
+  el.value = value;
+  if (el.value !== value && !(value === '' && el.value === '')) {
+    const got = el.value;
+    el.value = before;
+    const formats = { date: 'YYYY-MM-DD', 'datetime-local': 'YYYY-MM-DDThh:mm', month: 'YYYY-MM', week: 'YYYY-Www', time: 'hh:mm', color: '#rrggbb' };
+    return fail('badvalue', describe(el) + ' takes ' + formats[el.type] + (got ? ' (it made ' + got + ' of it)' : ''));
+  }
+  el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  el.dispatchEvent(new Event('change', { bubbles: true }));
+  return { ok: true, value: el.value };
+}
+
 function focus(id) {
   const el = target(id);
   if (!el) return fail('gone');
@@ -744,4 +789,4 @@ function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { quiet, scrollMark, scrollSettled, moveMark, sawMove, armPress, afterPress, snapshot, prepare, focusSelect, focus, read, selectOptions, waitText, waitTextGone, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, boxes, timings, storage, setStorage, els, fileInput, locatorInfo, query };
+return { quiet, scrollMark, scrollSettled, moveMark, sawMove, armPress, afterPress, snapshot, prepare, focusSelect, rangeOf, setPicked, focus, read, selectOptions, waitText, waitTextGone, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, boxes, timings, storage, setStorage, els, fileInput, locatorInfo, query };
