@@ -95,3 +95,27 @@ func TestFileChooser(t *testing.T) {
 		t.Fatalf("an answer with none pending: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// TestDrop: files and data dropped from the CLI and from MCP reach a drop
+// zone; the ledger keeps the files' names and sizes, not their bytes.
+func TestDrop(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv := testpages.Start(t, "127.0.0.1")
+	e.ok("open", srv.Page("drop.html"))
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(file, []byte("MK-DROPPED"), 0o600)
+	e.ok("--op-id", "drop-1", "drop", `role=region[name="Drop zone"]`, file, "--data", "text/plain=MK-TEXT")
+	eventually(t, "the CLI's drop read", func() bool {
+		return strings.Contains(e.ok("text"), "trusted:true text:MK-TEXT file:notes.txt:MK-DROPPED")
+	})
+	if show := e.ok("ops", "show", "drop-1"); strings.Contains(show, "MK-DROPPED") || !strings.Contains(show, `"name":"notes.txt"`) {
+		t.Errorf("the ledger's record of the drop:\n%s", show)
+	}
+	if r := e.run("drop", `role=region[name="Drop zone"]`, "--data", "plain"); r.code != 2 {
+		t.Errorf("data without a MIME type: exit %d %s", r.code, r.stderr)
+	}
+	m := startMCP(t, e, "--daemon")
+	m.ok("browser_drop", map[string]any{"ref": `role=region[name="Drop zone"]`, "data": []string{"text/plain=MK-FROM-MCP"}})
+	eventually(t, "the MCP drop read", func() bool { return strings.Contains(e.ok("text"), "text:MK-FROM-MCP") })
+}

@@ -222,6 +222,17 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 		if v.Out != "" {
 			outFile, v.Data = v.Out, true
 		}
+	case *ops.DropIn:
+		total := int64(0)
+		for _, f := range v.Files {
+			b, err := readUpload(f, maxUpload-total)
+			if err != nil {
+				return c.usage(err, "usage: loupe "+usageLine(op))
+			}
+			total += int64(len(b))
+			v.Contents = append(v.Contents, ops.UploadFile{Name: filepath.Base(f), Data: b})
+		}
+		v.Files = nil
 	case *ops.UploadIn:
 		// The CLI reads the user's files with the user's rights and
 		// sends them: the daemon only hands the page files it stored.

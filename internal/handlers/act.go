@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"strings"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
@@ -61,6 +62,7 @@ func actHandlers() map[string]Handler {
 		}),
 		"upload":  Func(upload),
 		"pointer": Func(pointer),
+		"drop":    Func(drop),
 		"scroll": Tab(func(ctx context.Context, t *engine.Surface, in *ops.ScrollIn) (*ops.ActOut, error) {
 			return act(action.Scroll(ctx, t, in.Target, action.ScrollOptions{DX: in.DX, DY: in.DY}))
 		}),
@@ -183,4 +185,34 @@ func pointer(ctx context.Context, d *Deps, in *ops.PointerIn) (*ops.ActOut, erro
 		return nil, apitype.Errorf(apitype.StaleObservation, "the tab changed hands (a person took it over) since the screenshot: its coordinates no longer name what it showed")
 	}
 	return act(action.Pointer(ctx, t, obs, action.PointerOptions{Action: in.Action, X: in.X, Y: in.Y, DX: in.DX, DY: in.DY}))
+}
+
+// drop drops files and data onto an element: the files a client sent are
+// stored in the session's files first, as for upload.
+func drop(ctx context.Context, d *Deps, in *ops.DropIn) (*ops.ActOut, error) {
+	sent := make([]filesdir.File, len(in.Contents))
+	for i, c := range in.Contents {
+		sent[i] = filesdir.File{Name: c.Name, Data: c.Data}
+	}
+	paths, err := d.Files.SaveUploads(sent)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range in.Files {
+		p, err := d.Files.Path(f)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	var items []action.DropItem
+	for _, kv := range in.Data {
+		mime, value, _ := strings.Cut(kv, "=")
+		items = append(items, action.DropItem{MIME: mime, Data: value})
+	}
+	t, err := d.Caller.Tab(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return act(action.Drop(ctx, t, in.Target, paths, items))
 }

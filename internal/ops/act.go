@@ -262,6 +262,43 @@ func (in *PointerIn) Validate() error {
 	return nil
 }
 
+// DropIn is the input of drop: files or data dropped on an element from
+// outside the page. The CLI reads the files it names and sends them, as
+// for upload; other clients name files of the session's files.
+type DropIn struct {
+	Target   string       `json:"ref" arg:"TARGET" help:"the element to drop on: a ref or a locator"`
+	Files    []string     `json:"files,omitempty" arg:"FILE..." help:"files to drop"`
+	Data     []string     `json:"data,omitempty" flag:"data" meta:"MIME=VALUE" help:"data to drop, by MIME type (text/plain=hello); repeat for more"`
+	Contents []UploadFile `json:"contents,omitempty" mcp:"-" cli:"filled from the FILE arguments, which the CLI reads"`
+}
+
+// Validate checks the target, that something is dropped, and the data.
+func (in *DropIn) Validate() error {
+	if err := checkTarget("ref", in.Target, true); err != nil {
+		return err
+	}
+	if len(in.Files)+len(in.Contents)+len(in.Data) == 0 {
+		return usage("give %s or %s to drop", fld("files"), fld("data"))
+	}
+	total := 0
+	for _, d := range in.Data {
+		mime, _, ok := strings.Cut(d, "=")
+		if !ok || !strings.Contains(mime, "/") || strings.ContainsAny(mime, " ;") {
+			return usage("%s %q: want MIME=VALUE, such as text/plain=hello", fld("data"), d)
+		}
+		total += len(d)
+	}
+	if total > 1<<20 {
+		return usage("%s: at most 1 MiB in all", fld("data"))
+	}
+	for _, c := range in.Contents {
+		if c.Name == "" || c.Name != filepath.Base(c.Name) || c.Name[0] == '.' {
+			return usage("file name %q: want a plain name", c.Name)
+		}
+	}
+	return nil
+}
+
 // UploadIn is the input of upload. The CLI reads the files named on its
 // command line and sends their contents; other clients name files already
 // in the session's files directory. A path is never taken from a client
@@ -316,6 +353,7 @@ func actOps() []*Op {
 		describe[TargetIn, ActOut]("check", "check a checkbox, radio button or switch", Write, actTimeout).mcp(Tool{Name: "browser_check", Select: "checked", Value: true, Default: true, Desc: "Check (or with checked: false, uncheck) a checkbox, radio button or switch."}),
 		describe[TargetIn, ActOut]("uncheck", "uncheck a checkbox or switch", Write, actTimeout).mcp(Tool{Name: "browser_check", Select: "checked", Value: false}),
 		describe[UploadIn, ActOut]("upload", "choose files for a file input", Write, actTimeout).as(ActUpload).mcp(Tool{Name: "browser_upload", Desc: "Choose files for a file input; files are named in the session's files directory."}),
+		describe[DropIn, ActOut]("drop", "drop files or data from outside the page onto an element (trusted drag events)", Write, actTimeout).as(ActUpload).mcp(Tool{Name: "browser_drop", Desc: "Drop files (of the session's files) or data (MIME=VALUE, such as text/plain=hello) from outside the page onto an element, as a person dragging them in would."}),
 		describe[PointerIn, ActOut]("pointer", "act at a screenshot's coordinates (canvases, maps, games) while that screenshot's observation is current", Write, actTimeout).mcp(Tool{Name: "browser_pointer", Desc: "Act at a screenshot's pixel coordinates (x, y) — for canvases, maps and games without refs — while the page is as that screenshot saw it: pass its observation token; after a navigation, scroll, resize, zoom or take-over it is STALE_OBSERVATION, not executed."}),
 		describe[ScrollIn, ActOut]("scroll", "scroll an element into view, or turn the mouse wheel", Write, actTimeout).mcp(Tool{Name: "browser_scroll", Core: true, Desc: "Scroll an element into view, or turn the mouse wheel by dx/dy pixels."}),
 	}

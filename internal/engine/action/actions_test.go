@@ -1,6 +1,8 @@
 package action_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -278,4 +280,22 @@ func TestFillSlider(t *testing.T) {
 	if r, err := action.Fill(ctxT(t), tab, color, "#ff0000"); err != nil || r.Value != "#ff0000" {
 		t.Fatalf("fill a color: %+v %v", r, err)
 	}
+}
+
+// TestDropFilesAndData: files and data dropped from outside the page
+// reach a drop zone in trusted drag events.
+func TestDropFilesAndData(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "drop.html")
+	s := snap(t, tab)
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(file, []byte("MK-DROPPED"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := action.Drop(ctxT(t), tab, ref(t, s, "region", "Drop zone"), []string{file}, []action.DropItem{{MIME: "text/plain", Data: "MK-TEXT"}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the drop read", func() bool {
+		return evalString(t, tab, `document.getElementById('status').textContent`) == "trusted:true text:MK-TEXT file:notes.txt:MK-DROPPED"
+	})
 }
