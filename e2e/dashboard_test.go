@@ -163,6 +163,10 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 		t.Fatalf("after the resume the agent reads %s", got)
 	}
 
+	// The diagnostics view.
+	person("click", `role=button[name="Diagnostics"]`)
+	personWait("--text", "diagnostics of "+tab)
+
 	// A recording started and stopped at the dashboard leaves a file.
 	person("click", `role=button[name="Record"]`)
 	personWait("--text", "Recording "+tab+":")

@@ -192,6 +192,30 @@ function select(session, id) {
   loadProblems();
 }
 
+// Zoom of the live view: fit to the panel, or the picture's own pixels
+// at 100% or 150% (the panel scrolls). Clicks map through the picture's
+// drawn box, whatever its size.
+function applyZoom() {
+  const img = $('frame');
+  const z = $('zoom').value;
+  img.style.width = z === 'fit' || !img.naturalWidth ? '100%' : Math.round(img.naturalWidth * Number(z)) + 'px';
+  img.style.maxWidth = z === 'fit' ? '100%' : 'none';
+}
+
+// diagnosticsText is the diagnostics report as the CLI prints it.
+function diagnosticsText(d) {
+  const lines = ['diagnostics of ' + d.surface_id + ' ' + d.url];
+  if (d.timing) lines.push('timing: first byte ' + Math.round(d.timing.ttfb_ms) + ' ms, DOMContentLoaded ' + Math.round(d.timing.dom_content_loaded_ms) + ' ms, load ' + Math.round(d.timing.load_ms) + ' ms');
+  lines.push('long tasks: ' + d.long_tasks.count + ' (' + Math.round(d.long_tasks.total_ms) + ' ms in all)');
+  lines.push('errors and warnings: ' + d.problem_count);
+  for (const r of d.problems || []) lines.push('  ' + r.level + ': ' + r.text);
+  lines.push('failed requests: ' + d.failed_count);
+  for (const r of d.failed || []) lines.push('  ' + r.method + ' ' + r.url + ': ' + (r.failed || 'HTTP ' + r.status));
+  lines.push('slow requests: ' + d.slow_count);
+  for (const r of d.slow || []) lines.push('  ' + r.method + ' ' + r.url + ': ' + Math.round(r.duration_ms) + ' ms');
+  return lines.map(visible).join('\n');
+}
+
 // Recording: the button starts a recording of the tab looked at and
 // stops it; while it runs, a timer counts up beside it. The recording
 // itself is the daemon's (it ends at its limit or with its tab, also
@@ -424,6 +448,19 @@ function wire() {
     if (t) act(t.mode === 'human' ? 'resume' : 'takeover', selected.session, {surface_id: t.id});
   });
   $('record').addEventListener('click', () => toggleRecording());
+  $('zoom').addEventListener('change', () => applyZoom());
+  $('frame').addEventListener('load', () => applyZoom());
+  $('diagnose').addEventListener('click', async () => {
+    if (!selected) return;
+    const sel = selected;
+    try {
+      const d = await api('diagnostics', sel.session, {}, sel.id);
+      $('diagnostics').hidden = false;
+      $('diagnostics-text').textContent = diagnosticsText(d);
+    } catch (e) {
+      showError(e);
+    }
+  });
   $('close-tab').addEventListener('click', () => {
     if (selected) act('tab close', selected.session, {surface_id: selected.id});
   });
