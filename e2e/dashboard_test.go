@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // agentSite is the agent's site, on 127.0.0.2: /buy has a Buy button
@@ -156,7 +157,17 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	person("click", `role=image[name="Live view of the tab"]`)
 	person("type", "MK-BY-HAND")
 	person("press", "Enter")
-	eventually(t, "the keys reaching the page", func() bool { _, v := site.state(); return v == "MK-BY-HAND\n" })
+	// Each key goes from the dashboard page to the daemon and on to the
+	// agent's page: under a loaded gate that has taken over 15 s.
+	for deadline := time.Now().Add(45 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		_, v := site.state()
+		if v == "MK-BY-HAND\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the keys typed through the live view: the page has %q", v)
+		}
+	}
 	person("click", fmt.Sprintf(`role=button[name="Resume %s"]`, tab))
 	personWait("--target", fmt.Sprintf(`role=button[name="Take over %s"]`, tab))
 	if got := agent("eval", `document.querySelector('textarea').value`); !strings.Contains(got, `MK-BY-HAND\n`) {
