@@ -7,7 +7,7 @@ set -eu
 GO=${GO:-go}
 root=$(cd "$(dirname "$0")/.." && pwd)
 want=$(sed -n 's/^go \([0-9][0-9.]*\)$/\1/p' "$root/go.mod")
-fix="install Go $want or later from https://go.dev/dl/ and put it first on PATH, or run make GO=/path/to/go"
+fix="install Go $want or later (the Go project's release) and put it first on PATH, or run make GO=/path/to/go"
 if ! command -v "$GO" >/dev/null 2>&1; then
   echo "loupe: no $GO on PATH; $fix" >&2
   exit 1
