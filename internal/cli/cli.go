@@ -223,27 +223,15 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 			outFile, v.Data = v.Out, true
 		}
 	case *ops.DropIn:
-		total := int64(0)
-		for _, f := range v.Files {
-			b, err := readUpload(f, maxUpload-total)
-			if err != nil {
-				return c.usage(err, "usage: loupe "+usageLine(op))
-			}
-			total += int64(len(b))
-			v.Contents = append(v.Contents, ops.UploadFile{Name: filepath.Base(f), Data: b})
+		var err error
+		if v.Contents, err = readUploads(v.Files); err != nil {
+			return c.usage(err, "usage: loupe "+usageLine(op))
 		}
 		v.Files = nil
 	case *ops.UploadIn:
-		// The CLI reads the user's files with the user's rights and
-		// sends them: the daemon only hands the page files it stored.
-		total := int64(0)
-		for _, f := range v.Files {
-			b, err := readUpload(f, maxUpload-total)
-			if err != nil {
-				return c.usage(err, "usage: loupe "+usageLine(op))
-			}
-			total += int64(len(b))
-			v.Contents = append(v.Contents, ops.UploadFile{Name: filepath.Base(f), Data: b})
+		var err error
+		if v.Contents, err = readUploads(v.Files); err != nil {
+			return c.usage(err, "usage: loupe "+usageLine(op))
 		}
 		v.Files = nil
 	case *ops.SnapshotIn:

@@ -11,12 +11,30 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/filesdir"
+	"github.com/loupe-dev/loupe/internal/ops"
 )
 
 // maxUpload bounds the files of one upload together: they travel to the
 // daemon in one request, which the local API bounds at 64 MiB (base64
 // makes 48 MiB of files 64).
 const maxUpload = 48 << 20
+
+// readUploads reads the files the person named for an upload or a drop,
+// together at most maxUpload bytes: the CLI reads them with the user's
+// rights and sends them; the daemon only hands the page files it stored.
+func readUploads(paths []string) ([]ops.UploadFile, error) {
+	var out []ops.UploadFile
+	total := int64(0)
+	for _, f := range paths {
+		b, err := readUpload(f, maxUpload-total)
+		if err != nil {
+			return nil, err
+		}
+		total += int64(len(b))
+		out = append(out, ops.UploadFile{Name: filepath.Base(f), Data: b})
+	}
+	return out, nil
+}
 
 // readUpload reads a file the person named for an upload, at most limit
 // bytes: only a regular file (the path may be a link to one: it is the

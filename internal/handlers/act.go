@@ -97,23 +97,34 @@ func snapshotOf(ctx context.Context, d *Deps, in *ops.SnapshotIn) (*ops.Snapshot
 	return out, nil
 }
 
-// upload hands the page files of the session's files directory (those a
-// client sent are stored there first).
-func upload(ctx context.Context, d *Deps, in *ops.UploadIn) (*ops.ActOut, error) {
-	sent := make([]filesdir.File, len(in.Contents))
-	for i, c := range in.Contents {
+// filesOf are the paths of the files a write hands the page: those a
+// client sent, stored in the session's files first, then those it names
+// there.
+func filesOf(d *Deps, contents []ops.UploadFile, names []string) ([]string, error) {
+	sent := make([]filesdir.File, len(contents))
+	for i, c := range contents {
 		sent[i] = filesdir.File{Name: c.Name, Data: c.Data}
 	}
 	paths, err := d.Files.SaveUploads(sent)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range in.Files {
+	for _, f := range names {
 		p, err := d.Files.Path(f)
 		if err != nil {
 			return nil, err
 		}
 		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// upload hands the page files of the session's files directory (those a
+// client sent are stored there first).
+func upload(ctx context.Context, d *Deps, in *ops.UploadIn) (*ops.ActOut, error) {
+	paths, err := filesOf(d, in.Contents, in.Files)
+	if err != nil {
+		return nil, err
 	}
 	t, err := d.Caller.Tab(ctx)
 	if err != nil {
@@ -190,20 +201,9 @@ func pointer(ctx context.Context, d *Deps, in *ops.PointerIn) (*ops.ActOut, erro
 // drop drops files and data onto an element: the files a client sent are
 // stored in the session's files first, as for upload.
 func drop(ctx context.Context, d *Deps, in *ops.DropIn) (*ops.ActOut, error) {
-	sent := make([]filesdir.File, len(in.Contents))
-	for i, c := range in.Contents {
-		sent[i] = filesdir.File{Name: c.Name, Data: c.Data}
-	}
-	paths, err := d.Files.SaveUploads(sent)
+	paths, err := filesOf(d, in.Contents, in.Files)
 	if err != nil {
 		return nil, err
-	}
-	for _, f := range in.Files {
-		p, err := d.Files.Path(f)
-		if err != nil {
-			return nil, err
-		}
-		paths = append(paths, p)
 	}
 	var items []action.DropItem
 	for _, kv := range in.Data {

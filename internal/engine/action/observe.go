@@ -53,11 +53,6 @@ func observeMetrics(ctx context.Context, t *engine.Surface, o *Observation) (*pa
 	return &m, nil
 }
 
-func observeViewport(ctx context.Context, t *engine.Surface, o *Observation) error {
-	_, err := observeMetrics(ctx, t, o)
-	return err
-}
-
 // maxObservations bounds the observations a browser keeps: the newest
 // stay, and a token older than them is stale.
 const maxObservations = 256
@@ -120,7 +115,7 @@ func Pointer(ctx context.Context, t *engine.Surface, o Observation, p PointerOpt
 			return nil, stale("the tab shows another document since the screenshot")
 		}
 		var now Observation
-		if err := observeViewport(ctx, t, &now); err != nil {
+		if _, err := observeMetrics(ctx, t, &now); err != nil {
 			return nil, err
 		}
 		switch {

@@ -48,7 +48,7 @@ func Screenshot(ctx context.Context, t *engine.Surface, o ScreenshotOptions) (*S
 			if r.X, r.Y, err = toTop(ctx, t, tg.Ref, tg.Frame, r.X, r.Y, false); err != nil {
 				return nil, err
 			}
-			if err := observeViewport(ctx, t, &obs); err != nil {
+			if _, err := observeMetrics(ctx, t, &obs); err != nil {
 				return nil, err
 			}
 			p.Clip = &page.Viewport{

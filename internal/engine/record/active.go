@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
@@ -28,7 +29,7 @@ func (a *Active) Start(ctx context.Context, t *engine.Surface, o Options) (*Reco
 	defer a.mu.Unlock()
 	if r := a.by[page]; r != nil {
 		if _, done := r.Result(); !done {
-			return nil, apitype.Errorf(apitype.BadInput, "tab %s is being recorded already (for %s): stop that recording first", page, r.Status().Elapsed.Round(100_000_000))
+			return nil, apitype.Errorf(apitype.BadInput, "tab %s is being recorded already (for %s): stop that recording first", page, r.Status().Elapsed.Round(100*time.Millisecond))
 		}
 	}
 	r, err := Start(ctx, t, o)
