@@ -201,11 +201,15 @@ func Click(ctx context.Context, t *engine.Surface, ref string, o ClickOptions) (
 			}
 			return nil, executedErr(err)
 		}
-		if err := landed(); err != nil {
+		slipped, err := landed()
+		if err != nil {
 			return nil, err
 		}
 		r := result(t, tg)
 		r.X, r.Y = x, y
+		if slipped != "" {
+			r.Note = slipped
+		}
 		return r, nil
 	})
 }
@@ -424,7 +428,7 @@ func SetChecked(ctx context.Context, t *engine.Surface, ref string, want bool) (
 		if err := input.Click(ctx, t.Session(), x, y, "left", 1, 0); err != nil {
 			return nil, executedErr(err)
 		}
-		if err := landed(); err != nil {
+		if _, err := landed(); err != nil {
 			return nil, err
 		}
 		st, err = state(ctx, tg)

@@ -13,10 +13,13 @@ import (
 // frameOffset, focusSelect, selectOptions, fileInput, armPress, …): OK, or
 // why not, and the facts the function found.
 type agentResult struct {
-	OK       bool     `json:"ok"`
-	Err      string   `json:"err"`
-	Detail   string   `json:"detail"`
-	Missed   bool     `json:"missed"` // afterPress: no press reached the element's document
+	OK     bool   `json:"ok"`
+	Err    string `json:"err"`
+	Detail string `json:"detail"`
+	Missed bool   `json:"missed"` // afterPress: no press reached the element's document
+	// Slipped (afterPress) is where the release of a press on the
+	// element landed when that was elsewhere: no click reached it.
+	Slipped  string   `json:"slipped"`
 	X        float64  `json:"x"`
 	Y        float64  `json:"y"`
 	W        float64  `json:"w"`

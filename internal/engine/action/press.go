@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
@@ -46,14 +47,18 @@ const quietFor = 500 * time.Millisecond
 //     under the pointer) and was stopped. The page's handlers did not see
 //     it, unless they listen at the window in the capture phase, so the
 //     error does not claim the click certainly did not run;
+//   - returns, as a note, where the release went when the press landed on
+//     the element and the release elsewhere (it moved away as it was
+//     pressed): both were sent and the page saw them, but no click event
+//     reached the element, which the caller must know;
 //   - otherwise, with quiet, waits (at most 8 frames or quietFor) until the document
 //     has gone one animation frame without a DOM mutation, so that what the
 //     click set off (a list opening, a re-render) is on the page when the
 //     result (and a front end's report of what changed) is taken.
-func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) func() error {
+func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) func() (string, error) {
 	var armed agentResult
 	if err := tg.World.Call(ctx, "armPress", &armed, tg.Elem); err != nil || !armed.OK {
-		return func() error { return nil }
+		return func() (string, error) { return "", nil }
 	}
 	var settleMs, lateMs, quietMs int64
 	if tg.inSubframe(t) {
@@ -62,20 +67,23 @@ func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) 
 	if quiet {
 		quietMs = quietFor.Milliseconds()
 	}
-	return func() error {
+	return func() (string, error) {
 		var r agentResult
 		if err := tg.World.Call(ctx, "afterPress", &r, armed.Seq, settleMs, lateMs, quietMs); err != nil {
-			return nil
+			return "", nil
 		}
 		if r.Missed {
-			return apitype.Errorf(apitype.NotActionable,
+			return "", apitype.Errorf(apitype.NotActionable,
 				"the click was sent, but %s's frame saw no press: the browser routed it elsewhere (to what is in front of the frame, or the frame's embedder), or it may still arrive", tg.Ref).
 				Fix("take a snapshot ({1}) to see what the click did before trying again", apitype.Step{Op: "snapshot"}).Executed()
 		}
-		if r.Detail == "" {
-			return nil
+		if r.Slipped != "" {
+			return fmt.Sprintf("pressed %s, but the release landed on %s, so no click reached %s (it moved or was replaced as it was pressed); take a snapshot to see what the press did", tg.Ref, r.Slipped, tg.Ref), nil
 		}
-		return apitype.Errorf(apitype.NotActionable,
+		if r.Detail == "" {
+			return "", nil
+		}
+		return "", apitype.Errorf(apitype.NotActionable,
 			"%s moved as it was clicked: the press landed on %s and was stopped before the page's handlers saw it", tg.Ref, r.Detail).Executed()
 	}
 }

@@ -89,17 +89,35 @@ function onGuarded(e) {
   if (e.type === 'pointerdown' || e.type === 'mousedown') g.pressed = true;
   if (!g.decided) {
     g.decided = true;
-    const t = e.composedPath()[0];
-    const hit = t && t.nodeType === 1 ? t : t && t.parentElement;
-    const el = g.el;
-    const fine = hit && (ownPart(el, hit) || (g.via && (hit === g.via || flatContains(g.via, hit))));
-    if (fine) return;
+    const hit = hitOf(e);
+    if (lands(g, hit)) return;
     g.blocked = hit ? describe(hit) : 'nothing';
   }
   if (g.blocked) {
     e.stopImmediatePropagation();
     e.preventDefault();
+    return;
   }
+  // The release is only noted: where it lands decides whether a click
+  // event reaches the element (the browser sends it to what the press and
+  // release have in common), and a press on an element that then moved
+  // away is no click on it, which the engine tells the caller.
+  if (e.type === 'mouseup' && g.pressed && !g.released) {
+    g.released = true;
+    const hit = hitOf(e);
+    if (!lands(g, hit)) g.slipped = hit ? describe(hit) : 'nothing';
+  }
+}
+
+function hitOf(e) {
+  const t = e.composedPath()[0];
+  return t && t.nodeType === 1 ? t : t && t.parentElement;
+}
+
+// lands reports whether input at hit goes to the guarded element: the
+// element, its own widget part, or the label or wrapper that draws it.
+function lands(g, hit) {
+  return !!hit && (ownPart(g.el, hit) || (g.via && (hit === g.via || flatContains(g.via, hit))));
 }
 
 for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click']) addEventListener(type, onGuarded, true);
@@ -109,13 +127,14 @@ for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click']
 function armPress(id) {
   const el = target(id);
   if (!el) return fail('gone');
-  guard = { el, via: prepared && prepared.el === el ? prepared.via : null, decided: false, blocked: '', pressed: false };
+  guard = { el, via: prepared && prepared.el === el ? prepared.via : null, decided: false, blocked: '', pressed: false, released: false, slipped: '' };
   return { ok: true, seq: upSeq };
 }
 
 // afterPress finishes a click in one call: with settleMs (a subframe) it
 // waits, at most that long, for a release after seq; it reports where a
-// stopped press landed (detail), or that the press did not reach this
+// stopped press landed (detail), where the release of a press that
+// landed went instead (slipped), or that the press did not reach this
 // document (missed: the browser routed it to another frame — the release
 // alone may still arrive here, and without its press no click fires),
 // and otherwise waits, at most quietMs, for the page to go quiet.
@@ -132,7 +151,7 @@ async function afterPress(seq, settleMs, lateMs, quietMs) {
   const blocked = g && g.decided ? g.blocked : '';
   const missed = settleMs > 0 && !blocked && !(g && g.pressed);
   if (!blocked && !missed && quietMs > 0) await quiet(quietMs);
-  return { ok: true, detail: blocked, missed };
+  return { ok: true, detail: blocked, missed, slipped: !blocked && g ? g.slipped : '' };
 }
 
 // quiet resolves once the document has gone one animation frame without
