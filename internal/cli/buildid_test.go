@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
@@ -49,17 +50,67 @@ func TestFileBuildIDHashesContent(t *testing.T) {
 	}
 }
 
-func TestBuildIDIsTheExecutablesHash(t *testing.T) {
+// The executable's build is the Go linker's build id: two copies of one
+// binary share it, a binary built from other source has another, and the
+// note parser takes nothing but a well-formed "Go" note.
+func TestBuildIDIsTheLinkersBuildID(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Skip(err)
 	}
-	want, err := fileBuildID(exe)
+	want, err := goBuildID(exe)
+	if err != nil {
+		t.Fatalf("the test binary (%s) has no Go build id note: %v", exe, err)
+	}
+	if got := buildID(); got != want || len(got) != 12 {
+		t.Errorf("buildID() = %s, want the linker's build id of %s, %s", got, exe, want)
+	}
+	content, err := os.ReadFile(exe)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := buildID(); got != want {
-		t.Errorf("buildID() = %s, want the hash of %s, %s", got, exe, want)
+	cp := filepath.Join(t.TempDir(), "copy")
+	if err := os.WriteFile(cp, content, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := goBuildID(cp); err != nil || got != want {
+		t.Errorf("a copy of the binary: %s %v, want %s", got, err, want)
+	}
+	// Another build: the note names another content id.
+	le := binary.LittleEndian
+	note := func(name string, typ uint32, desc string) []byte {
+		b := le.AppendUint32(nil, uint32(len(name)))
+		b = le.AppendUint32(b, uint32(len(desc)))
+		b = le.AppendUint32(b, typ)
+		b = append(b, name...)
+		for len(b)%4 != 0 {
+			b = append(b, 0)
+		}
+		return append(b, desc...)
+	}
+	a, err := noteBuildID(note("Go\x00\x00", 4, "act/content-a"), le)
+	if err != nil || string(a) != "act/content-a" {
+		t.Fatalf("a well-formed note: %q %v", a, err)
+	}
+	for _, bad := range [][]byte{
+		nil,
+		note("GNU\x00", 4, "x"),
+		note("Go\x00\x00", 3, "x"),
+		note("Go\x00\x00", 4, ""),
+		note("Go\x00\x00", 4, "act/content")[:20], // descriptor cut short
+	} {
+		if id, err := noteBuildID(bad, le); err == nil {
+			t.Errorf("note %q: id %q, want an error", bad, id)
+		}
+	}
+	// A file that is not ELF falls back to hashing (see buildID).
+	if _, err := goBuildID(cp + "-missing"); err == nil {
+		t.Error("no error for a missing file")
+	}
+	notELF := filepath.Join(t.TempDir(), "script")
+	os.WriteFile(notELF, []byte("#!/bin/sh\n"), 0o755)
+	if _, err := goBuildID(notELF); err == nil {
+		t.Error("no error for a file that is not ELF")
 	}
 }
 
