@@ -98,6 +98,11 @@ func (n *Node) UnmarshalJSONFrom(dec *jsonv2.Decoder) error {
 	if err := jsonv2.UnmarshalDecode(dec, &a); err != nil {
 		return err
 	}
+	if a.R == "text" {
+		// Text directly in the document's root, with the root's id.
+		*n = Node{Role: "text", Text: a.N, Elem: a.I}
+		return nil
+	}
 	*n = Node{
 		Role: a.R, Name: a.N, NameFromContent: a.NF != 0, Elem: a.I, States: a.S,
 		Value: a.V, URL: a.U, Frame: a.FR != 0, Control: a.K != 0, Cells: a.CS, Children: a.C, Key: a.M, Reuses: a.At,

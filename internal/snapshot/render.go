@@ -150,7 +150,14 @@ func (r *renderer) node(n *Node, depth int, parentRole string) {
 	}
 	b.WriteString("- ")
 	if n.IsText() {
-		b.WriteString("text: ")
+		b.WriteString("text")
+		if n.Ref != "" {
+			// Text directly in the document's root: its ref is the root's.
+			b.WriteString(" [ref=")
+			b.WriteString(n.Ref)
+			b.WriteByte(']')
+		}
+		b.WriteString(": ")
 		b.WriteString(inlineText(bounded(n.Text, maxText)))
 		b.WriteByte('\n')
 		return

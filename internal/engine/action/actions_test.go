@@ -322,3 +322,36 @@ func TestClickReleaseSlips(t *testing.T) {
 		t.Fatalf("result %+v", r)
 	}
 }
+
+// Text directly in the body has no element of its own: its line carries
+// the body's ref, which a click, a read and a box act on.
+func TestBodyTextHasTheRootsRef(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "bodytext.html")
+	s := snap(t, tab)
+	var r string
+	for _, l := range strings.Split(s.Text, "\n") {
+		if strings.Contains(l, "Plain words right in the body") {
+			if !strings.HasPrefix(l, "- text [ref=") {
+				t.Fatalf("the body's text line: %q", l)
+			}
+			r = refOfLine(l)
+		}
+	}
+	if r == "" {
+		t.Fatalf("no ref on the body's text:\n%s", s.Text)
+	}
+	text, _, err := action.Read(ctxT(t), tab, r, "text", "")
+	if err != nil || !strings.Contains(text, "Plain words right in the body") {
+		t.Fatalf("text of %s: %q %v", r, text, err)
+	}
+	if _, err := action.Box(ctxT(t), tab, r); err != nil {
+		t.Fatalf("box of %s: %v", r, err)
+	}
+	if _, err := action.Click(ctxT(t), tab, r, action.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(t, tab); got != "clicked-body" {
+		t.Fatalf("page says %q", got)
+	}
+}

@@ -208,7 +208,9 @@ func compareAX(ctx context.Context, tab *engine.Surface) (*axResult, error) {
 			// reader; Chromium's tree leaves it out by definition.
 			return false
 		}
-		if n.Elem != 0 {
+		// Text in the document's root carries the root's id only to be
+		// acted on: the root is no element of the tree to compare.
+		if n.Elem != 0 && !n.IsText() {
 			elems = append(elems, agentElem{id: n.Elem, role: n.Role, name: n.Name, states: n.States})
 		}
 		return true

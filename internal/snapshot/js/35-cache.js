@@ -432,6 +432,15 @@ function keptWalk(opts, key, controls, last, full, fresh) {
   return pageJSON(w.count, lastWalk.seq, full || !floor ? JSON.stringify(w.tree) : deltaJSON(w.tree, floor), w.cut);
 }
 
+// rootText gives text that lies directly in the document's root (the
+// body) the root's element id: no element of its own holds it, and an
+// agent must still be able to click, read or screenshot it.
+function rootText(root, nodes) {
+  for (let i = 0; i < nodes.length; i++) {
+    if (typeof nodes[i] === 'string') nodes[i] = { r: 'text', n: nodes[i], i: idOf(root) };
+  }
+}
+
 // walkFresh walks the document (or opts.root) with a new walk state. With
 // cache, the walk records its blocks' outputs in the memo and, with reuse
 // too, takes the untouched ones from it; neither while a modal dialog is
@@ -462,6 +471,7 @@ function walkFresh(opts, reuse, cache) {
           flush(st);
         } else {
           walkInto(root, nodes);
+          rootText(root, nodes);
         }
       }
       settleCells();
