@@ -178,6 +178,13 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	person("click", `role=button[name="Diagnostics"]`)
 	personWait("--text", "diagnostics of "+tab)
 
+	// Pick mode: a click on the live picture names the element drawn
+	// there (the notes page's textarea fills it) instead of reaching it.
+	person("click", `role=button[name="Pick"]`)
+	person("click", `role=image[name="Live view of the tab"]`)
+	personWait("--text", `textbox "Notes" [ref=`)
+	personWait("--text", `locator: role=textbox[name="Notes"]`)
+
 	// A recording started and stopped at the dashboard leaves a file.
 	person("click", `role=button[name="Record"]`)
 	personWait("--text", "Recording "+tab+":")

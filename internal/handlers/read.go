@@ -78,6 +78,18 @@ func readHandlers() map[string]Handler {
 			}
 			return waitOut(r), nil
 		}),
+		"pick": Tab(func(ctx context.Context, t *engine.Surface, in *ops.PickIn) (*ops.PickOut, error) {
+			// A snapshot first, so that what is pointed at has a current
+			// ref (the dashboard's person has taken none).
+			if _, err := capture.Take(ctx, t, capture.SnapshotOptions{}); err != nil {
+				return nil, err
+			}
+			p, err := action.Pick(ctx, t, in.X, in.Y)
+			if err != nil {
+				return nil, err
+			}
+			return &ops.PickOut{SurfaceID: t.ID, Ref: p.Ref, Line: p.Line, Locator: p.Locator, FrameID: p.FrameID}, nil
+		}),
 		"screenshot": Func(func(ctx context.Context, d *Deps, in *ops.ScreenshotIn) (*ops.ScreenshotOut, error) {
 			t, err := d.Caller.Tab(ctx)
 			if err != nil {

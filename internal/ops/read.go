@@ -1,8 +1,11 @@
 package ops
 
 import (
+	"math"
 	"strings"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // TextIn is the input of text.
@@ -117,6 +120,28 @@ func (in *ScreenshotIn) Validate() error {
 	return checkTarget("ref", in.Target, false)
 }
 
+// PickIn is the input of pick: a point of the tab's viewport.
+type PickIn struct {
+	X float64 `json:"x" arg:"X" help:"CSS pixels from the viewport's left edge"`
+	Y float64 `json:"y" arg:"Y" help:"CSS pixels from the viewport's top edge"`
+}
+
+// maxPick bounds a pick's coordinates (a viewport is far smaller).
+const maxPick = 1 << 20
+
+// Validate checks that the point is in the viewport's quadrant.
+func (in *PickIn) Validate() error {
+	for _, v := range []float64{in.X, in.Y} {
+		if math.IsNaN(v) || v < 0 || v > maxPick {
+			return usage("%s and %s: CSS pixels from the viewport's top-left corner, 0 to %d", fld("x"), fld("y"), maxPick)
+		}
+	}
+	return nil
+}
+
+// PickOut is pick's output.
+type PickOut = wire.PickOut
+
 func readOps() []*Op {
 	return []*Op{
 		describe[TextIn, ValueOut]("text", "print the visible text of an element or of the page", Read, actTimeout).mcp(Tool{Name: "browser_read", Core: true, Select: "what", Value: "text", Default: true, Desc: "Read an element's text, value, attribute, box, state or HTML (text without ref: the page)."}),
@@ -127,6 +152,8 @@ func readOps() []*Op {
 		describe[TargetIn, StateOut]("state", "print an element's role and state (visible, enabled, checked, …)", Read, actTimeout).mcp(Tool{Name: "browser_read", Select: "what", Value: "state"}),
 		describe[EvalIn, EvalOut]("eval", "evaluate JavaScript in the page and print its JSON value", Write, actTimeout).as(ActEval).mcp(Tool{Name: "browser_eval", Gate: "eval", Desc: "Evaluate JavaScript in the page and return its JSON value; reports what changed."}),
 		describe[WaitIn, WaitOut]("wait", "wait (bounded, default 3s) for text to appear or go, an element, a URL, the load event, or a time", Read, maxWait+5*time.Second).mcp(Tool{Name: "browser_wait", Core: true, Desc: "Wait (default 3 s, at most 60 s) for a text to appear (text) or go (text_gone), an element, a URL, the load event, or just a time (time_ms)."}),
+		describe[PickIn, PickOut]("pick", "name the element at a point of the viewport: its snapshot line, ref and stable locator (the dashboard's pick mode)", Read, actTimeout).
+			noMCP("a person points at the live view; an agent reads refs from its snapshot, or a screenshot's observation with browser_pointer"),
 		describe[ScreenshotIn, ScreenshotOut]("screenshot", "capture a PNG of the viewport, the full page or an element", Read, actTimeout).mcp(Tool{Name: "browser_screenshot", Core: true, Fixed: map[string]any{"inline": true}, Desc: "A PNG of the viewport, the full page or one element; returns the image and the file's path."}),
 	}
 }

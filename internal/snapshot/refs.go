@@ -143,6 +143,13 @@ func (t *Table) Bind(d Doc, elem int64, role, name string) *Binding {
 	return b
 }
 
+// Find returns the binding of an element of a document, if a snapshot
+// has issued it a ref; it never issues one.
+func (t *Table) Find(d Doc, elem int64) (*Binding, bool) {
+	b, ok := t.byKey[bindKey{d, elem}]
+	return b, ok
+}
+
 // Lookup resolves a ref. ok is false when the table holds no such ref;
 // Issued then tells a stale ref (issued, since dropped or issued elsewhere)
 // from one never handed out.

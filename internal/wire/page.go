@@ -293,3 +293,21 @@ func (o *ScreenshotOut) Text() string {
 	}
 	return s
 }
+
+// PickOut is the element at a point of a tab (pick): what a person pointed
+// at, to copy.
+type PickOut struct {
+	SurfaceID string `json:"surface_id" cap:"-"`
+	Ref       string `json:"ref" cap:"-"`
+	Line      string `json:"line" cap:"-"` // made safe by snapshot.ElementLine
+	Locator   string `json:"locator,omitempty" cap:"text"`
+	FrameID   string `json:"frame_id,omitempty" cap:"-"`
+}
+
+// Text is the element's snapshot line, then its locator.
+func (o *PickOut) Text() string {
+	if o.Locator == "" {
+		return o.Line
+	}
+	return o.Line + "\nlocator: " + o.Locator
+}

@@ -70,6 +70,7 @@ func examples() map[string]any {
 		}},
 		"ValueOut": &ValueOut{Ref: "e5", Value: "email", Present: &present},
 		"BoxOut":   &BoxOut{Ref: "e5", X: 10, Y: 20.5, Width: 300, Height: 32, ScrollX: 0.5, ScrollY: 400},
+		"PickOut":  &PickOut{SurfaceID: "s2", FrameID: "F3A1", Ref: "e7", Line: `textbox "Notes" [ref=e7]`, Locator: `role=textbox[name="Notes"]`},
 		"StateOut": &StateOut{Ref: "e6", Role: "checkbox", Tag: "input", Visible: true, Enabled: true, Editable: true, Checked: "mixed", Focused: true, InViewport: true},
 		"EvalOut":  &EvalOut{Value: json.RawMessage(`{"n":1,"ok":true}`)},
 		"ScreenshotOut": &ScreenshotOut{Path: "/home/u/.loupe/sessions/default/files/screenshot-s1.png", Bytes: 4, PNG: []byte("\x89PNG"), Width: 1280, Height: 720, Observation: "obs-0a1b2c3d4e5f60718293a4b5",

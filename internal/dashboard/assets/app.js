@@ -413,12 +413,40 @@ function chordOf(ev) {
   return mods.concat([ev.key === ' ' ? 'Space' : ev.key]).join('+');
 }
 
+// Pick mode: the next click on the picture names the element drawn
+// there — its snapshot line, ref and stable locator — instead of going to
+// the page; the text is shown and copied for the person to paste.
+let picking = false;
+function setPicking(on) {
+  picking = on;
+  $('pick').setAttribute('aria-pressed', String(on));
+  $('screen').classList.toggle('picking', on);
+}
+
+async function pickAt(p) {
+  setPicking(false);
+  if (!selected) return;
+  const sel = selected;
+  try {
+    showError(null);
+    const out = await api('pick', sel.session, p, sel.id);
+    const text = out.line + (out.locator ? '\nlocator: ' + out.locator : '');
+    $('picked').hidden = false;
+    $('picked-text').textContent = text;
+    if (navigator.clipboard) navigator.clipboard.writeText(text).catch(() => {});
+  } catch (e) {
+    showError(e);
+  }
+}
+
 function wire() {
   const screen = $('screen'), img = $('frame');
   img.addEventListener('click', (ev) => {
     screen.focus();
+    if (picking) { pickAt(point(ev)); return; }
     send(Object.assign({kind: 'click', clicks: Math.min(ev.detail || 1, 2)}, point(ev)));
   });
+  $('pick').addEventListener('click', () => setPicking(!picking));
   img.addEventListener('wheel', (ev) => {
     const t = tabOf(selected);
     if (!t || t.mode !== 'human') return;

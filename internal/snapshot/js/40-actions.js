@@ -234,6 +234,29 @@ function deepElementFromPoint(x, y) {
   return e;
 }
 
+// pickAt names what a person pointed at (the dashboard's pick mode): the
+// ids that snapshots gave the element at a point of the viewport and its
+// ancestors, innermost first, and, when that element is a frame, the point
+// inside the frame's content box for the frame's own document to answer.
+function pickAt(x, y) {
+  const hit = deepElementFromPoint(x, y);
+  if (!hit) return fail('gone', 'nothing is at (' + x + ', ' + y + ')');
+  const ids = [];
+  for (let e = hit; e && e.nodeType === 1; e = flatParent(e)) {
+    const id = idOfEl.get(e);
+    if (id !== undefined) ids.push(id);
+  }
+  let frame = null;
+  if (hit.localName === 'iframe' || hit.localName === 'frame') {
+    const r = hit.getBoundingClientRect();
+    const cs = styleOf(hit);
+    const left = r.left + hit.clientLeft + (parseFloat(cs.paddingLeft) || 0);
+    const top = r.top + hit.clientTop + (parseFloat(cs.paddingTop) || 0);
+    frame = { id: idOf(hit), x: x - left, y: y - top };
+  }
+  return { ok: true, ids, frame };
+}
+
 const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
 
 // settleFrames bounds how long an action waits for its element to show or
@@ -808,4 +831,4 @@ function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { quiet, scrollMark, scrollSettled, moveMark, sawMove, armPress, afterPress, snapshot, prepare, focusSelect, rangeOf, setPicked, focus, read, selectOptions, waitText, waitTextGone, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, boxes, timings, storage, setStorage, els, fileInput, locatorInfo, query };
+return { quiet, pickAt, scrollMark, scrollSettled, moveMark, sawMove, armPress, afterPress, snapshot, prepare, focusSelect, rangeOf, setPicked, focus, read, selectOptions, waitText, waitTextGone, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, boxes, timings, storage, setStorage, els, fileInput, locatorInfo, query };
