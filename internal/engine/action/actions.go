@@ -243,6 +243,13 @@ func Hover(ctx context.Context, t *engine.Surface, ref string) (*Result, error) 
 		if err != nil {
 			return nil, err
 		}
+		if tg.inSubframe(t) {
+			// Input reaches a frame in another process asynchronously:
+			// the hover is done once the frame's document has seen the
+			// pointer arrive (bounded), so what it set off is there for
+			// the next read.
+			routeTo(ctx, t, tg, x, y)
+		}
 		if err := input.Move(ctx, t.Session(), x, y, 0); err != nil {
 			return nil, executedErr(err)
 		}
