@@ -185,6 +185,14 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	personWait("--text", `textbox "Notes" [ref=`)
 	personWait("--text", `locator: role=textbox[name="Notes"]`)
 
+	// A responsive preset lays the tab out at its size; Window resets it.
+	// (The phone is a mobile device: a page without a viewport meta tag
+	// is laid out 980 px wide and shown zoomed out on its 390 px screen.)
+	person("select", `role=combobox[name="Viewport"]`, "Phone 390×844")
+	eventually(t, "the phone preset", func() bool { return agent("eval", "[screen.width, devicePixelRatio]") == "[390,3]\n" })
+	person("select", `role=combobox[name="Viewport"]`, "Window")
+	eventually(t, "the window's own size again", func() bool { return agent("eval", "[screen.width, devicePixelRatio]") != "[390,3]\n" })
+
 	// A recording started and stopped at the dashboard leaves a file.
 	person("click", `role=button[name="Record"]`)
 	personWait("--text", "Recording "+tab+":")

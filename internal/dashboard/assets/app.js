@@ -447,6 +447,15 @@ function wire() {
     send(Object.assign({kind: 'click', clicks: Math.min(ev.detail || 1, 2)}, point(ev)));
   });
   $('pick').addEventListener('click', () => setPicking(!picking));
+  // Responsive presets: the tab looked at is laid out at the size (with
+  // a device pixel ratio and mobile emulation for tablet and phone), as
+  // loupe viewport does; Window resets it to the window's own size.
+  $('viewport').addEventListener('change', () => {
+    if (!selected) return;
+    const [size, scale, mobile] = $('viewport').value.split('/');
+    const input = size ? {size, scale: Number(scale || 0), mobile: mobile === 'm'} : {size: 'reset'};
+    act('viewport', selected.session, input, selected.id);
+  });
   img.addEventListener('wheel', (ev) => {
     const t = tabOf(selected);
     if (!t || t.mode !== 'human') return;
