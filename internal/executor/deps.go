@@ -44,7 +44,9 @@ func (cl *caller) Browser(ctx context.Context) (*engine.Browser, error) {
 	if err := cl.x.applySettings(ctx, b); err != nil {
 		return nil, err
 	}
-	cl.x.restoreInto(ctx, cl.s, b)
+	if cl.x.keeper != nil {
+		cl.x.keeper.RestoreInto(ctx, cl.s, b)
+	}
 	return b, nil
 }
 

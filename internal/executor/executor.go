@@ -60,6 +60,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/grants"
 	"github.com/loupe-dev/loupe/internal/handlers"
+	"github.com/loupe-dev/loupe/internal/keeper"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
@@ -91,7 +92,7 @@ type Config struct {
 	// file it could not write); nil: standard error.
 	Log *slog.Logger
 	// TabsFile keeps the sessions' tabs across restarts ("" keeps none;
-	// see restore.go).
+	// see package keeper).
 	TabsFile string
 	// Dashboard starts the dashboard for the dashboard operation (nil:
 	// this process serves none). The daemon gives it; the dashboard
@@ -154,8 +155,9 @@ type Executor struct {
 	waiting  *approvals.Queue
 	lanes    lanes
 	crashLog crashes
-	restore  restoring
-	marks    idMarks
+	// keeper keeps tabs and id numbers across restarts (nil: no tabs
+	// file).
+	keeper *keeper.Keeper
 	// dashboard serves the dashboard operation (nil: none here).
 	dashboard handlers.Dashboard
 	// bg bounds the executor's own work (download approvals); Close ends
@@ -230,7 +232,12 @@ func New(cfg Config) *Executor {
 		x.gate = grantGate{x.grants}
 	}
 	if cfg.TabsFile != "" {
-		x.startRestore(cfg.TabsFile)
+		kc := keeper.Config{Path: cfg.TabsFile, Sessions: x.sessions, Events: x.events, Log: x.log,
+			Owner: x.grants.Owner, Claim: x.grants.Claim, Showing: x.previews.Showing}
+		if x.store != nil {
+			kc.Marks = x.store
+		}
+		x.keeper = keeper.Start(kc)
 	}
 	x.stages = x.pipeline()
 	return x
@@ -333,7 +340,9 @@ func (x *Executor) Sessions() []apitype.SessionInfo { return x.sessions.List() }
 
 // Close ends every session.
 func (x *Executor) Close(ctx context.Context) error {
-	x.stopRestore() // before the browsers close their tabs
+	if x.keeper != nil {
+		x.keeper.Stop() // before the browsers close their tabs
+	}
 	x.stopBG()
 	err := x.sessions.Close(ctx)
 	x.bgWork.Wait()
