@@ -99,6 +99,13 @@ func TestMCPClickThatNavigates(t *testing.T) {
 	if err := json.Unmarshal(b, &out); err != nil || !out.Executed || out.Report.Navigated != srv.Page("shadow.html") {
 		t.Errorf("structured content of the click: %s", b)
 	}
+	// A dialog the click's handler opens a moment later, from a timer, is
+	// in the click's report.
+	snap = m.ok("browser_navigate", map[string]any{"url": srv.Page("later.html")})
+	r = m.call("browser_click", map[string]any{"ref": refAfter(t, snap, "Later", "button", "Later")})
+	if r.isErr || !strings.Contains(r.text, `alert "later"`) {
+		t.Fatalf("a click whose handler opens an alert 40 ms later: %s", r.text)
+	}
 }
 
 // TestMCPCloseTab: browser_close closes the agent's current tab only; with

@@ -19,6 +19,14 @@ import (
 // commitWait bounds the wait for a navigation a write set off to commit.
 const commitWait = 2 * time.Second
 
+// dialogWindow is how long after an input write (a click, keys, a
+// selection) its report waits for a JavaScript dialog the page opens a
+// moment later: a handler that calls alert() from a timer or after a
+// promise. It ends the moment one opens, and the report then lists it as
+// it lists a dialog opened during the write. The leading peer waits a
+// second after every action; this is the one fixed cost of a report.
+const dialogWindow = 150 * time.Millisecond
+
 // Caps of a report's diff.
 const (
 	diffLines = 40
@@ -102,6 +110,14 @@ func (x *Executor) report(ctx context.Context, c *call, before *state, o *apityp
 			if t, err := b.Surface(ctx, c.client.Current()); err == nil {
 				nav.AwaitCommit(ctx, t, commitWait)
 			}
+		}
+	}
+	if c.op.Action == ops.ActInput && c.sess.Live() {
+		// A dialog a handler opens a moment after the input (a timer, a
+		// microtask after a fetch) belongs to this write's report: wait
+		// for one, at most dialogWindow, unless one already came.
+		if b, err := c.sess.Browser(ctx); err == nil {
+			b.Events().AwaitDialog(ctx, before.st.Dialogs, dialogWindow)
 		}
 	}
 	after := x.state(ctx, c)

@@ -7,6 +7,7 @@
 package eventlog
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"time"
@@ -106,7 +107,10 @@ type Log struct {
 	byReq   map[string]*NetworkRecord
 	dialogs []DialogRecord
 	nDialog int64 // dialogs ever seen (the list is bounded)
-	policy  DialogPolicy
+	// dialogNews is closed (and dropped) when a dialog is recorded: it
+	// wakes AwaitDialog.
+	dialogNews chan struct{}
+	policy     DialogPolicy
 }
 
 // New returns an empty log whose dialog policy is auto.
@@ -130,6 +134,36 @@ func (l *Log) AddDialog(r DialogRecord) {
 	l.nDialog++
 	r.Seq = l.seq
 	l.dialogs = appendBounded(l.dialogs, r, maxDialogs)
+	if l.dialogNews != nil {
+		close(l.dialogNews)
+		l.dialogNews = nil
+	}
+}
+
+// AwaitDialog waits, at most d, until more than n dialogs have been
+// recorded, and reports whether they have.
+func (l *Log) AwaitDialog(ctx context.Context, n int64, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		l.mu.Lock()
+		if l.nDialog > n {
+			l.mu.Unlock()
+			return true
+		}
+		if l.dialogNews == nil {
+			l.dialogNews = make(chan struct{})
+		}
+		news := l.dialogNews
+		l.mu.Unlock()
+		select {
+		case <-news:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 func (l *Log) addRequest(r *NetworkRecord) {
