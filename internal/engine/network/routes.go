@@ -35,6 +35,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/routespec"
 )
 
 // Bounds of a tab's routes.
@@ -67,9 +68,7 @@ const (
 )
 
 // Header is one header a route sets.
-type Header struct {
-	Name, Value string
-}
+type Header = routespec.Header
 
 // Route is one entry of a tab's route table. Routes are not changed once
 // set: setting one again for the same pattern replaces it.
@@ -83,7 +82,7 @@ type Route struct {
 	// Source names where the body came from (a file's name), for lists.
 	Source string
 
-	glob *Glob
+	glob *routespec.Glob
 	hits atomic.Int64
 }
 
@@ -196,7 +195,7 @@ func (n *Net) pageLocked(page *engine.Surface) *pageNet {
 
 // NewRoute checks a route and makes it ready to set.
 func NewRoute(pattern string, action Action, status int, headers []Header, body []byte, source string) (*Route, error) {
-	g, err := CompileGlob(pattern)
+	g, err := routespec.Compile(pattern)
 	if err != nil {
 		return nil, err
 	}
@@ -217,35 +216,11 @@ func NewRoute(pattern string, action Action, status int, headers []Header, body 
 		return nil, fmt.Errorf("%d headers: at most %d", len(headers), MaxHeaders)
 	}
 	for _, h := range headers {
-		if err := CheckHeader(h.Name, h.Value); err != nil {
+		if err := routespec.CheckHeader(h.Name, h.Value); err != nil {
 			return nil, err
 		}
 	}
 	return &Route{Pattern: pattern, Action: action, Status: status, Headers: headers, Body: body, Source: source, glob: g}, nil
-}
-
-// CheckHeader refuses a header the protocol would refuse or that could
-// smuggle another one: a name of HTTP token characters, a value of no
-// control characters but tab.
-func CheckHeader(name, value string) error {
-	if name == "" || len(name) > 256 {
-		return fmt.Errorf("header name %q: 1 to 256 characters", name)
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return fmt.Errorf("header name %q: letters, digits and !#$%%&'*+-.^_`|~ only", name)
-		}
-	}
-	if len(value) > 8192 {
-		return fmt.Errorf("header %s: a value of at most 8192 bytes", name)
-	}
-	for _, c := range value {
-		if (c < ' ' && c != '\t') || c == 0x7f {
-			return fmt.Errorf("header %s: its value holds a control character", name)
-		}
-	}
-	return nil
 }
 
 // Set adds a route to the tab's table, replacing one of the same

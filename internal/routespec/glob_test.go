@@ -1,4 +1,4 @@
-package network
+package routespec
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ func TestGlobMatches(t *testing.T) {
 		{"HTTP://A/**", "http://a/b", false}, // case matters, as in Playwright
 		{"**/a.b", "http://h/aXb", false},    // . is literal
 	} {
-		g, err := CompileGlob(tc.pattern)
+		g, err := Compile(tc.pattern)
 		if err != nil {
 			t.Fatalf("%q: %v", tc.pattern, err)
 		}
@@ -50,7 +50,7 @@ func TestGlobMatches(t *testing.T) {
 func TestGlobRefuses(t *testing.T) {
 	t.Parallel()
 	for _, p := range []string{"", `**/a\`, "**/{a,{b}}", "**/{a,b", strings.Repeat("a", MaxPattern+1), "{" + strings.Repeat("a,", maxAlternatives) + "b}"} {
-		if _, err := CompileGlob(p); !errors.Is(err, errPattern) {
+		if _, err := Compile(p); !errors.Is(err, errPattern) {
 			t.Errorf("%.40q: %v, want a pattern error", p, err)
 		}
 	}
@@ -63,7 +63,7 @@ func TestQuoteGlob(t *testing.T) {
 		if s == "" {
 			continue
 		}
-		g, err := CompileGlob(QuoteGlob(s))
+		g, err := Compile(QuoteGlob(s))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func FuzzGlob(f *testing.F) {
 		f.Add(s, "http://127.0.0.1/api/users")
 	}
 	f.Fuzz(func(t *testing.T, pattern, url string) {
-		if g, err := CompileGlob(pattern); err == nil {
+		if g, err := Compile(pattern); err == nil {
 			g.Match(url)
 		} else if !errors.Is(err, errPattern) {
 			t.Fatalf("%q: an error that is not a pattern error: %v", pattern, err)
@@ -88,7 +88,7 @@ func FuzzGlob(f *testing.F) {
 		if url == "" || !utf8.ValidString(url) || strings.Contains(url, "#") || len(QuoteGlob(url)) > MaxPattern {
 			return
 		}
-		g, err := CompileGlob(QuoteGlob(url))
+		g, err := Compile(QuoteGlob(url))
 		if err != nil {
 			t.Fatalf("quoted %q: %v", url, err)
 		}

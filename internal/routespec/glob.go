@@ -1,4 +1,9 @@
-package network
+// Package routespec reads what a person or an agent writes to route a
+// tab's requests: URL patterns (Glob) and headers (Header). It parses
+// outside text and stands alone, so that the operation contract (package
+// ops) refuses a bad route before anything runs, with the same rules the
+// engine (package engine/network) routes by.
+package routespec
 
 import (
 	"errors"
@@ -37,8 +42,8 @@ type Glob struct {
 // errPattern is the cause of every pattern error.
 var errPattern = errors.New("bad URL pattern")
 
-// CompileGlob parses a URL pattern (see Glob).
-func CompileGlob(pattern string) (*Glob, error) {
+// Compile parses a URL pattern (see Glob).
+func Compile(pattern string) (*Glob, error) {
 	if pattern == "" {
 		return nil, fmt.Errorf("%w: empty", errPattern)
 	}
