@@ -16,11 +16,11 @@ import (
 type RouteIn struct {
 	Pattern  string   `json:"pattern" arg:"PATTERN" help:"the URLs to route, a glob over the whole URL: ** any characters, * any but /, {a,b} either (e.g. '**/api/*')"`
 	Fulfill  string   `json:"fulfill,omitempty" flag:"fulfill" meta:"FILE" help:"answer the requests with FILE's content (at most 8 MiB); no request reaches the server" mcphelp:"answer the requests with the content of this file of the session's files (at most 8 MiB); no request reaches the server"`
-	Body     string   `json:"body,omitempty" flag:"body" meta:"TEXT" help:"answer the requests with TEXT"`
+	Body     string   `json:"body,omitempty" flag:"body" meta:"TEXT" help:"answer the requests with TEXT" mcphelp:"answer the requests with this text"`
 	Status   int      `json:"status,omitempty" flag:"status" meta:"N" help:"the answer's status (default 200), with {field:fulfill} or {field:body}"`
-	Headers  []string `json:"headers,omitempty" flag:"header" meta:"K:V" help:"a header of the answer, or with {field:continue} a header to set on the request ('K:' removes it); repeat for more"`
+	Headers  []string `json:"headers,omitempty" flag:"header" meta:"K:V" help:"a header of the answer, or with {field:continue} a header to set on the request ('K:' removes it); repeat for more" mcphelp:"headers ('Name: value') of the answer, or with continue headers to set on the request ('Name:' removes one)"`
 	Abort    bool     `json:"abort,omitempty" flag:"abort" help:"fail the requests (net::ERR_BLOCKED_BY_CLIENT)"`
-	Continue bool     `json:"continue,omitempty" flag:"continue" help:"send the requests on, with the {field:headers} set"`
+	Continue bool     `json:"continue,omitempty" flag:"continue" help:"send the requests on, with each --header set" mcphelp:"send the requests on, with the headers set"`
 	// Data is the body the CLI read from --fulfill FILE.
 	Data []byte `json:"body_data,omitempty" mcp:"-" cli:"the content of --fulfill FILE, which the CLI reads"`
 	// Read says the CLI read the file: Data is the body, even empty.
