@@ -77,18 +77,22 @@ type response struct {
 	Protocol          string            `json:"protocol"`
 	RemoteIPAddress   string            `json:"remoteIPAddress"`
 	EncodedDataLength float64           `json:"encodedDataLength"`
-	Timing            *struct {
-		RequestTime       float64 `json:"requestTime"`
-		DNSStart          float64 `json:"dnsStart"`
-		DNSEnd            float64 `json:"dnsEnd"`
-		ConnectStart      float64 `json:"connectStart"`
-		ConnectEnd        float64 `json:"connectEnd"`
-		SSLStart          float64 `json:"sslStart"`
-		SSLEnd            float64 `json:"sslEnd"`
-		SendStart         float64 `json:"sendStart"`
-		SendEnd           float64 `json:"sendEnd"`
-		ReceiveHeadersEnd float64 `json:"receiveHeadersEnd"`
-	} `json:"timing"`
+	Timing            *resourceTiming   `json:"timing"`
+}
+
+// resourceTiming is the protocol's ResourceTiming: milliseconds after
+// RequestTime (seconds), -1 for a phase that did not happen.
+type resourceTiming struct {
+	RequestTime       float64 `json:"requestTime"`
+	DNSStart          float64 `json:"dnsStart"`
+	DNSEnd            float64 `json:"dnsEnd"`
+	ConnectStart      float64 `json:"connectStart"`
+	ConnectEnd        float64 `json:"connectEnd"`
+	SSLStart          float64 `json:"sslStart"`
+	SSLEnd            float64 `json:"sslEnd"`
+	SendStart         float64 `json:"sendStart"`
+	SendEnd           float64 `json:"sendEnd"`
+	ReceiveHeadersEnd float64 `json:"receiveHeadersEnd"`
 }
 
 // trafficEvent is the union of the fields of the Network events recorded.
