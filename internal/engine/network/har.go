@@ -150,6 +150,11 @@ type HARSummary struct {
 	Pending   int // requests without a response yet
 }
 
+// bodyWait bounds how long a HAR waits for the bodies still being
+// fetched: it is written within the caller's deadline whatever a slow
+// renderer does.
+const bodyWait = 5 * time.Second
+
 // HAROptions are what a HAR is written with.
 type HAROptions struct {
 	// Version is loupe's, for the creator field.
@@ -159,7 +164,8 @@ type HAROptions struct {
 }
 
 // HAR writes the tab's captured traffic as a HAR 1.2 file (JSON). It
-// waits, until ctx ends, for the response bodies still being fetched.
+// waits a while (bodyWait, or until ctx ends) for the response bodies
+// still being fetched.
 // Without a capture running it fails with ErrNotCapturing.
 func (n *Net) HAR(ctx context.Context, t *engine.Surface, o HAROptions) ([]byte, HARSummary, error) {
 	tab, err := TabOf(ctx, t)
@@ -174,10 +180,14 @@ func (n *Net) HAR(ctx context.Context, t *engine.Surface, o HAROptions) ([]byte,
 	}
 	idle := p.capture.idle
 	n.mu.Unlock()
+	wait := time.NewTimer(bodyWait)
+	defer wait.Stop()
 	select {
 	case <-idle:
+	case <-wait.C:
+		// What has arrived is written; the bodies still on their way
+		// are left out.
 	case <-ctx.Done():
-		// What has arrived is written; the bodies still on their way say so.
 	}
 	n.mu.Lock()
 	c := p.capture
