@@ -121,7 +121,7 @@ func TestMCPStdio(t *testing.T) {
 	want := []string{"browser_check", "browser_click", "browser_close", "browser_console", "browser_diagnostics", "browser_dialogs", "browser_doctor",
 		"browser_download", "browser_drag", "browser_drop", "browser_eval", "browser_fill", "browser_focus", "browser_hover", "browser_navigate",
 		"browser_network", "browser_operations", "browser_pointer", "browser_press", "browser_preview", "browser_query", "browser_read",
-		"browser_record", "browser_screenshot", "browser_scroll", "browser_select", "browser_snapshot", "browser_status", "browser_storage_state",
+		"browser_record", "browser_route", "browser_screenshot", "browser_scroll", "browser_select", "browser_snapshot", "browser_status", "browser_storage_state",
 		"browser_surfaces", "browser_switch_surface", "browser_switch_window", "browser_tabs", "browser_type", "browser_upload", "browser_viewport",
 		"browser_wait", "browser_windows"}
 	slices.Sort(names)

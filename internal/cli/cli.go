@@ -213,7 +213,7 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	// that by the policy's approval timeout).
 	ctx, cancel := c.deadline(ctx, wait+60*time.Second+approvalSlack)
 	defer cancel()
-	var outFile, snapFile, stateFile string
+	var outFile, snapFile, stateFile, harFile string
 	script := false
 	switch v := in.(type) {
 	case *ops.HistoryIn:
@@ -241,13 +241,27 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 		// The person names the file: the CLI reads and writes it with
 		// their rights; the daemon sees only its content.
 		if op.Name == "state load" {
-			b, err := readUpload(v.Path, ops.MaxState)
+			b, err := readUpload(v.Path, ops.MaxState, fmt.Sprintf("a storage state is at most %d MiB", ops.MaxState>>20))
 			if err != nil {
 				return c.usage(err, "usage: loupe "+usageLine(op))
 			}
 			v.Content, v.Path = b, filepath.Base(v.Path)
 		} else {
 			stateFile, v.Data = v.Path, true
+		}
+	case *ops.RouteIn:
+		// The person names the body's file: the CLI reads it with their
+		// rights; the daemon sees its content and name.
+		if v.Fulfill != "" {
+			b, err := readUpload(v.Fulfill, ops.MaxRouteBody, fmt.Sprintf("a route's body is at most %d MiB", ops.MaxRouteBody>>20))
+			if err != nil {
+				return c.usage(err, "usage: loupe "+usageLine(op))
+			}
+			v.Data, v.Fulfill, v.Read = b, filepath.Base(v.Fulfill), true
+		}
+	case *ops.NetworkIn:
+		if v.HAR != "" {
+			harFile, v.Data = v.HAR, true
 		}
 	case *ops.PreviewIn:
 		// The person names the file: any they can read, by its whole path.
@@ -305,6 +319,9 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	if stateFile != "" {
 		return c.writeState(raw, stateFile)
 	}
+	if harFile != "" {
+		return c.writeHAR(raw, harFile)
+	}
 	if script {
 		var h ops.HistoryOut
 		if err := json.Unmarshal(raw, &h); err != nil {
@@ -360,6 +377,21 @@ func (c *cmd) writeState(raw json.RawMessage, path string) int {
 		return c.fail(err)
 	}
 	out.Path, out.State = abs, nil
+	return c.print(out, out.Text())
+}
+
+// writeHAR writes a tab's captured traffic to a new file (0600: it holds
+// the requests' headers, cookies among them) and prints what it holds.
+func (c *cmd) writeHAR(raw json.RawMessage, path string) int {
+	var out ops.NetworkOut
+	if err := json.Unmarshal(raw, &out); err != nil || out.HAR == nil {
+		return c.fail(fmt.Errorf("the daemon sent no HAR: %v", err))
+	}
+	abs, err := writeNewPerm(path, append(out.HAR.Data, '\n'), 0o600)
+	if err != nil {
+		return c.fail(err)
+	}
+	out.HAR.Path, out.HAR.Data = abs, nil
 	return c.print(out, out.Text())
 }
 

@@ -26,7 +26,7 @@ func readUploads(paths []string) ([]ops.UploadFile, error) {
 	var out []ops.UploadFile
 	total := int64(0)
 	for _, f := range paths {
-		b, err := readUpload(f, maxUpload-total)
+		b, err := readUpload(f, maxUpload-total, "one upload carries at most 48 MiB of files")
 		if err != nil {
 			return nil, err
 		}
@@ -36,11 +36,13 @@ func readUploads(paths []string) ([]ops.UploadFile, error) {
 	return out, nil
 }
 
-// readUpload reads a file the person named for an upload, at most limit
-// bytes: only a regular file (the path may be a link to one: it is the
-// person's own), never a device, a FIFO or a directory, which are refused
-// before anything is read (/dev/zero would never end, a FIFO would block).
-func readUpload(path string, limit int64) ([]byte, error) {
+// readUpload reads a file the person named for an upload (or a storage
+// state, or a route's body), at most limit bytes, which bound says in
+// their terms: only a regular file (the path may be a link to one: it is
+// the person's own), never a device, a FIFO or a directory, which are
+// refused before anything is read (/dev/zero would never end, a FIFO
+// would block).
+func readUpload(path string, limit int64, bound string) ([]byte, error) {
 	// O_NONBLOCK: opening a FIFO for reading would wait for a writer.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -52,17 +54,17 @@ func readUpload(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file: upload files, not devices, pipes or directories", path)
+		return nil, fmt.Errorf("%s is not a regular file: name files, not devices, pipes or directories", path)
 	}
 	if st.Size() > limit {
-		return nil, fmt.Errorf("%s is %d bytes: one upload carries at most %d MiB of files", path, st.Size(), maxUpload>>20)
+		return nil, fmt.Errorf("%s is %d bytes: %s", path, st.Size(), bound)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	if int64(len(b)) > limit { // it grew while read
-		return nil, fmt.Errorf("%s grew past %d MiB while it was read", path, maxUpload>>20)
+		return nil, fmt.Errorf("%s grew while it was read: %s", path, bound)
 	}
 	return b, nil
 }

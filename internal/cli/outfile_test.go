@@ -64,12 +64,12 @@ func TestReadUpload(t *testing.T) {
 	dir := t.TempDir()
 	ok := filepath.Join(dir, "cv.pdf")
 	os.WriteFile(ok, []byte("%PDF"), 0o600)
-	if b, err := readUpload(ok, maxUpload); err != nil || string(b) != "%PDF" {
+	if b, err := readUpload(ok, maxUpload, "at most so much"); err != nil || string(b) != "%PDF" {
 		t.Fatalf("a regular file: %q %v", b, err)
 	}
 	link := filepath.Join(dir, "link.pdf")
 	os.Symlink(ok, link)
-	if _, err := readUpload(link, maxUpload); err != nil {
+	if _, err := readUpload(link, maxUpload, "at most so much"); err != nil {
 		t.Fatalf("the person's own link to a file: %v", err)
 	}
 	fifo := filepath.Join(dir, "fifo")
@@ -77,14 +77,14 @@ func TestReadUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"/dev/zero", dir} {
-		if _, err := readUpload(p, maxUpload); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		if _, err := readUpload(p, maxUpload, "at most so much"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
 	// Opening a FIFO for reading blocks until a writer comes: open it
 	// non-blocking the way readUpload must, with a deadline on the test.
 	done := make(chan error, 1)
-	go func() { _, err := readUpload(fifo, maxUpload); done <- err }()
+	go func() { _, err := readUpload(fifo, maxUpload, "at most so much"); done <- err }()
 	select {
 	case err := <-done:
 		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
@@ -93,7 +93,7 @@ func TestReadUpload(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("a FIFO blocked the upload")
 	}
-	if _, err := readUpload(ok, 3); err == nil || !strings.Contains(err.Error(), "at most") {
+	if _, err := readUpload(ok, 3, "at most so much"); err == nil || !strings.Contains(err.Error(), "at most") {
 		t.Errorf("over the bound: %v", err)
 	}
 }

@@ -59,20 +59,21 @@ type Browser struct {
 	wg    sync.WaitGroup
 
 	// mu guards the fields below.
-	mu         sync.Mutex
-	byTarget   map[string]*Surface
-	bySurface  map[string]*Surface
-	tombs      map[string]bool // surface ids of closed tabs
-	order      []string        // live surface ids, in the order they appeared
-	electron   bool            // the browser is an Electron app
-	classes    map[string]Classification
-	classifier Classifier
-	closing    bool                       // shutdown has begun: no new goroutines
-	waiters    map[string][]chan *Surface // target id → callers waiting for its tab
-	onCrash    CrashHandler               // set by WithCrashHandler; read-only after start
-	onTab      func(TabEvent)             // set by WithTabEvents; read-only after start
-	hooks      []SessionHook              // set by WithSessionHook; read-only after start
-	kept       map[string]any             // see Kept
+	mu          sync.Mutex
+	byTarget    map[string]*Surface
+	bySurface   map[string]*Surface
+	tombs       map[string]bool // surface ids of closed tabs
+	order       []string        // live surface ids, in the order they appeared
+	electron    bool            // the browser is an Electron app
+	classes     map[string]Classification
+	classifier  Classifier
+	closing     bool                       // shutdown has begun: no new goroutines
+	waiters     map[string][]chan *Surface // target id → callers waiting for its tab
+	onCrash     CrashHandler               // set by WithCrashHandler; read-only after start
+	onTab       func(TabEvent)             // set by WithTabEvents; read-only after start
+	hooks       []SessionHook              // set by WithSessionHook; read-only after start
+	workerHooks []WorkerHook               // set by WithWorkerHook; read-only after start
+	kept        map[string]any             // see Kept
 }
 
 // Launch starts Chromium and returns the browser once its first tab is

@@ -90,7 +90,7 @@ func (t *Surface) attachSession(ctx context.Context, s *cdp.Session, waiting boo
 		// is (see contexts.go).
 		{"Page.addScriptToEvaluateOnNewDocument", map[string]string{"source": snapshot.AgentScript(), "worldName": snapshot.WorldName}},
 		{"Target.setAutoAttach", target.SetAutoAttachParams{
-			AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: ptr(true), Filter: target.Filter{{Type: "iframe"}},
+			AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: ptr(true), Filter: target.Filter{{Type: "iframe"}, {Type: "worker"}},
 		}},
 	}
 	for _, h := range t.b.hooks {
@@ -146,11 +146,19 @@ func (t *Surface) sessionLoop(ctx context.Context, s *cdp.Session, events <-chan
 			t.held.Release(s)
 		case "Target.attachedToTarget":
 			var e targetEvent
-			if jsonv2.Unmarshal(ev.Params, &e) != nil || e.TargetInfo.Type != "iframe" {
+			if jsonv2.Unmarshal(ev.Params, &e) != nil || (e.TargetInfo.Type != "iframe" && e.TargetInfo.Type != "worker") {
 				continue
 			}
 			child := s.Conn().Session(e.SessionID)
 			if child == nil {
+				continue
+			}
+			if e.TargetInfo.Type == "worker" {
+				t.b.wg.Add(1)
+				go func() {
+					defer t.b.wg.Done()
+					t.attachWorker(ctx, child, e.Waiting)
+				}()
 				continue
 			}
 			t.b.wg.Add(1)

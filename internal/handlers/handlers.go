@@ -257,7 +257,7 @@ func Table() map[string]Handler {
 	for _, part := range []map[string]Handler{
 		actHandlers(), navHandlers(), readHandlers(), sessionHandlers(), surfaceHandlers(), eventHandlers(), findHandlers(),
 		ledgerHandlers(), controlHandlers(), taskHandlers(), policyHandlers(), settingsHandlers(), cookieHandlers(),
-		previewHandlers(), viewportHandlers(), humanHandlers(), dashboardHandlers(), {"record": Func(recordTab), "state save": Func(storageState("save")), "state load": Func(storageState("load"))},
+		previewHandlers(), viewportHandlers(), humanHandlers(), dashboardHandlers(), {"record": Func(recordTab), "state save": Func(storageState("save")), "state load": Func(storageState("load"))}, networkHandlers(),
 	} {
 		for name, h := range part {
 			if _, dup := t[name]; dup {

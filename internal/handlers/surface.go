@@ -68,9 +68,7 @@ func eventHandlers() map[string]Handler {
 		"console": Browser(func(ctx context.Context, b *engine.Browser, in *ops.LogIn) (*ops.ConsoleOut, error) {
 			return &ops.ConsoleOut{Records: mapSlice(b.Events().Console(in.Surface, in.Clear), consoleRecord)}, nil
 		}),
-		"network": Browser(func(ctx context.Context, b *engine.Browser, in *ops.LogIn) (*ops.NetworkOut, error) {
-			return &ops.NetworkOut{Records: mapSlice(b.Events().Network(in.Surface, in.Clear), networkRecord)}, nil
-		}),
+		"network": Func(networkLog),
 		"dialogs": Browser(func(ctx context.Context, b *engine.Browser, in *ops.DialogsIn) (*ops.DialogsOut, error) {
 			switch {
 			case in.Accept:

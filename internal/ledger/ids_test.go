@@ -54,3 +54,20 @@ func TestKeptInputWithholdsStorageState(t *testing.T) {
 		t.Errorf("kept input: %s", got)
 	}
 }
+
+// A route's body, given as text or as the bytes of the CLI's file, is
+// kept as its size and digest only; the route's pattern and file name stay.
+func TestKeptInputWithholdsRouteBody(t *testing.T) {
+	for _, in := range []string{
+		`{"pattern":"**/api/*","body":"MK-BODY-TEXT"}`,
+		`{"pattern":"**/api/*","fulfill":"mock.json","body_data":"TUstQk9EWS1CWVRFUw=="}`, // MK-BODY-BYTES
+	} {
+		got := KeptInput([]byte(in), false)
+		if strings.Contains(got, "MK-BODY") || strings.Contains(got, "TUstQk9EWS1") || !strings.Contains(got, `"withheld"`) || !strings.Contains(got, `"pattern":"**/api/*"`) {
+			t.Errorf("kept input of %s: %s", in, got)
+		}
+	}
+	if got := KeptInput([]byte(`{"pattern":"**/x","body":"MK"}`), false); !strings.Contains(got, `"bytes":2`) {
+		t.Errorf("the size is not kept: %s", got)
+	}
+}

@@ -1,6 +1,6 @@
 package ops
 
-// LogIn is the input of console and network.
+// LogIn is the input of console.
 type LogIn struct {
 	Surface string `json:"surface_id,omitempty" flag:"surface" meta:"ID" help:"only records from this surface (records whose surface is unknown are left out)"`
 	Clear   bool   `json:"clear,omitempty" flag:"clear" help:"forget the records after printing them"`
@@ -39,7 +39,8 @@ func eventOps() []*Op {
 	return []*Op{
 		describe[NoIn, DiagnosticsOut]("diagnostics", "what went wrong or was slow in the current tab: errors, warnings and exceptions, failed and slow requests, navigation timing, long tasks", Read, actTimeout).mcp(Tool{Name: "browser_diagnostics", Desc: "One compact report of the current tab: console errors and warnings, uncaught exceptions, failed and slow requests, navigation timing and long tasks."}),
 		describe[LogIn, ConsoleOut]("console", "list console messages of the session's pages, with their surface", Read, actTimeout).sessionWide().mcp(Tool{Name: "browser_console", Desc: "Console messages of the session, with the surface each came from."}),
-		describe[LogIn, NetworkOut]("network", "list network requests with status and timing, with their surface", Read, actTimeout).sessionWide().mcp(Tool{Name: "browser_network", Desc: "Network requests of the session with status and timing."}),
+		describe[NetworkIn, NetworkOut]("network", "list network requests with status and timing, with their surface; --har FILE writes the tab's traffic captured since network start as HAR 1.2", Read, actTimeout).sessionWide().
+			mcp(Tool{Name: "browser_network", Select: "action", Value: "list", Default: true, Desc: "Network requests of the session with status and timing (action list, the default). To record a tab's traffic with headers and bodies: action start, then har: a file name, which writes what was captured since as HAR 1.2 into the session's files; action stop ends it."}),
 		describe[DialogsIn, DialogsOut]("dialogs", "list JavaScript dialogs and how they were answered; set how later ones are", Read, actTimeout).sessionWide().as(ActDialogs).mcp(Tool{Name: "browser_dialogs", Desc: "JavaScript dialogs seen and how they were answered; set how later ones are."}),
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 // PolicySetIn changes one rule, or the approval timeout.
 type PolicySetIn struct {
-	Key      string `json:"key" arg:"CLASS_OR_OP" help:"an action class (navigate, input, upload, download, eval, close, target, session, dialogs) or an operation (click), or approval-timeout"`
+	Key      string `json:"key" arg:"CLASS_OR_OP" help:"an action class (navigate, input, upload, download, eval, close, target, session, dialogs, record, state, network) or an operation (click), or approval-timeout"`
 	Decision string `json:"decision" arg:"DECISION" help:"allow, ask or deny (for approval-timeout: a duration such as 30s)"`
 	Origin   string `json:"origin,omitempty" flag:"origin" meta:"PATTERN" help:"only for pages whose origin matches PATTERN, e.g. https://*.bank.example"`
 }

@@ -126,6 +126,7 @@ const (
 	ActControl  Action = "control"  // a person takes a tab over or hands it back
 	ActRecord   Action = "record"   // starts or stops a recording of a tab
 	ActState    Action = "state"    // saves or loads cookies and storage
+	ActNetwork  Action = "network"  // routes a tab's requests: mocks, blocks or rewrites them
 )
 
 // Tool is how an operation is offered as an MCP tool. Several operations
@@ -322,7 +323,7 @@ func New() *Registry {
 		ops  []*Op
 	}{
 		{"navigate", navOps()}, {"act", actOps()}, {"read", readOps()}, {"session", sessionOps()},
-		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()}, {"preview", previewOps()}, {"viewport", viewportOps()}, {"human", humanOps()}, {"dashboard", dashboardOps()}, {"record", recordOps()}, {"state", stateOps()},
+		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()}, {"preview", previewOps()}, {"viewport", viewportOps()}, {"human", humanOps()}, {"dashboard", dashboardOps()}, {"record", recordOps()}, {"state", stateOps()}, {"network", networkOps()},
 	} {
 		for _, o := range g.ops {
 			o.Group = g.name

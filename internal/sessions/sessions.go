@@ -23,6 +23,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/chooser"
 	"github.com/loupe-dev/loupe/internal/engine/download"
+	"github.com/loupe-dev/loupe/internal/engine/network"
 	"github.com/loupe-dev/loupe/internal/engine/person"
 	"github.com/loupe-dev/loupe/internal/events"
 )
@@ -160,13 +161,17 @@ func (s *Session) FilesDir() string { return filepath.Join(s.dir, "files") }
 func (s *Session) downloadsDir() string { return filepath.Join(s.FilesDir(), "downloads") }
 
 // options are what every browser of the session is started with: the
-// session's id spaces, its tab and crash handlers and, where a person
-// may give input (watchPerson), the watch for it.
+// session's id spaces, its tab and crash handlers, its tabs' network
+// routes and captures and, where a person may give input (watchPerson),
+// the watch for it.
 func (s *Session) options(watchPerson bool) []engine.Option {
 	opts := []engine.Option{engine.WithIDs(&s.ids), engine.WithTabEvents(func(e engine.TabEvent) {
 		kind := map[string]string{engine.TabOpened: events.TabOpened, engine.TabClosed: events.TabClosed, engine.TabChanged: events.TabChanged}[e.Kind]
 		s.cfg.Events.Publish(events.Event{Kind: kind, Session: s.name, SurfaceID: e.SurfaceID, URL: e.URL, Title: e.Title})
 	})}
+	// Every tab can be routed and its traffic captured (package
+	// engine/network); a tab with no route and no capture pays nothing.
+	opts = append(opts, network.Option())
 	if h := s.cfg.Crashed; h != nil {
 		opts = append(opts, engine.WithCrashHandler(func(ctx context.Context, t *engine.Surface) { h(ctx, s, t) }))
 	}

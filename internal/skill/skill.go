@@ -110,7 +110,7 @@ More: references/safety.md.
 
 func commands(cmds []Command) string {
 	var b strings.Builder
-	b.WriteString("# loupe commands\n\nEvery command, generated from loupe's operation descriptors. TARGET is a ref\nfrom the latest snapshot (e12) or a locator (role=button[name=\"Save\"],\ntestid=save, css=form button, #email; `>>` steps into a frame).\nGlobal flags: --session NAME, --task ID, --json, --timeout DURATION,\n--op-id ID (a write's id), --doc TOKEN (refuse a write if the page changed).\n")
+	b.WriteString("# loupe commands\n\nEvery command, generated from loupe's operation descriptors. TARGET is a ref\nfrom the latest snapshot (e12) or a locator (role=button[name=\"Save\"],\ntestid=save, css=form button, #email; `>>` steps into a frame). PATTERN\n(route) is a glob over a whole URL: ** any characters, * any but /, {a,b}\neither ('**/api/*'); mock with --fulfill FILE, block with --abort, record\ntraffic with network start, then network --har FILE.\nGlobal flags: --session NAME, --task ID, --json, --timeout DURATION,\n--op-id ID (a write's id), --doc TOKEN (refuse a write if the page changed).\n")
 	groups := map[string][]Command{}
 	var names []string
 	for _, c := range cmds {

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,6 +41,7 @@ func handler(vars func() map[string]string) http.Handler {
 	mux.HandleFunc("/large.html", serveLarge)
 	mux.HandleFunc("/huge.html", serveLarge)
 	mux.HandleFunc("/medium.html", serveLarge)
+	mux.HandleFunc("/net/echo", echoHeaders)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
 		if !strings.HasSuffix(name, ".html") {
@@ -143,4 +145,23 @@ func serve(t testing.TB, ln net.Listener, vars func() map[string]string) *Server
 	s.Start()
 	t.Cleanup(s.Close)
 	return &Server{s}
+}
+
+// echoHeaders answers with the request's X-* headers, one "Name: value"
+// a line, sorted (the network tests see what a route sent on), to any
+// origin (a cross-site frame fetches it too).
+func echoHeaders(w http.ResponseWriter, r *http.Request) {
+	var lines []string
+	for k, vs := range r.Header {
+		if strings.HasPrefix(k, "X-") {
+			for _, v := range vs {
+				lines = append(lines, k+": "+v)
+			}
+		}
+	}
+	slices.Sort(lines)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write([]byte(strings.Join(lines, "\n")))
 }

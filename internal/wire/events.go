@@ -57,13 +57,19 @@ type NetworkRecord struct {
 	DurationMS float64   `json:"duration_ms,omitempty"`
 }
 
-// NetworkOut lists requests.
+// NetworkOut lists requests or, for network --har, says what the HAR
+// file written holds.
 type NetworkOut struct {
 	Records []NetworkRecord `json:"records"`
+	HAR     *HARFile        `json:"har,omitempty"`
 }
 
-// Text is one line a request: "[s1] GET 200 12.3ms Document url".
+// Text is one line a request: "[s1] GET 200 12.3ms Document url"; or the
+// HAR file's line.
 func (o *NetworkOut) Text() string {
+	if o.HAR != nil {
+		return o.HAR.Text()
+	}
 	if len(o.Records) == 0 {
 		return "no requests"
 	}

@@ -99,7 +99,13 @@ func examples() map[string]any {
 		"NetworkOut": &NetworkOut{Records: []NetworkRecord{
 			{Seq: 2, SurfaceID: "s1", Method: "GET", URL: "https://example.com/api", Type: "Fetch", Status: 404, MIME: "application/json",
 				Bytes: 512, Failed: "net::ERR_ABORTED", State: "failed", Start: t0, DurationMS: 12.5},
+		}, HAR: &HARFile{SurfaceID: "s1", Path: "/home/u/.loupe/sessions/default/files/traffic.har", Since: t0, Entries: 42, Bodies: 30, BodyBytes: 181234,
+			Dropped: 3, Pending: 1, Data: json.RawMessage(`{"log":{"version":"1.2"}}`)}},
+		"RoutesOut": &RoutesOut{SurfaceID: "s1", Set: "**/api/*", Cleared: 1, Routes: []Route{
+			{Pattern: "**/api/*", Action: "fulfill", Status: 201, Headers: []string{"Content-Type: application/json"}, BodyBytes: 120, Source: "mock.json", Hits: 3},
+			{Pattern: "**/*.{png,jpg}", Action: "abort"},
 		}},
+		"CaptureOut": &CaptureOut{SurfaceID: "s1", Capturing: true, Since: t0, Requests: 12, Stopped: true},
 		"DialogsOut": &DialogsOut{Policy: DialogPolicy{Mode: "accept", PromptText: "Ada"}, Records: []DialogRecord{
 			{Seq: 3, SurfaceID: "s1", Type: "prompt", Message: "name?", URL: "https://example.com/", DefaultPrompt: "def",
 				Action: "accepted", PromptText: "Ada", Time: t0},
@@ -325,3 +331,12 @@ var exampleGrant = Grant{ID: "g-1f2e3d4c5b6a7988", Session: "default", Task: "re
 var exampleApproval = Approval{ID: "a1", OperationID: "op-1f2e", Op: "click", Action: "input", Session: "work", Client: "mcp-42", Task: "t1", Target: "e12",
 	SurfaceID: "s1", Page: "s1", Origin: "https://pay.bank.example", Digest: "9a1b2c3d4e5f6a7b", Rule: "input on https://*.bank.example",
 	Asked: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Locator: `role=button[name="Pay"]`, Element: `button "Pay" [ref=e12]`, Input: json.RawMessage(`{"ref":"e12"}`)}
+
+// Without a HAR written, network lists its records.
+func TestNetworkOutListsRecords(t *testing.T) {
+	o := examples()["NetworkOut"].(*NetworkOut)
+	o.HAR = nil
+	if got := o.Text(); !strings.HasPrefix(got, "[s1] GET failed (net::ERR_ABORTED) 12.5ms Fetch https://example.com/api") {
+		t.Errorf("%q", got)
+	}
+}
