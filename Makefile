@@ -71,7 +71,7 @@ corpus:
 	@$(MAKE) --no-print-directory npm-corpus
 
 npm-corpus:
-	cd e2e/realapps && npm ci --no-audit --no-fund
+	cd e2e/realapps && npm ci --no-audit --no-fund --prefer-offline
 
 ## bench: Go benchmarks on this machine (see BENCHMARKS.md for the peer bench)
 bench: go chromium
