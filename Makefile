@@ -22,7 +22,7 @@ TESTENV := LOUPE_TEST_REQUIRE=1 GORACE=atexit_sleep_ms=0
 ## the exhaustive variants to make test-long. Writes nothing in the tree.
 ## The Debian packages come first, one apt-get at a time; then the corpus,
 ## vet and staticcheck run side by side (npm waits on disk, the linters on
-## the CPU: 15-20 s less than one after another on a fresh clone).
+## the CPU); the corpus is installed once per lock, outside the tree.
 test: go chromium
 	@scripts/ensure-deb.sh gcc gcc libc6-dev
 	@scripts/ensure-deb.sh ffmpeg ffmpeg
@@ -65,13 +65,15 @@ go:
 chromium:
 	@scripts/ensure-chromium.sh
 
-## corpus: the real-app corpus of e2e/realapps (widget libraries at the versions its lock pins)
+## corpus: the real-app corpus of e2e/realapps (widget libraries at the
+## versions its lock pins), installed once per lock in loupe's cache
+## outside the tree (scripts/corpus.sh)
 corpus:
 	@scripts/ensure-deb.sh npm nodejs npm
-	@$(MAKE) --no-print-directory npm-corpus
+	@scripts/corpus.sh
 
 npm-corpus:
-	cd e2e/realapps && npm ci --no-audit --no-fund --prefer-offline
+	@scripts/corpus.sh
 
 ## bench: Go benchmarks on this machine (see BENCHMARKS.md for the peer bench)
 bench: go chromium

@@ -45,7 +45,8 @@ const realappsDir = "realapps"
 // libraries under /node_modules/, and under /api/ the OpenAPI documents
 // of the swagger pages and the API they describe.
 type realSites struct {
-	a, b string // origins
+	a, b    string       // origins
+	modules http.Handler // the corpus's node_modules (testenv.Corpus)
 
 	mu   sync.Mutex
 	hits []string // API requests seen, "GET /api/pets/42" (only the swagger pages call the API)
@@ -61,8 +62,7 @@ func (s *realSites) apiHits() []string {
 
 func startRealSites(t *testing.T) *realSites {
 	t.Helper()
-	testenv.Corpus(t, realappsDir)
-	s := &realSites{}
+	s := &realSites{modules: http.StripPrefix("/node_modules/", http.FileServer(http.Dir(testenv.Corpus(t, realappsDir))))}
 	var lns [2]net.Listener
 	for i, host := range []string{"127.0.0.1", "127.0.0.2"} {
 		ln, err := net.Listen("tcp", host+":0")
@@ -123,7 +123,7 @@ func (s *realSites) handler() http.Handler {
 			// drops the header from a 404: each task still asks for, and
 			// is told of, a missing file.)
 			w.Header().Set("Cache-Control", "max-age=3600")
-			files.ServeHTTP(w, r)
+			s.modules.ServeHTTP(w, r)
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store")

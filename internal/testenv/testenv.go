@@ -8,6 +8,8 @@
 package testenv
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,11 +40,44 @@ func Node(t testing.TB) string {
 	return p
 }
 
-// Corpus checks that the real-app corpus is installed in dir (e2e/realapps
-// from the test's package), or skips t.
-func Corpus(t testing.TB, dir string) {
+// Corpus returns the real-app corpus's node_modules directory for the
+// corpus in dir (e2e/realapps from the test's package), or skips t. It
+// is dir/node_modules when someone ran npm ci there, and otherwise the
+// copy scripts/corpus.sh (make corpus) installs in loupe's cache, keyed
+// by the package files, so that a clean clone finds it installed.
+func Corpus(t testing.TB, dir string) string {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json")); err != nil {
-		Missing(t, "the real-app corpus (e2e/realapps/node_modules)", "`make corpus` (npm ci in e2e/realapps, at the versions its lock pins)")
+	here := filepath.Join(dir, "node_modules")
+	if installed(here) {
+		return here
 	}
+	if cached, err := CorpusCache(dir); err == nil && installed(cached) {
+		return cached
+	}
+	Missing(t, "the real-app corpus", "`make corpus` (npm ci of e2e/realapps's lock, into loupe's cache)")
+	return ""
+}
+
+// CorpusCache is where scripts/corpus.sh installs the corpus of dir:
+// CACHE/loupe/corpus/KEY/node_modules, KEY being the first 16 hex digits
+// of the SHA-256 of package.json followed by package-lock.json.
+func CorpusCache(dir string) (string, error) {
+	h := sha256.New()
+	for _, f := range []string{"package.json", "package-lock.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return "", err
+		}
+		h.Write(b)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(cache, "loupe", "corpus", hex.EncodeToString(h.Sum(nil))[:16], "node_modules"), nil
+}
+
+func installed(modules string) bool {
+	_, err := os.Stat(filepath.Join(modules, ".package-lock.json"))
+	return err == nil
 }

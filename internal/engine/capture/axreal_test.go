@@ -39,7 +39,7 @@ var realPages = []struct{ page, ready string }{
 // both naming this origin, the libraries, and the spec.
 func realServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	testenv.Corpus(t, realappsDir)
+	modules := http.StripPrefix("/node_modules/", http.FileServer(http.Dir(testenv.Corpus(t, realappsDir))))
 	files := http.FileServer(http.Dir(realappsDir))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		clean := path.Clean(r.URL.Path)
@@ -63,7 +63,9 @@ func realServer(t *testing.T) *httptest.Server {
 			b = bytes.ReplaceAll(bytes.ReplaceAll(b, []byte("{{A}}"), origin), []byte("{{B}}"), origin)
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Write(b)
-		case strings.HasPrefix(clean, "/pages/") || strings.HasPrefix(clean, "/node_modules/"):
+		case strings.HasPrefix(clean, "/node_modules/"):
+			modules.ServeHTTP(w, r)
+		case strings.HasPrefix(clean, "/pages/"):
 			files.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
