@@ -178,6 +178,19 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	person("click", `role=button[name="Diagnostics"]`)
 	personWait("--text", "diagnostics of "+tab)
 
+	// Zoom: 150% draws the picture at one and a half times its pixels;
+	// Fit to the panel again.
+	person("select", `role=combobox[name="Zoom"]`, "150%")
+	zoomed := person("eval", `(() => { const i = document.getElementById('frame'); return [i.naturalWidth, parseInt(i.style.width)] })()`)
+	var sizes []int
+	if err := json.Unmarshal([]byte(zoomed), &sizes); err != nil || len(sizes) != 2 || sizes[0] == 0 || sizes[1] != int(float64(sizes[0])*1.5+0.5) {
+		t.Fatalf("the live picture at 150%%: natural and drawn widths %s", zoomed)
+	}
+	person("select", `role=combobox[name="Zoom"]`, "Fit")
+	if got := person("eval", `document.getElementById('frame').style.width`); got != "\"100%\"\n" {
+		t.Fatalf("the live picture fitted: width %s", got)
+	}
+
 	// Pick mode: a click on the live picture names the element drawn
 	// there (the notes page's textarea fills it) instead of reaching it.
 	person("click", `role=button[name="Pick"]`)
