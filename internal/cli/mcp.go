@@ -24,10 +24,9 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/daemon"
 	"github.com/loupe-dev/loupe/internal/executor"
-	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/mcpserver"
 	"github.com/loupe-dev/loupe/internal/ops"
-	"github.com/loupe-dev/loupe/internal/policy"
+	"github.com/loupe-dev/loupe/internal/system"
 )
 
 const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon] [--headed] [--cdp URL] [--session NAME] [--task ID] [--allow-eval] [--allow-local-pages] [--tools core|full] [--token TOKEN|auto | --no-token] [--max-sessions N] [--print-config CLIENT]"
@@ -204,24 +203,17 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 		cfg.Headed = cfg.Headed || f.headed
 		// This server's sessions live apart from the daemon's; a browser
 		// that a killed server left behind is ended first.
-		cfg.Home = daemon.MCPHome(c.home)
-		cfg.Settings = settings.Open(c.home)
 		daemon.ReapLeftovers(c.home)
-		store, err := ledger.Open(ctx, daemon.LedgerPath(c.home))
+		sys, err := system.Open(ctx, system.Config{Home: c.home, Sessions: daemon.MCPHome(c.home), Executor: cfg})
 		if err != nil {
-			return c.fail(fmt.Errorf("opening the operation ledger: %w", err))
-		}
-		defer store.Close()
-		cfg.Store = store
-		if cfg.Rules, err = policy.Load(daemon.PolicyPath(c.home)); err != nil {
 			return c.fail(err)
 		}
-		x = executor.New(cfg)
+		x = sys.X
 		backend = &mcpserver.Local{X: x, Session: session, Client: "mcp", Task: c.task, LocalPages: f.localPages}
 		defer func() {
 			cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
-			_ = x.Close(cctx)
+			_ = sys.Close(cctx)
 		}()
 	}
 	if f.cdp != "" {

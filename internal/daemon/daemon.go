@@ -20,10 +20,8 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/chromium"
 	"github.com/loupe-dev/loupe/internal/executor"
-	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/localapi"
-	"github.com/loupe-dev/loupe/internal/policy"
-	"github.com/loupe-dev/loupe/internal/settings"
+	"github.com/loupe-dev/loupe/internal/system"
 )
 
 // Config configures the daemon.
@@ -41,7 +39,7 @@ func SocketPath(home string) string { return filepath.Join(home, "loupe.sock") }
 func LockPath(home string) string { return filepath.Join(home, "daemon.lock") }
 
 // TabsPath keeps the sessions' tabs across daemon restarts.
-func TabsPath(home string) string { return filepath.Join(home, "tabs.json") }
+func TabsPath(home string) string { return system.TabsPath(home) }
 
 // LogPath is where a started daemon writes its log.
 func LogPath(home string) string { return filepath.Join(home, "daemon.log") }
@@ -128,29 +126,14 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 
 	// The daemon's standard error is its log file (LogPath).
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	cfg.Executor.Log = logger
-	cfg.Executor.Home = cfg.Home
-	cfg.Executor.Settings = settings.Open(cfg.Home)
-	store, err := ledger.Open(ctx, LedgerPath(cfg.Home))
-	if err != nil {
-		ln.Close()
-		return fmt.Errorf("opening the operation ledger: %w", err)
-	}
-	defer store.Close()
-	if n := store.Recovered(); n > 0 {
-		logger.Warn("writes left unsettled by a stopped loupe are now unknown (loupe ops --state unknown); none is replayed", "writes", n)
-	}
-	cfg.Executor.Store = store
-	rules, err := policy.Load(PolicyPath(cfg.Home))
+	dash := &dashboards{build: cfg.Build}
+	cfg.Executor.Dashboard = dash
+	sys, err := system.Open(ctx, system.Config{Home: cfg.Home, KeepTabs: true, Executor: cfg.Executor, Log: logger})
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	cfg.Executor.Rules = rules
-	cfg.Executor.TabsFile = TabsPath(cfg.Home)
-	dash := &dashboards{build: cfg.Build}
-	cfg.Executor.Dashboard = dash
-	x := executor.New(cfg.Executor)
+	x := sys.X
 	dash.x = x
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -175,7 +158,7 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	dash.Close()
 	cctx, ccancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer ccancel()
-	if cerr := x.Close(cctx); cerr != nil && err == nil {
+	if cerr := sys.Close(cctx); cerr != nil && err == nil {
 		err = cerr
 	}
 	if errors.Is(err, http.ErrServerClosed) {
@@ -198,12 +181,11 @@ func ReapLeftovers(home string) {
 	chromium.Reap(filepath.Join(MCPHome(home), "sessions"))
 }
 
-// LedgerPath is the operation ledger in a home. The daemon and in-process
-// MCP servers share it; each is a generation of its own.
-func LedgerPath(home string) string { return filepath.Join(home, "ledger.db") }
+// LedgerPath is the operation ledger in a home (system.LedgerPath).
+func LedgerPath(home string) string { return system.LedgerPath(home) }
 
-// PolicyPath is the approval policy's file in a home.
-func PolicyPath(home string) string { return filepath.Join(home, "policy.json") }
+// PolicyPath is the approval policy's file in a home (system.PolicyPath).
+func PolicyPath(home string) string { return system.PolicyPath(home) }
 
 // lockHome takes the home's daemon lock for the life of the process; a
 // second daemon for the same home gets ErrRunning.
