@@ -195,9 +195,8 @@ func TestPointerByObservation(t *testing.T) {
 }
 
 // TestPageTimings: a document reports its navigation timing and its long
-// tasks (the fixture runs one of 120 ms; under heavy load the browser
-// was seen to report a task of 62 ms alone, so the check is that a long
-// task — over 50 ms by definition — is reported).
+// tasks (the fixture runs one of 120 ms as it loads, before any read:
+// the agent counts long tasks from the document's start).
 func TestPageTimings(t *testing.T) {
 	t.Parallel()
 	tab := openTab(t, "diagnostics.html")
@@ -205,7 +204,7 @@ func TestPageTimings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tm.Timing == nil || tm.Timing.DCL <= 0 || tm.Count < 1 || tm.Longest < 50 {
+	if tm.Timing == nil || tm.Timing.DCL <= 0 || tm.Count < 1 || tm.Longest < 120 {
 		t.Fatalf("timings: %+v %+v", tm, tm.Timing)
 	}
 }
