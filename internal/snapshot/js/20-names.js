@@ -431,7 +431,9 @@ function contentRaw(el, ctx) {
     if (c.nodeType === 3) {
       s += transformText(c.data, tt);
     } else if (c.nodeType === 1) {
-      if (c === ctx.skip) { s += ' '; continue; }
+      // ctx.leave: controls inside a leaf-role element that print as
+      // children of their own (innerControls), not as its name.
+      if (c === ctx.skip || (ctx.leave && ctx.leave.has(c))) { s += ' '; continue; }
       // A line-break opportunity, not a space.
       if (c.localName === 'wbr') continue;
       const t = textAlt(c, ctx);

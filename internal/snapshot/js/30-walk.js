@@ -119,6 +119,42 @@ function signal(el) {
   return '';
 }
 
+// INNER_HOSTS are roles whose children are presentational (LEAF_ROLES)
+// but whose real widgets put working controls inside: a remove button in
+// a chosen option, a close button on a tab, a menu button in a button.
+// Such a control prints as a child of its own, with its ref and name, and
+// its text is left out of the host's name.
+const INNER_HOSTS = new Set(['option', 'tab', 'button', 'menuitemcheckbox', 'menuitemradio']);
+
+// NAMED_ITEMS are roles named by their content whose children print
+// anyway: their name leaves out the controls among them.
+const NAMED_ITEMS = new Set(['treeitem', 'menuitem']);
+
+// innerControls lists the controls a person can operate inside el (flat
+// tree order, not looking inside one found): elements of an action role
+// (native buttons, links with href, fields), or with a click handler, a
+// pointer cursor or a tabindex >= 0 of their own; visible, with a box.
+// null when there are none.
+function innerControls(el) {
+  let found = null;
+  const rec = (p) => {
+    for (const c of childNodes(p)) {
+      if (c.nodeType !== 1 || excluded(c)) continue;
+      const operable = ACTION_ROLES.has(roleOf(c)) || hasHandler(c) || ownPointer(c) || c.tabIndex >= 0 && c.hasAttribute('tabindex');
+      if (operable && !invisible(c)) {
+        const r = c.getBoundingClientRect();
+        if (r.width >= 1 && r.height >= 1) {
+          (found || (found = [])).push(c);
+          continue;
+        }
+      }
+      rec(c);
+    }
+  };
+  rec(el);
+  return found;
+}
+
 // Roles that make an element a control in their own right, for the
 // interactive-only view and the mark an agent reads. Structural roles a
 // person clicks (column headers sort, rows of grids select) count.
@@ -418,6 +454,7 @@ function visitEl(el, st) {
   // element shows is printed as its text (a hidden copy's "Save" button is
   // `button: Save`, never `button "Save"`).
   let [name, fromContent] = inAriaHidden ? ['', false] : accName(el, role, false);
+  let inner = null;
   // A cell's id waits for its row: a row of plain cells prints them on its
   // own line, and they take no ref.
   // (Its row may also mark it: such a cell's output is its row's to keep.)
@@ -448,10 +485,39 @@ function visitEl(el, st) {
   } else if (tag === 'details' && !el.open) {
     const sum = Array.from(el.children).find((c) => c.localName === 'summary');
     if (sum) { const kids = []; const s2 = { out: kids, buf: '', carrier: null }; visit(sum, s2); flush(s2); if (kids.length) node.c = kids; }
+  } else if (INNER_HOSTS.has(role) && !inAriaHidden && (inner = innerControls(el))) {
+    // Controls inside: each a child of its own. The host's name from
+    // its content leaves their text out; when nothing else is left, the
+    // controls are the host's own content and it stays one line.
+    const rest = fromContent ? collapse(contentText(el, { inLabelledBy: false, includeHidden: false, skip: el, leave: new Set(inner) })) : name;
+    if (rest) {
+      const kids = [];
+      const s2 = { out: kids, buf: '', carrier: null };
+      for (const c of inner) visit(c, s2);
+      flush(s2);
+      if (kids.length) {
+        node.c = kids;
+        name = rest;
+        // The name no longer repeats the children: printed in full on
+        // the host's line (a content name beside other children would
+        // otherwise be dropped for a button, see render.go).
+        fromContent = false;
+      }
+    }
   } else if (!LEAF_ROLES.has(role) || editor || inAriaHidden) {
     const kids = [];
     walkInto(el, kids);
     if (kids.length) node.c = kids;
+    if (fromContent && NAMED_ITEMS.has(role) && !inAriaHidden && (inner = innerControls(el))) {
+      // An item named by its content leaves out the controls inside it
+      // (a tree item's "rename" link), which print as its children.
+      const rest = collapse(contentText(el, { inLabelledBy: false, includeHidden: false, skip: el, leave: new Set(inner) }));
+      if (rest) {
+        name = rest;
+        // Its text, now its name, need not lead its children too.
+        if (typeof kids[0] === 'string' && collapse(kids[0]) === name) kids.shift();
+      }
+    }
     if (role === 'row' && kids.length && !control && !walkAll) {
       const cells = plainCells(kids);
       if (cells) {
