@@ -9,7 +9,8 @@ import (
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
-// TestCheapReads: snapshot -o writes the text to a file and says where
+// TestCheapReads: a snapshot read through a pipe is budgeted as MCP's is;
+// snapshot -o writes the text to a file and says where
 // and how big; --grep prints only the matching lines, with their
 // ancestors and refs that still act; --since last prints what changed
 // since the caller's last snapshot, and nothing when nothing did. The
@@ -22,7 +23,16 @@ func TestCheapReads(t *testing.T) {
 	e := newEnv(t)
 	srv := testpages.Start(t, "127.0.0.1")
 	e.ok("open", srv.Page("medium.html"))
-	full := e.ok("snapshot")
+	// Through a pipe (an agent's shell tool) the snapshot gets the MCP
+	// budget and says how to see the rest; --max-chars lifts it.
+	cut := e.ok("snapshot")
+	if len(cut) > 40000+400 || !strings.Contains(cut, "[truncated: ") || !strings.Contains(cut, "or write it all with -o FILE)") {
+		t.Fatalf("a piped snapshot of a 50,000-char page: %d chars, ending:\n%s", len(cut), cut[max(0, len(cut)-600):])
+	}
+	full := e.ok("snapshot", "--max-chars", "1000000")
+	if len(full) < 45000 || strings.Contains(full, "[truncated") || !strings.Contains(full, "MK-LARGE-BOTTOM-7f3b") {
+		t.Fatalf("--max-chars 1000000: %d chars", len(full))
+	}
 
 	path := filepath.Join(t.TempDir(), "page.txt")
 	var wrote struct {

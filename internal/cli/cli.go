@@ -237,6 +237,11 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	case *ops.SnapshotIn:
 		v.BackendIDs = c.json
 		snapFile = v.Out
+		if v.MaxChars == 0 && v.Out == "" && !c.toTerminal() {
+			// An agent reading through a shell pipe gets the budget an
+			// MCP agent gets; a person at a terminal sees everything.
+			v.MaxChars = ops.DefaultSnapshotChars
+		}
 	case *ops.StateIn:
 		// The person names the file: the CLI reads and writes it with
 		// their rights; the daemon sees only its content.
@@ -344,7 +349,7 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 	if t, ok := out.(ops.Texter); ok {
 		fmt.Fprintln(c.stdout, t.Text())
 		if s, ok := out.(*ops.SnapshotOut); ok && s.Truncated {
-			fmt.Fprintln(c.stdout, "(the rest: narrow with --scope TARGET, --viewport, -i or --depth N, or raise --max-chars)")
+			fmt.Fprintln(c.stdout, "(the rest: narrow with --scope TARGET, --grep TEXT, --viewport, -i or --depth N, raise --max-chars, or write it all with -o FILE)")
 		}
 		return 0
 	}
@@ -499,6 +504,17 @@ func (c *cmd) usage(err error, line string) int {
 		fmt.Fprintln(c.stderr, line)
 	}
 	return 2
+}
+
+// toTerminal reports whether standard output is a terminal: a person
+// reading, not a program (an agent's shell tool, a pipe, a file).
+func (c *cmd) toTerminal() bool {
+	f, ok := c.stdout.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 func (c *cmd) executorConfig() executor.Config {

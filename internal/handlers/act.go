@@ -79,9 +79,16 @@ func snapshotOf(ctx context.Context, d *Deps, in *ops.SnapshotIn) (*ops.Snapshot
 	// The token is read first: had the document changed during the
 	// capture, a write carrying it is refused, never misdirected.
 	token := capture.DocumentToken(t)
+	// grep reads the whole page (a match may lie past any budget); the
+	// budget then bounds what it prints. (since compares like with like:
+	// a budgeted snapshot with the last one taken with that budget.)
+	walkBudget := in.MaxChars
+	if in.Grep != "" {
+		walkBudget = 0
+	}
 	s, err := capture.Take(ctx, t, capture.SnapshotOptions{
 		NoCompact: in.NoCompact, BackendIDs: in.BackendIDs, Interactive: in.Interactive, Depth: in.Depth,
-		Viewport: in.Viewport, Locators: in.Locators, Scope: in.Scope, MaxChars: in.MaxChars, NoCache: in.NoCache,
+		Viewport: in.Viewport, Locators: in.Locators, Scope: in.Scope, MaxChars: walkBudget, NoCache: in.NoCache,
 	})
 	if err != nil {
 		return nil, err
@@ -90,6 +97,9 @@ func snapshotOf(ctx context.Context, d *Deps, in *ops.SnapshotIn) (*ops.Snapshot
 	out.DocumentToken = token
 	if in.Grep != "" {
 		grep(out, in.Grep)
+		if in.MaxChars > 0 {
+			cut(out, in.MaxChars)
+		}
 	}
 	if in.Since == "last" {
 		sinceLast(d.Caller, in, out)

@@ -88,6 +88,22 @@ func shapeDiff(a, b ops.SnapshotIn) string {
 
 // setText replaces a snapshot's text, which still ends with its size
 // line, and its size.
+// cut bounds a read's text to max characters at a line boundary, saying
+// how many of its lines it shows, as a budgeted snapshot does.
+func cut(out *ops.SnapshotOut, max int) {
+	t := snapshot.WithoutFooter(out.Snapshot.Text)
+	if len(t) <= max {
+		return
+	}
+	keep := t[:max]
+	if i := strings.LastIndexByte(keep, '\n'); i >= 0 {
+		keep = keep[:i+1]
+	}
+	total := strings.Count(t, "\n")
+	setText(out, keep+fmt.Sprintf("[truncated: %d of %d lines shown]\n", strings.Count(keep, "\n"), total))
+	out.Truncated = true
+}
+
 func setText(out *ops.SnapshotOut, t string) {
 	out.Chars, out.Tokens = len(t), snapshot.Tokens(t)
 	out.Snapshot.Text = t + snapshot.Footer(t)

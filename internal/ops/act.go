@@ -11,6 +11,12 @@ import (
 	"github.com/loupe-dev/loupe/internal/secret"
 )
 
+// DefaultSnapshotChars is the snapshot budget of an agent that did not
+// set one: browser_snapshot's, and the CLI's when its output is not a
+// terminal (a coding agent's shell tool). A whole large page would flood
+// the agent's context.
+const DefaultSnapshotChars = 40000
+
 // SnapshotIn is the input of snapshot.
 type SnapshotIn struct {
 	Interactive bool   `json:"interactive,omitempty" flag:"interactive" short:"i" help:"only actionable nodes (with their frame and place)"`
@@ -18,7 +24,7 @@ type SnapshotIn struct {
 	Viewport    bool   `json:"viewport,omitempty" flag:"viewport" help:"only what intersects the viewport (default: full page)"`
 	Locators    bool   `json:"locators,omitempty" flag:"locators" help:"print each ref's stable locator"`
 	Scope       string `json:"scope,omitempty" flag:"scope" meta:"TARGET" help:"only the subtree of this element (a ref or locator), also inside frames"`
-	MaxChars    int    `json:"max_chars,omitempty" flag:"max-chars" meta:"N" help:"truncate at a line boundary after N characters"`
+	MaxChars    int    `json:"max_chars,omitempty" flag:"max-chars" meta:"N" help:"truncate at a line boundary after N characters (default: everything on a terminal, 40000 when the output is not a terminal)" mcphelp:"truncate at a line boundary after N characters"`
 	NoCompact   bool   `json:"no_compact,omitempty" flag:"no-compact" help:"show the raw tree, without the compact transform"`
 	// NoCache walks the page afresh even when nothing the page agent
 	// watches has changed since its last walk (a CLI switch, for when a
@@ -340,7 +346,7 @@ func (in *UploadIn) Validate() error {
 
 func actOps() []*Op {
 	return []*Op{
-		describe[SnapshotIn, SnapshotOut]("snapshot", "print the page as a tree of roles and names, with a ref on every actionable node", Read, actTimeout).snapshots().mcp(Tool{Name: "browser_snapshot", Core: true, Defaults: map[string]any{"max_chars": 40000}, Desc: "The page as a tree of roles and names, frames included, with [ref=eN] on every line an agent can act on."}),
+		describe[SnapshotIn, SnapshotOut]("snapshot", "print the page as a tree of roles and names, with a ref on every actionable node", Read, actTimeout).snapshots().mcp(Tool{Name: "browser_snapshot", Core: true, Defaults: map[string]any{"max_chars": DefaultSnapshotChars}, Desc: "The page as a tree of roles and names, frames included, with [ref=eN] on every line an agent can act on."}),
 		describe[ClickIn, ActOut]("click", "click an element (trusted mouse input at its centre)", Write, actTimeout).mcp(Tool{Name: "browser_click", Core: true, Select: "double", Value: false, Default: true, Desc: "Click an element (trusted mouse input) by ref or locator; reports what changed."}),
 		describe[ClickIn, ActOut]("dblclick", "double-click an element", Write, actTimeout).mcp(Tool{Name: "browser_click", Select: "double", Value: true}),
 		describe[FillIn, ActOut]("fill", "replace the content of a field with text", Write, actTimeout).mcp(Tool{Name: "browser_fill", Desc: "Replace the content of a field with text in one step; reports what changed."}),

@@ -73,6 +73,9 @@ structured output. Exit 0: done; 1: CODE: message (hint); 2: usage.
    included; every line you can act on ends in `+"`[ref=eN]`"+`. Read less:
    `+"`--grep TEXT`"+` (matching lines and their ancestors), `+"`--since last`"+` (only
    what changed), `+"`-i`"+` (actionable lines), `+"`-o FILE`"+` (to a file).
+   Read through a pipe (your shell tool), a snapshot stops at 40,000
+   characters and says how to see the rest (`+"`--scope`"+`, `+"`--grep`"+`,
+   `+"`--max-chars N`"+`, `+"`-o FILE`"+`).
 3. Act by ref: `+"`loupe click e12`"+`, `+"`loupe fill e5 'text'`"+`. A locator works
    too: `+"`role=button[name=\"Save\"]`"+`, `+"`testid=save`"+`, `+"`css=...`"+`.
 4. After a navigation or a big change, snapshot again: refs of a page
