@@ -1,6 +1,7 @@
 package localapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -22,10 +23,15 @@ func TestSlowEventReaderIsToldWhatItMissed(t *testing.T) {
 		enough   = errors.New("enough")
 		dropped  int64
 	)
+	// The reader decodes thousands of events under the race detector: on
+	// a loaded 2-core machine that took longer than ctx's 10 s (seen in a
+	// full run beside other test binaries), so its bound is generous.
+	readCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	read := make(chan error, 1)
 	go func() {
 		n := 0
-		read <- s.Client().Events(ctx(t), "", -1, func(line []byte) error {
+		read <- s.Client().Events(readCtx, "", -1, func(line []byte) error {
 			var e events.Event
 			if err := json.Unmarshal(line, &e); err != nil {
 				return err

@@ -189,7 +189,10 @@ func Click(ctx context.Context, t *engine.Surface, ref string, o ClickOptions) (
 		if tg.inSubframe(t) {
 			routeTo(ctx, t, tg, x, y)
 		}
-		landed := pressCheck(ctx, t, tg, true)
+		landed, err := pressCheck(ctx, t, tg, true)
+		if err != nil {
+			return nil, err
+		}
 		if err := input.Click(ctx, t.Session(), x, y, o.Button, o.Count, o.Modifiers); err != nil {
 			var ap *input.AfterPressError
 			if errors.As(err, &ap) && errors.Is(err, cdp.ErrSessionGone) {
@@ -431,7 +434,10 @@ func SetChecked(ctx context.Context, t *engine.Surface, ref string, want bool) (
 		if err != nil {
 			return nil, err
 		}
-		landed := pressCheck(ctx, t, tg, false)
+		landed, err := pressCheck(ctx, t, tg, false)
+		if err != nil {
+			return nil, err
+		}
 		if err := input.Click(ctx, t.Session(), x, y, "left", 1, 0); err != nil {
 			return nil, executedErr(err)
 		}

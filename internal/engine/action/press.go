@@ -31,8 +31,9 @@ const clickLate = 8 * time.Second
 const quietFor = 500 * time.Millisecond
 
 // pressCheck arms the page agent's press guard for a click on tg (see
-// onGuarded and afterPress in js/40-actions.js) and returns what to call
-// after the click: one agent call that
+// onGuarded and afterPress in js/40-actions.js) — or refuses the click,
+// nothing sent, when the element has gone since it was pointed at — and
+// returns what to call after the click: one agent call that
 //   - in a subframe, waits (at most clickSettle, or clickLate while nothing
 //     of the click has arrived) until the frame's document
 //     has seen the click's release: input to a frame in another process is
@@ -55,10 +56,18 @@ const quietFor = 500 * time.Millisecond
 //     has gone one animation frame without a DOM mutation, so that what the
 //     click set off (a list opening, a re-render) is on the page when the
 //     result (and a front end's report of what changed) is taken.
-func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) func() (string, error) {
+func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) (func() (string, error), error) {
 	var armed agentResult
-	if err := tg.World.Call(ctx, "armPress", &armed, tg.Elem); err != nil || !armed.OK {
-		return func() (string, error) { return "", nil }
+	if err := tg.World.Call(ctx, "armPress", &armed, tg.Elem); err != nil {
+		// The document went away or did not answer: the click goes
+		// ahead unguarded, and the result says so.
+		unchecked := fmt.Sprintf("clicked; where the click landed in %s's document could not be checked (%v)", tg.Ref, err)
+		return func() (string, error) { return unchecked, nil }, nil
+	}
+	if err := armed.check(tg.Ref); err != nil {
+		// The element went away after it was pointed at: nothing is
+		// sent, for the point now shows something else.
+		return nil, err
 	}
 	var settleMs, lateMs, quietMs int64
 	if tg.inSubframe(t) {
@@ -70,6 +79,8 @@ func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) 
 	return func() (string, error) {
 		var r agentResult
 		if err := tg.World.Call(ctx, "afterPress", &r, armed.Seq, settleMs, lateMs, quietMs); err != nil {
+			// The document went away as it answered: the click led
+			// somewhere (a link, a submit), which the caller sees.
 			return "", nil
 		}
 		if r.Missed {
@@ -85,7 +96,7 @@ func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) 
 		}
 		return "", apitype.Errorf(apitype.NotActionable,
 			"%s moved as it was clicked: the press landed on %s and was stopped before the page's handlers saw it", tg.Ref, r.Detail).Executed()
-	}
+	}, nil
 }
 
 // afterInput waits, bounded by 8 frames or quietFor, until the document the input went

@@ -445,6 +445,9 @@ func Hold(t testing.TB, tab *engine.Surface) (release func()) {
 func FrameClick(t testing.TB, tab *engine.Surface, ref string, o action.ClickOptions) (*action.Result, error) {
 	t.Helper()
 	r, err := action.Click(Ctx(t), tab, ref, o)
+	if r != nil && r.Note != "" {
+		t.Logf("click %s: %s", ref, r.Note) // why a page may not have seen it
+	}
 	if e, ok := apitype.As(err); ok && e.Code == apitype.NotActionable && strings.Contains(e.Message, "saw no press") {
 		t.Logf("a click into a frame was misrouted under load (%v); clicking again", err)
 		return action.Click(Ctx(t), tab, ref, o)
