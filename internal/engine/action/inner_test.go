@@ -45,3 +45,27 @@ func TestInnerControlsHaveTheirOwnRefs(t *testing.T) {
 		}
 	}
 }
+
+// An element with a role but no box of its own (a display: contents
+// wrapper, an option drawn by the text slotted into it) is pointed at where
+// what renders it is: its box is that element's, and a click lands.
+func TestWrappersWithoutABoxAreClickedWhereTheyDraw(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "contents.html")
+	s := snap(t, tab)
+	for _, c := range []struct{ role, name, want string }{
+		{"button", "Wrapped go", "clicked-contents"},
+		{"option", "Slotted pear", "clicked-slotted"},
+	} {
+		r := ref(t, s, c.role, c.name)
+		if box, err := action.Box(ctxT(t), tab, r); err != nil || box.Width <= 0 || box.Height <= 0 {
+			t.Fatalf("box of %s %q: %+v %v", c.role, c.name, box, err)
+		}
+		if _, err := action.Click(ctxT(t), tab, r, action.ClickOptions{}); err != nil {
+			t.Fatalf("click %s %q: %v", c.role, c.name, err)
+		}
+		if got := status(t, tab); got != c.want {
+			t.Fatalf("click %s %q: the page says %q", c.role, c.name, got)
+		}
+	}
+}

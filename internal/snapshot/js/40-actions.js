@@ -200,17 +200,35 @@ function target(id) {
 
 function fail(err, detail) { return { ok: false, err, detail: detail || '' }; }
 
-function rectOf(el) {
-  let r = el.getBoundingClientRect();
-  if ((r.width === 0 || r.height === 0) && styleOf(el).display === 'contents') {
-    for (const c of el.children) { const cr = c.getBoundingClientRect(); if (cr.width && cr.height) { r = cr; break; } }
+// rendered is the element that draws el: el itself, or, for an element
+// with no box of its own (display: contents; a <slot> is one by default),
+// its first descendant in the flat tree that has a box — through nested
+// such wrappers and slots, a bounded number of nodes deep. A ref on a
+// wrapper is pointed at, checked and clicked there, so the click lands.
+function rendered(el) {
+  if (styleOf(el).display !== 'contents') return el;
+  const queue = Array.from(childNodes(el));
+  for (let i = 0; i < queue.length && i < 256; i++) {
+    const c = queue[i];
+    if (c.nodeType !== 1) continue;
+    if (styleOf(c).display === 'contents') {
+      queue.push(...childNodes(c));
+      continue;
+    }
+    const r = c.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0) return c;
   }
-  return r;
+  return el;
+}
+
+function rectOf(el) {
+  return rendered(el).getBoundingClientRect();
 }
 
 function visibleBox(el) {
-  if (!el.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true })) return null;
-  const r = rectOf(el);
+  const at = rendered(el);
+  if (!at.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true })) return null;
+  const r = at.getBoundingClientRect();
   if (r.width <= 0 || r.height <= 0) return null;
   return r;
 }
