@@ -235,7 +235,9 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 		}
 		v.Files = nil
 	case *ops.SnapshotIn:
-		v.BackendIDs = c.json
+		// --json prints each ref's backend node id, one protocol call a
+		// ref to look up: not for -o, which prints only where it wrote.
+		v.BackendIDs = c.json && v.Out == ""
 		snapFile = v.Out
 		if v.MaxChars == 0 && v.Out == "" && !c.toTerminal() {
 			// An agent reading through a shell pipe gets the budget an
