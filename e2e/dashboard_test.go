@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -197,6 +199,27 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	person("click", `role=image[name="Live view of the tab"]`)
 	personWait("--text", `textbox "Notes" [ref=`)
 	personWait("--text", `locator: role=textbox[name="Notes"]`)
+
+	// Network: the agent's route shows on the dashboard, a capture of a
+	// reload is saved as a HAR file in the session's files, and the person
+	// clears the route.
+	agent("route", "**/missing.json", "--body", `{"ok":true}`)
+	person("click", `role=button[name="Routes"]`)
+	personWait("--text", "**/missing.json fulfill 200")
+	person("click", `role=button[name="Capture traffic"]`)
+	personWait("--text", "Capturing the traffic of "+tab)
+	agent("reload")
+	person("click", `role=button[name="Save HAR"]`)
+	personWait("--text", "HAR of "+tab)
+	hars, _ := filepath.Glob(filepath.Join(e.home, "sessions", "work", "files", "traffic-"+tab+"-*.har"))
+	if len(hars) != 1 {
+		t.Fatalf("the dashboard's HAR file: %v", hars)
+	}
+	if har, err := os.ReadFile(hars[0]); err != nil || !strings.Contains(string(har), "missing.json") || !strings.Contains(string(har), `"version": "1.2"`) && !strings.Contains(string(har), `"version":"1.2"`) {
+		t.Fatalf("the dashboard's HAR: %v\n%.400s", err, har)
+	}
+	person("click", `role=button[name="Clear routes"]`)
+	personWait("--text", "No routes in "+tab)
 
 	// A responsive preset lays the tab out at its size; Window resets it.
 	// (The phone is a mobile device: a page without a viewport meta tag

@@ -439,8 +439,47 @@ async function pickAt(p) {
   }
 }
 
+// Network: capture the tab's traffic and save it as a HAR file in the
+// session's files; list the tab's routes (set by an agent or the CLI) and
+// clear them.
+function routesText(o) {
+  if (!o.routes.length) return 'No routes in ' + o.surface_id;
+  return o.routes.map((r) => r.pattern + ' ' + r.action + (r.status ? ' ' + r.status : '') + ', ' + r.hits + ' hits').join('\n');
+}
+
+async function netRun(f) {
+  if (!selected) return;
+  const sel = selected;
+  try {
+    showError(null);
+    $('net-text').textContent = await f(sel);
+    $('net').hidden = false;
+  } catch (e) {
+    showError(e);
+  }
+}
+
+function wireNetwork() {
+  $('capture').addEventListener('click', () => netRun(async (sel) => {
+    const o = await api('network start', sel.session, {surface_id: sel.id});
+    return 'Capturing the traffic of ' + o.surface_id + ': load what you want, then Save HAR.';
+  }));
+  $('save-har').addEventListener('click', () => netRun(async (sel) => {
+    const name = 'traffic-' + sel.id + '-' + new Date().toISOString().replace(/[:.]/g, '-') + '.har';
+    const o = await api('network', sel.session, {surface_id: sel.id, har: name});
+    return 'HAR of ' + o.har.surface_id + ' (' + o.har.entries + ' requests): ' + o.har.path;
+  }));
+  $('show-routes').addEventListener('click', () => netRun(async (sel) => routesText(await api('routes', sel.session, {}, sel.id))));
+  $('clear-routes').addEventListener('click', () => netRun(async (sel) => {
+    const o = await api('route clear', sel.session, {}, sel.id);
+    await refresh();
+    return routesText(o);
+  }));
+}
+
 function wire() {
   const screen = $('screen'), img = $('frame');
+  wireNetwork();
   img.addEventListener('click', (ev) => {
     screen.focus();
     if (picking) { pickAt(point(ev)); return; }
