@@ -220,6 +220,11 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	}
 	person("click", `role=button[name="Clear routes"]`)
 	personWait("--text", "No routes in "+tab)
+	person("click", `role=button[name="Save state"]`)
+	personWait("--text", "Saved ")
+	if states, _ := filepath.Glob(filepath.Join(e.home, "sessions", "work", "files", "state-"+tab+"-*.json")); len(states) != 1 {
+		t.Fatalf("the dashboard's storage state file: %v", states)
+	}
 
 	// A responsive preset lays the tab out at its size; Window resets it.
 	// (The phone is a mobile device: a page without a viewport meta tag

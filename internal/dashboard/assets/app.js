@@ -470,6 +470,13 @@ function wireNetwork() {
     return 'HAR of ' + o.har.surface_id + ' (' + o.har.entries + ' requests): ' + o.har.path;
   }));
   $('show-routes').addEventListener('click', () => netRun(async (sel) => routesText(await api('routes', sel.session, {}, sel.id))));
+  // Storage state: the tab's partition's cookies and storage as a
+  // Playwright storage-state file in the session's files (state save).
+  $('save-state').addEventListener('click', () => netRun(async (sel) => {
+    const name = 'state-' + sel.id + '-' + new Date().toISOString().replace(/[:.]/g, '-') + '.json';
+    const o = await api('state save', sel.session, {path: name}, sel.id);
+    return 'Saved ' + o.cookies + ' cookies and the storage of ' + o.origins + ' origins of partition ' + o.partition + ': ' + o.path;
+  }));
   $('clear-routes').addEventListener('click', () => netRun(async (sel) => {
     const o = await api('route clear', sel.session, {}, sel.id);
     await refresh();
