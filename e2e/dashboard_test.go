@@ -225,6 +225,18 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	if states, _ := filepath.Glob(filepath.Join(e.home, "sessions", "work", "files", "state-"+tab+"-*.json")); len(states) != 1 {
 		t.Fatalf("the dashboard's storage state file: %v", states)
 	}
+	// A file chooser the agent's click opened is answered by the person
+	// with a file of theirs, picked in the dashboard.
+	agent("open", `data:text/html,<title>Attach</title><button onclick="document.getElementById('f').click()">Attach</button><input type="file" id="f" hidden onchange="document.title = 'got ' + this.files[0].name">`)
+	agent("click", `role=button[name="Attach"]`)
+	receipt := filepath.Join(t.TempDir(), "receipt.txt")
+	os.WriteFile(receipt, []byte("paid"), 0o600)
+	person("upload", "css=#chooser-files", receipt)
+	personWait("--text", "Answered the file chooser of "+tab+" with receipt.txt")
+	if got := agent("eval", "document.title"); !strings.Contains(got, "got receipt.txt") {
+		t.Fatalf("the page after the person's answer: %s", got)
+	}
+	agent("open", site.URL+"/notes")
 
 	// A responsive preset lays the tab out at its size; Window resets it.
 	// (The phone is a mobile device: a page without a viewport meta tag

@@ -477,6 +477,22 @@ function wireNetwork() {
     const o = await api('state save', sel.session, {path: name}, sel.id);
     return 'Saved ' + o.cookies + ' cookies and the storage of ' + o.origins + ' origins of partition ' + o.partition + ': ' + o.path;
   }));
+  // A file chooser the tab's page opened (a click on an upload button)
+  // is answered with files the person picks here: read in this page and
+  // sent with the upload (upload --chooser; at most the request's 1 MiB).
+  $('chooser-files').addEventListener('change', () => netRun(async (sel) => {
+    const input = $('chooser-files');
+    const contents = [];
+    for (const f of input.files) {
+      const bytes = new Uint8Array(await f.arrayBuffer());
+      let bin = '';
+      for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+      contents.push({name: f.name, data: btoa(bin)});
+    }
+    input.value = '';
+    await api('upload', sel.session, {chooser: true, contents}, sel.id);
+    return 'Answered the file chooser of ' + sel.id + ' with ' + contents.map((c) => c.name).join(', ');
+  }));
   $('clear-routes').addEventListener('click', () => netRun(async (sel) => {
     const o = await api('route clear', sel.session, {}, sel.id);
     await refresh();
