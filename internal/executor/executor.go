@@ -11,6 +11,8 @@
 //	tabsfile  (on the way back: the tabs file is written before the reply)
 //	control   browser writes refused while controlEnabled is off (DENIED)
 //	grant     the task's grant, minted by a read, needed by a write (NO_GRANT)
+//	confine   a confined caller (a remote agent) reads and writes only in
+//	          the tabs its task opened (NO_GRANT)
 //	human     a crashed tab, a tab held in a dialog flood, a tab a person
 //	          has taken over (TAB_CRASHED, PAGE_BLOCKED, HUMAN_CONTROL)
 //	restore   a restored placeholder tab the call works in is loaded
@@ -246,7 +248,7 @@ func New(cfg Config) *Executor {
 // pipeline is the executor's stages in the order of stageOrder.
 func (x *Executor) pipeline() pipeline {
 	return pipeline{
-		decodeStage{x}, refusalsStage{x.ledger}, tabsfileStage{x}, controlStage{x.settings}, grantStage{x.grants}, humanStage{},
+		decodeStage{x}, refusalsStage{x.ledger}, tabsfileStage{x}, controlStage{x.settings}, grantStage{x.grants}, confineStage{x.grants}, humanStage{},
 		restoreStage{x}, personalStage{x}, documentStage{}, originStage{}, describeStage{x.waiting},
 		approvalStage{x.policy}, ownerStage{x.gate}, laneStage{&x.lanes}, ledgerStage{x.ledger}, reportStage{x},
 		effectsStage{x}, settleStage{x.ledger, x.events, x.retrySettle}, classifyStage{}, runStage{},
@@ -294,6 +296,11 @@ type Request struct {
 	// its tab's lane and recorded in the ledger. Only the dashboard sets
 	// it; no agent's front end can.
 	Person bool
+	// Confined keeps the call to the tabs its task opened, for reads as
+	// for writes: a tab nobody owns (the session's first tab, a person's)
+	// is refused like another task's (NO_GRANT). The broker sets it for
+	// every remote agent's call (see confine.go).
+	Confined bool
 }
 
 // Result is an operation's output, the write's operation id, and, for a
@@ -335,6 +342,20 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
+// EndTasks ends every task match accepts, as task end does (its grants
+// are revoked, its tabs released, its writes refused from now on), and
+// returns the grants it revoked. The broker calls it for the tasks of a
+// host connection generation that a new registration or a revocation
+// replaced.
+func (x *Executor) EndTasks(match func(task string) bool) []grants.Grant {
+	end := taskEnder{x.grants, x.events, x.previews}
+	var out []grants.Grant
+	for _, t := range x.grants.Tasks(match) {
+		out = append(out, end.End(t)...)
+	}
+	return out
+}
+
 // Sessions lists the sessions with a running browser.
 func (x *Executor) Sessions() []apitype.SessionInfo { return x.sessions.List() }
 
@@ -347,4 +368,15 @@ func (x *Executor) Close(ctx context.Context) error {
 	err := x.sessions.Close(ctx)
 	x.bgWork.Wait()
 	return errors.Join(err, x.previews.Close())
+}
+
+// OwnsTab reports whether a task owns a tab of the session: the broker
+// opens a remote session's first page in a tab of its own.
+func (x *Executor) OwnsTab(session, task string) bool {
+	for _, g := range x.grants.List() {
+		if g.Session == session && g.Task == task && len(g.Tabs) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -28,7 +28,7 @@ type pipeline []stage
 // stageOrder is the documented order of the stages (see the package doc);
 // a test holds the pipeline New builds to it.
 var stageOrder = []string{
-	"decode", "refusals", "tabsfile", "control", "grant", "human", "restore", "personal", "document", "origin", "describe",
+	"decode", "refusals", "tabsfile", "control", "grant", "confine", "human", "restore", "personal", "document", "origin", "describe",
 	"approval", "owner", "lane", "ledger", "report", "effects", "settle", "classify", "run",
 }
 

@@ -230,6 +230,29 @@ func (r *Registry) End(task string) []Grant {
 	return out
 }
 
+// Tasks is every task that holds a live grant or a tab, that match
+// accepts, sorted: the broker ends with them the tasks of a host
+// connection generation it revokes.
+func (r *Registry) Tasks(match func(task string) bool) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := map[string]bool{}
+	for k := range r.live {
+		seen[k.task] = true
+	}
+	for _, o := range r.owners {
+		seen[o] = true
+	}
+	var out []string
+	for t := range seen {
+		if match(t) {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // ForgetSession drops the tabs of a session whose browser has gone: their
 // ids are never reissued, so only the memory is at stake.
 func (r *Registry) ForgetSession(session string) {
