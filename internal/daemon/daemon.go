@@ -128,6 +128,8 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	dash := &dashboards{build: cfg.Build}
 	cfg.Executor.Dashboard = dash
+	brk := &brokers{build: cfg.Build, home: cfg.Home}
+	cfg.Executor.Broker = brk
 	sys, err := system.Open(ctx, system.Config{Home: cfg.Home, KeepTabs: true, Executor: cfg.Executor, Log: logger})
 	if err != nil {
 		ln.Close()
@@ -135,6 +137,7 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	}
 	x := sys.X
 	dash.x = x
+	brk.x = x
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
@@ -156,6 +159,7 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	defer scancel()
 	_ = srv.Shutdown(sctx)
 	dash.Close()
+	brk.Close()
 	cctx, ccancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer ccancel()
 	if cerr := sys.Close(cctx); cerr != nil && err == nil {

@@ -19,7 +19,7 @@ func (x *Executor) depsFor(c *call, cl *caller) *handlers.Deps {
 	d := &handlers.Deps{
 		Session: c.sess.Name(), Task: c.task, Caller: cl, Files: filesdir.Dir(c.sess.FilesDir()), Browsers: browsers{c.sess},
 		Rules: x.rules, Settings: x.settings, Control: control{Control: c.sess, q: x.waiting, events: x.events, session: c.sess.Name()},
-		Approvals: x.waiting, Grants: taskEnder{x.grants, x.events, x.previews}, Previews: x.previews, Dashboard: x.dashboard,
+		Approvals: x.waiting, Grants: taskEnder{x.grants, x.events, x.previews}, Previews: x.previews, Dashboard: x.dashboard, Broker: x.broker,
 	}
 	if x.store != nil { // a nil *ledger.Ledger is not a nil OpLog
 		d.Ledger = x.store

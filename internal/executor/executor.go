@@ -100,6 +100,9 @@ type Config struct {
 	// this process serves none). The daemon gives it; the dashboard
 	// itself is a front end over this executor.
 	Dashboard handlers.Dashboard
+	// Broker serves the broker operations (nil: this process serves
+	// none). The daemon gives it.
+	Broker handlers.Broker
 
 	// Registry is the operations the executor runs and Handlers their
 	// handlers by name; nil is loupe's own (ops.New, handlers.Table).
@@ -162,6 +165,8 @@ type Executor struct {
 	keeper *keeper.Keeper
 	// dashboard serves the dashboard operation (nil: none here).
 	dashboard handlers.Dashboard
+	// broker serves the broker operations (nil: none here).
+	broker handlers.Broker
 	// bg bounds the executor's own work (download approvals); Close ends
 	// it and waits for it.
 	bg     context.Context
@@ -186,7 +191,7 @@ func New(cfg Config) *Executor {
 		}),
 		events: cfg.Events,
 		policy: cfg.Policy, ledger: cfg.Ledger, gate: cfg.Gate, store: cfg.Store,
-		settings: cfg.Settings, previews: preview.New(), dashboard: cfg.Dashboard,
+		settings: cfg.Settings, previews: preview.New(), dashboard: cfg.Dashboard, broker: cfg.Broker,
 	}
 	x.waiting = approvals.New(x.events)
 	if x.log = cfg.Log; x.log == nil {

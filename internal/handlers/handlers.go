@@ -66,6 +66,8 @@ type Deps struct {
 	Previews  Previews
 	// Dashboard is nil where this process serves none.
 	Dashboard Dashboard
+	// Broker is nil where this process serves none.
+	Broker Broker
 }
 
 // Caller is the caller of one call in its session. Browser and Tab start
@@ -257,7 +259,7 @@ func Table() map[string]Handler {
 	for _, part := range []map[string]Handler{
 		actHandlers(), navHandlers(), readHandlers(), sessionHandlers(), surfaceHandlers(), eventHandlers(), findHandlers(),
 		ledgerHandlers(), controlHandlers(), taskHandlers(), policyHandlers(), settingsHandlers(), cookieHandlers(),
-		previewHandlers(), viewportHandlers(), humanHandlers(), dashboardHandlers(), {"record": Func(recordTab), "state save": Func(storageState("save")), "state load": Func(storageState("load"))}, networkHandlers(),
+		previewHandlers(), viewportHandlers(), humanHandlers(), dashboardHandlers(), brokerHandlers(), {"record": Func(recordTab), "state save": Func(storageState("save")), "state load": Func(storageState("load"))}, networkHandlers(),
 	} {
 		for name, h := range part {
 			if _, dup := t[name]; dup {

@@ -323,7 +323,7 @@ func New() *Registry {
 		ops  []*Op
 	}{
 		{"navigate", navOps()}, {"act", actOps()}, {"read", readOps()}, {"session", sessionOps()},
-		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()}, {"preview", previewOps()}, {"viewport", viewportOps()}, {"human", humanOps()}, {"dashboard", dashboardOps()}, {"record", recordOps()}, {"state", stateOps()}, {"network", networkOps()},
+		{"surfaces", surfaceOps()}, {"events", eventOps()}, {"find", findOps()}, {"ledger", ledgerOps()}, {"control", controlOps()}, {"tasks", taskOps()}, {"policy", policyOps()}, {"settings", settingsOps()}, {"cookies", cookieOps()}, {"preview", previewOps()}, {"viewport", viewportOps()}, {"human", humanOps()}, {"dashboard", dashboardOps()}, {"broker", brokerOps()}, {"record", recordOps()}, {"state", stateOps()}, {"network", networkOps()},
 	} {
 		for _, o := range g.ops {
 			o.Group = g.name
