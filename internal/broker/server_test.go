@@ -31,7 +31,7 @@ func (f *fakeX) Do(_ context.Context, req executor.Request) (*executor.Result, e
 	}
 	return &executor.Result{Out: map[string]string{"ok": req.Op}, OperationID: "op-1"}, nil
 }
-func (f *fakeX) Registry() *ops.Registry          { return ops.New() }
+func (f *fakeX) Registry() *ops.Registry           { return ops.New() }
 func (f *fakeX) OwnsTab(session, task string) bool { return f.owns }
 
 func newTestServer(t *testing.T) (*Server, *fakeX, string) {
