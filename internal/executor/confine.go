@@ -31,17 +31,11 @@ func (s confineStage) enter(ctx context.Context, c *call) (func(*outcome), error
 		return nil, nil
 	}
 	session := c.sess.Name()
-	if t, ok := c.in.(ops.Targeter); ok && t.Target() != "" {
-		if err := s.own(session, c.task, t.Target()); err != nil {
-			return nil, err
-		}
-		if c.op.SessionWide {
-			return nil, nil
-		}
+	if t, ok := c.in.(ops.TabNamer); ok && t.NamedTab() != "" {
+		return nil, s.own(session, c.task, t.NamedTab())
 	}
-	if c.op.SessionWide {
-		return nil, nil // the broker offers no session-wide operation that names no tab
-	}
+	// Everything else works in the caller's current tab (a session-wide
+	// operation too: tab close with no id closes it).
 	if !c.sess.Live() {
 		return nil, confined(c.task, "it has no tab yet")
 	}

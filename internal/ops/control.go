@@ -12,6 +12,9 @@ type PageIn struct {
 // Target is the tab the input names ("": the caller's current one).
 func (in *PageIn) Target() string { return in.ID }
 
+// NamedTab is the tab the input names ("" for the caller's own).
+func (in *PageIn) NamedTab() string { return in.ID }
+
 // ControlOut says who drives a tab now.
 type ControlOut = wire.ControlOut
 

@@ -63,6 +63,12 @@ type TabCloseIn struct {
 // Target is the tab the input names ("": the caller's own).
 func (in *TabCloseIn) Target() string { return in.ID }
 
+// NamedTab is the tab tab close names ("" for the caller's own).
+func (in *TabCloseIn) NamedTab() string { return in.ID }
+
+// NamedTab is the tab tab activate selects.
+func (in *TabIDIn) NamedTab() string { return in.ID }
+
 // NavigatesTo is the address open opens.
 func (in *OpenIn) NavigatesTo() string { return in.URL }
 

@@ -52,6 +52,13 @@ type Targeter interface {
 	Target() string
 }
 
+// TabNamer is implemented by inputs that may name a tab to act on or
+// select (tab activate, tab close, takeover): a confined caller (a remote
+// agent) may name only its own (see executor.Request.Confined).
+type TabNamer interface {
+	NamedTab() string
+}
+
 // TabOpener is implemented by inputs of writes that may open a tab and
 // make it the caller's current one (tab new, open --new-tab): the caller's
 // task owns it, and the write does not act in the caller's old tab.
