@@ -30,15 +30,18 @@ func (s confineStage) enter(ctx context.Context, c *call) (func(*outcome), error
 	if o, ok := c.in.(ops.TabOpener); ok && o.OpensTab() {
 		return nil, nil
 	}
-	session := c.sess.Name()
 	if t, ok := c.in.(ops.TabNamer); ok && t.NamedTab() != "" {
-		return nil, s.own(session, c.task, t.NamedTab())
+		p, err := c.pageByID(ctx, t.NamedTab())
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			return nil, confined(c.task, "it has no tab yet")
+		}
+		return nil, s.own(c, p)
 	}
 	// Everything else works in the caller's current tab (a session-wide
 	// operation too: tab close with no id closes it).
-	if !c.sess.Live() {
-		return nil, confined(c.task, "it has no tab yet")
-	}
 	p, err := c.page(ctx)
 	if err != nil {
 		return nil, err
@@ -46,19 +49,18 @@ func (s confineStage) enter(ctx context.Context, c *call) (func(*outcome), error
 	if p == nil {
 		return nil, confined(c.task, "it has no tab yet")
 	}
-	return nil, s.own(session, c.task, p.PageID())
+	return nil, s.own(c, p)
 }
 
-// own refuses a tab the task does not own.
-func (s confineStage) own(session, task, page string) error {
-	// A surface id may name a frame or view inside a tab; the registry
-	// knows tabs by their page id, and a confined caller's targets are tabs.
-	if owner := s.r.Owner(session, page); owner != task {
-		why := "it belongs to another task"
-		if owner == "" {
-			why = "no task of yours opened it"
-		}
-		return confined(task, "tab "+page+": "+why)
+// own refuses a tab the caller's task does not own. A popup of one of
+// its tabs is its own (grants.Registry.Check makes it so).
+func (s confineStage) own(c *call, p pageView) error {
+	session, page := c.sess.Name(), p.PageID()
+	if err := s.r.Check(session, c.task, page, p.Opener()); err != nil {
+		return confined(c.task, "tab "+page+" belongs to another task")
+	}
+	if s.r.Owner(session, page) != c.task {
+		return confined(c.task, "tab "+page+" is not one it opened")
 	}
 	return nil
 }

@@ -1,0 +1,64 @@
+package executor
+
+import (
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/grants"
+	"github.com/loupe-dev/loupe/internal/ops"
+)
+
+// TestConfineStage: a confined caller reads and writes only in tabs its
+// task opened (and their popups): a shared tab (the person's) and
+// another task's are NO_GRANT, for reads too; a call that opens a tab
+// passes; an unconfined caller, a person's call and operations without
+// a browser pass.
+func TestConfineStage(t *testing.T) {
+	r := grants.New("g1", 0, nil)
+	for _, task := range []string{"remote:h1#1/a", "remote:h1#1/b"} {
+		if _, err := r.Use("default", task, "", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Own("default", "remote:h1#1/a", "s2")
+	r.Own("default", "remote:h1#1/b", "s3")
+	person := &fakePage{id: "s1"}
+	mine, theirs, popup := &fakePage{id: "s2"}, &fakePage{id: "s3"}, &fakePage{id: "s4", opener: "s2"}
+	snapshot, click := describe[nothing]("snapshot", ops.Read), describe[nothing]("click", ops.Write)
+	activate := describe[ops.TabIDIn]("tab activate", ops.Write, sessionWide)
+	tabNew := describe[ops.TabNewIn]("tab new", ops.Write, sessionWide)
+	for _, tc := range []struct {
+		name     string
+		op       *ops.Op
+		in       any
+		page     *fakePage
+		unconfin bool
+		person   bool
+		code     apitype.Code
+	}{
+		{"read in its own tab", snapshot, nil, mine, false, false, ""},
+		{"write in its own tab", click, nil, mine, false, false, ""},
+		{"in its tab's popup", click, nil, popup, false, false, ""},
+		{"read in the person's tab", snapshot, nil, person, false, false, apitype.NoGrant},
+		{"write in the person's tab", click, nil, person, false, false, apitype.NoGrant},
+		{"in another session's tab", snapshot, nil, theirs, false, false, apitype.NoGrant},
+		{"with no tab yet", snapshot, nil, nil, false, false, apitype.NoGrant},
+		{"naming the person's tab", activate, &ops.TabIDIn{ID: "s1"}, mine, false, false, apitype.NoGrant},
+		{"naming another session's tab", activate, &ops.TabIDIn{ID: "s3"}, mine, false, false, apitype.NoGrant},
+		{"naming its own tab", activate, &ops.TabIDIn{ID: "s2"}, person, false, false, ""},
+		{"opening a tab", tabNew, nil, person, false, false, ""},
+		{"unconfined", click, nil, person, true, false, ""},
+		{"a person's call", click, nil, theirs, false, true, ""},
+		{"no browser", describe[nothing]("ops", ops.Read, noBrowser), nil, person, false, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := fakeCall(t, tc.op, tc.in, tc.page, person, mine, theirs, popup)
+			c.task, c.req.Confined, c.req.Person = "remote:h1#1/a", !tc.unconfin, tc.person
+			_, err := enter(t, confineStage{r}, c)
+			e := wantCode(t, err, tc.code)
+			if e != nil && !e.NotExecuted {
+				t.Fatalf("a refusal must be not executed: %+v", e)
+			}
+		})
+	}
+}
