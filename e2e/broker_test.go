@@ -186,4 +186,9 @@ func TestBroker(t *testing.T) {
 	if out := e.ok("broker", "hosts"); !strings.Contains(out, "h1  generation 2") || !strings.Contains(out, "revoked") {
 		t.Fatalf("broker hosts:\n%s", out)
 	}
+	// Registered again after the revocation, the host starts afresh.
+	var reg3 struct{ Token string }
+	e.okJSON(&reg3, "broker", "register", "--host", "h1")
+	b.ok(reg3.Token, "a", "open", map[string]any{"url": srv.Page("basic.html")})
+	b.ok(reg3.Token, "a", "snapshot", map[string]any{})
 }

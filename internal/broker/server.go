@@ -93,8 +93,9 @@ func Task(host string, gen int64, session string) string {
 	return fmt.Sprintf("remote:%s#%d/%s", host, gen, session)
 }
 
-// HostTasks matches the tasks of a host's generations older than gen
-// (gen 0 or less: every generation).
+// HostTasks matches the tasks of a host's generations older than gen:
+// a registration of generation gen ends those below it, a revocation of
+// generation gen ends those below gen+1 — never a later generation's.
 func HostTasks(host string, gen int64) func(task string) bool {
 	prefix := "remote:" + host + "#"
 	return func(task string) bool {
@@ -106,7 +107,7 @@ func HostTasks(host string, gen int64) func(task string) bool {
 		if _, err := fmt.Sscanf(rest, "%d/", &g); err != nil {
 			return false
 		}
-		return gen <= 0 || g < gen
+		return g < gen
 	}
 }
 

@@ -171,7 +171,7 @@ func TestHostTasks(t *testing.T) {
 			t.Errorf("HostTasks(h1, 3)(%q) = %v", task, !want)
 		}
 	}
-	if !HostTasks("h1", 0)("remote:h1#3/a") {
-		t.Error("gen 0 does not match every generation")
+	if HostTasks("h1", 4)("remote:h1#4/a") {
+		t.Error("a revocation of generation 3 must not end generation 4")
 	}
 }

@@ -81,8 +81,8 @@ func (b *brokers) Register(host string) (*ops.BrokerRegisterOut, error) {
 	return out, nil
 }
 
-// Revoke refuses the host's token and ends the tasks of all its
-// generations.
+// Revoke refuses the host's token and ends the tasks of its generations
+// so far (a later registration starts afresh).
 func (b *brokers) Revoke(host string) (*ops.BrokerHostsOut, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -95,7 +95,7 @@ func (b *brokers) Revoke(host string) (*ops.BrokerHostsOut, error) {
 		return nil, fmt.Errorf("broker revoke: %w", err)
 	}
 	o := hostOut(h)
-	o.Ended = len(b.x.EndTasks(broker.HostTasks(h.Name, 0)))
+	o.Ended = len(b.x.EndTasks(broker.HostTasks(h.Name, h.Generation+1)))
 	return &ops.BrokerHostsOut{Hosts: []wire.BrokerHost{o}}, nil
 }
 

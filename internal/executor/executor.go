@@ -348,17 +348,17 @@ func (x *Executor) Do(ctx context.Context, req Request) (*Result, error) {
 }
 
 // EndTasks ends every task match accepts, as task end does (its grants
-// are revoked, its tabs released, its writes refused from now on), and
-// returns the grants it revoked. The broker calls it for the tasks of a
-// host connection generation that a new registration or a revocation
-// replaced.
+// are revoked, its tabs released, its writes refused from now on) —
+// including those that have not called yet — and returns the grants it
+// revoked. The broker calls it for the tasks of a host connection
+// generation that a new registration or a revocation replaced.
 func (x *Executor) EndTasks(match func(task string) bool) []grants.Grant {
 	end := taskEnder{x.grants, x.events, x.previews}
 	var out []grants.Grant
 	for _, t := range x.grants.Tasks(match) {
 		out = append(out, end.End(t)...)
 	}
-	return out
+	return append(out, x.grants.EndWhere(match)...)
 }
 
 // Sessions lists the sessions with a running browser.

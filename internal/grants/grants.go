@@ -70,6 +70,14 @@ type Registry struct {
 	// claims are owners restored from an earlier daemon, whose task has
 	// no grant yet: until when they hold (see Claim).
 	claims map[tab]time.Time
+	// endedWhere are families of tasks ended by EndWhere, those not yet
+	// seen included.
+	endedWhere []endedFamily
+}
+
+type endedFamily struct {
+	match func(task string) bool
+	at    time.Time
 }
 
 type key struct{ session, task string }
@@ -97,7 +105,7 @@ func (r *Registry) Use(session, task, presented string, strict bool) (Grant, err
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := key{session, task}
-	if at, ok := r.ended[task]; ok {
+	if at, ok := r.endedLocked(task); ok {
 		if !strict {
 			return Grant{}, nil // an ended task may still read; it holds no grant
 		}
@@ -196,7 +204,7 @@ func (r *Registry) holdsLocked(t tab, task string) bool {
 		return true
 	}
 	until, ok := r.claims[t]
-	_, ended := r.ended[task]
+	_, ended := r.endedLocked(task)
 	return ok && !ended && r.now().Before(until)
 }
 
@@ -251,6 +259,42 @@ func (r *Registry) Tasks(match func(task string) bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// EndWhere ends every task match accepts, as End does — those that hold
+// a grant now and those that would ask for one later — and returns the
+// grants it revoked. The broker ends with it a host connection
+// generation that a new one replaced: a call that was let in just before
+// the rotation can start nothing under the old generation's tasks.
+func (r *Registry) EndWhere(match func(task string) bool) []Grant {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	var out []Grant
+	for k, g := range r.live {
+		if match(k.task) {
+			out = append(out, r.copyLocked(g))
+			r.revokeLocked(k, g, fmt.Sprintf("task %q was ended; grant %s is revoked", k.task, g.ID))
+			r.ended[k.task] = now
+		}
+	}
+	r.endedWhere = append(r.endedWhere, endedFamily{match, now})
+	sortGrants(out)
+	return out
+}
+
+// endedLocked reports whether and when a task was ended. Caller holds
+// r.mu.
+func (r *Registry) endedLocked(task string) (time.Time, bool) {
+	if at, ok := r.ended[task]; ok {
+		return at, true
+	}
+	for _, f := range r.endedWhere {
+		if f.match(task) {
+			return f.at, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // ForgetSession drops the tabs of a session whose browser has gone: their

@@ -183,3 +183,28 @@ func TestClaimAfterRestart(t *testing.T) {
 		t.Fatalf("owner after end = %q", o)
 	}
 }
+
+// TestEndWhere: a family of tasks ended together stays ended, those
+// that had not asked for a grant yet included; other tasks go on.
+func TestEndWhere(t *testing.T) {
+	r := New("g1", 0, nil)
+	old := func(task string) bool { return strings.HasPrefix(task, "remote:h1#1/") }
+	if _, err := r.Use("default", "remote:h1#1/a", "", false); err != nil {
+		t.Fatal(err)
+	}
+	r.Own("default", "remote:h1#1/a", "s2")
+	if got := r.EndWhere(old); len(got) != 1 || got[0].Task != "remote:h1#1/a" || len(got[0].Tabs) != 1 {
+		t.Fatalf("ended: %+v", got)
+	}
+	if r.Owner("default", "s2") != "" {
+		t.Fatal("an ended task still owns its tab")
+	}
+	for _, task := range []string{"remote:h1#1/a", "remote:h1#1/new"} {
+		if _, err := r.Use("default", task, "", true); err == nil {
+			t.Fatalf("%s: a write of an ended family was let through", task)
+		}
+	}
+	if _, err := r.Use("default", "remote:h1#2/a", "", true); err != nil {
+		t.Fatalf("the next generation: %v", err)
+	}
+}
