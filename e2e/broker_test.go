@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -166,8 +169,12 @@ func TestBroker(t *testing.T) {
 		t.Fatalf("tabs: want the person's and session a's, got %+v", tabs.Tabs)
 	}
 
+	if g := remoteGrants(e); len(g["remote:h1#1/a"]) != 1 || g["remote:h1#1/a"][0] != nav.Surface {
+		t.Fatalf("session a's grant should hold its tab %s: %v", nav.Surface, g)
+	}
+
 	// Rotation: the old token is refused, the new one works, and the old
-	// generation's tab is no longer its session's.
+	// generation's grants are revoked: its tab is no longer its session's.
 	var reg2 struct {
 		Generation int64
 		Token      string
@@ -177,6 +184,9 @@ func TestBroker(t *testing.T) {
 		t.Fatalf("register again: %+v", reg2)
 	}
 	b.refused(tok, "a", "snapshot", map[string]any{}, http.StatusUnauthorized, apitype.NoGrant)
+	if g := remoteGrants(e); g["remote:h1#1/a"] != nil {
+		t.Fatalf("the old generation still holds a grant: %v", g)
+	}
 	b.refused(reg2.Token, "a", "click", map[string]any{"ref": ref}, http.StatusForbidden, apitype.NoGrant)
 	b.ok(reg2.Token, "a", "open", map[string]any{"url": srv.Page("basic.html")})
 
@@ -191,4 +201,45 @@ func TestBroker(t *testing.T) {
 	e.okJSON(&reg3, "broker", "register", "--host", "h1")
 	b.ok(reg3.Token, "a", "open", map[string]any{"url": srv.Page("basic.html")})
 	b.ok(reg3.Token, "a", "snapshot", map[string]any{})
+
+	// No token is kept in clear anywhere in the home: not in the hosts
+	// file (mode 0600), the daemon's log or the ledger.
+	fi, err := os.Stat(filepath.Join(e.home, "broker-hosts.json"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("broker-hosts.json: %v %v", fi, err)
+	}
+	_ = filepath.WalkDir(e.home, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() && d.Name() == "sessions" {
+			return fs.SkipDir
+		}
+		if d.IsDir() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil // a socket
+		}
+		for _, tok := range []string{tok, reg2.Token, reg3.Token} {
+			if bytes.Contains(data, []byte(tok)) {
+				t.Errorf("%s holds a token in clear", path)
+			}
+		}
+		return nil
+	})
+}
+
+// remoteGrants is the tabs of each task holding a grant, by task.
+func remoteGrants(e *env) map[string][]string {
+	var out struct {
+		Grants []struct {
+			Task string
+			Tabs []string
+		}
+	}
+	e.okJSON(&out, "tasks")
+	m := map[string][]string{}
+	for _, g := range out.Grants {
+		m[g.Task] = g.Tabs
+	}
+	return m
 }
