@@ -169,6 +169,18 @@ func TestBroker(t *testing.T) {
 		t.Fatalf("tabs: want the person's and session a's, got %+v", tabs.Tabs)
 	}
 
+	// Each remote session's tab list holds its own tabs only.
+	var listed struct {
+		Tabs []struct {
+			ID string `json:"id"`
+		}
+	}
+	if err := json.Unmarshal(b.ok(tok, "a", "tabs", map[string]any{}), &listed); err != nil || len(listed.Tabs) != 1 || listed.Tabs[0].ID != nav.Surface {
+		t.Fatalf("session a's tabs: %+v %v", listed, err)
+	}
+	if err := json.Unmarshal(b.ok(tok, "b", "tabs", map[string]any{}), &listed); err != nil || len(listed.Tabs) != 0 {
+		t.Fatalf("session b's tabs: %+v %v", listed, err)
+	}
 	if g := remoteGrants(e); len(g["remote:h1#1/a"]) != 1 || g["remote:h1#1/a"][0] != nav.Surface {
 		t.Fatalf("session a's grant should hold its tab %s: %v", nav.Surface, g)
 	}

@@ -18,7 +18,6 @@ const Version = "1"
 // host cannot read or write until the MCP front end relays them, issue
 // 24 point 6).
 var withheld = map[string]string{
-	"tabs":          "lists every tab of the session, the person's included",
 	"close":         "closes the whole session, the person's tabs included",
 	"console":       "the session's console log, of every tab",
 	"network":       "the session's network log, of every tab",

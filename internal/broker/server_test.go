@@ -138,12 +138,12 @@ func TestCapabilities(t *testing.T) {
 	for _, o := range c.Operations {
 		names[o.Name] = true
 	}
-	for _, want := range []string{"open", "snapshot", "click", "tab.new", "tab.close"} {
+	for _, want := range []string{"open", "snapshot", "click", "tab.new", "tab.close", "tabs"} {
 		if !names[want] {
 			t.Errorf("%s not offered", want)
 		}
 	}
-	for _, not := range []string{"takeover", "resume", "import-cookies", "dashboard", "attach", "eval", "broker.register", "tabs", "upload"} {
+	for _, not := range []string{"takeover", "resume", "import-cookies", "dashboard", "attach", "eval", "broker.register", "upload"} {
 		if names[not] {
 			t.Errorf("%s offered", not)
 		}

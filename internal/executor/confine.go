@@ -18,7 +18,8 @@ import (
 // owns is refused just like a tab another task owns (NO_GRANT, not
 // executed). A call that opens a tab (tab new, open with new_tab) does
 // not act in the caller's current tab and passes; the tab it opens is its
-// task's (the effects stage).
+// task's (the effects stage). A list of the session's tabs (tabs) is
+// cut to the caller's own.
 type confineStage struct{ r *grants.Registry }
 
 func (confineStage) name() string { return "confine" }
@@ -29,6 +30,15 @@ func (s confineStage) enter(ctx context.Context, c *call) (func(*outcome), error
 	}
 	if o, ok := c.in.(ops.TabOpener); ok && o.OpensTab() {
 		return nil, nil
+	}
+	if _, ok := c.op.NewOut().(ops.TabFilter); ok && c.op.SessionWide && !c.isWrite() {
+		// A list of the session's tabs: the caller sees its own only.
+		session := c.sess.Name()
+		return func(o *outcome) {
+			if f, ok := o.out.(ops.TabFilter); ok {
+				f.KeepTabs(func(id string) bool { return s.r.Owner(session, id) == c.task })
+			}
+		}, nil
 	}
 	if t, ok := c.in.(ops.TabNamer); ok && t.NamedTab() != "" {
 		p, err := c.pageByID(ctx, t.NamedTab())

@@ -2,10 +2,12 @@ package executor
 
 import (
 	"testing"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/grants"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // TestConfineStage: a confined caller reads and writes only in tabs its
@@ -60,5 +62,28 @@ func TestConfineStage(t *testing.T) {
 				t.Fatalf("a refusal must be not executed: %+v", e)
 			}
 		})
+	}
+}
+
+// TestConfineStageCutsTabLists: a confined caller's list of the
+// session's tabs holds its own tabs only, even before it has one.
+func TestConfineStageCutsTabLists(t *testing.T) {
+	r := grants.New("g1", 0, nil)
+	if _, err := r.Use("default", "remote:h1#1/a", "", false); err != nil {
+		t.Fatal(err)
+	}
+	r.Own("default", "remote:h1#1/a", "s2")
+	tabs := ops.Describe[ops.NoIn, ops.TabsOut]("tabs", "tabs", ops.Read, time.Second)
+	tabs.SessionWide = true
+	c := fakeCall(t, tabs, nil, nil)
+	c.task, c.req.Confined = "remote:h1#1/a", true
+	leave, err := enter(t, confineStage{r}, c)
+	if err != nil || leave == nil {
+		t.Fatalf("tabs: %v (leave %v)", err, leave != nil)
+	}
+	out := &ops.TabsOut{Active: "s1", Tabs: []wire.Tab{{ID: "s1"}, {ID: "s2"}, {ID: "s3"}}}
+	leave(&outcome{out: out})
+	if len(out.Tabs) != 1 || out.Tabs[0].ID != "s2" || out.Active != "" {
+		t.Fatalf("the list: %+v", out)
 	}
 }

@@ -59,6 +59,13 @@ type TabNamer interface {
 	NamedTab() string
 }
 
+// TabFilter is implemented by outputs that list the session's tabs
+// (tabs): for a confined caller the executor keeps only the caller's
+// own.
+type TabFilter interface {
+	KeepTabs(keep func(id string) bool)
+}
+
 // TabOpener is implemented by inputs of writes that may open a tab and
 // make it the caller's current one (tab new, open --new-tab): the caller's
 // task owns it, and the write does not act in the caller's old tab.

@@ -203,6 +203,21 @@ type TabsOut struct {
 	Tabs   []Tab  `json:"tabs"`
 }
 
+// KeepTabs leaves only the tabs keep accepts: a confined caller (a
+// remote agent) sees its own tabs and no other (see ops.TabFilter).
+func (o *TabsOut) KeepTabs(keep func(id string) bool) {
+	kept := o.Tabs[:0]
+	for _, t := range o.Tabs {
+		if keep(t.ID) {
+			kept = append(kept, t)
+		}
+	}
+	o.Tabs = kept
+	if o.Active != "" && !keep(o.Active) {
+		o.Active = ""
+	}
+}
+
 // Text is one line a tab, the active one starred.
 func (o *TabsOut) Text() string {
 	var b strings.Builder
