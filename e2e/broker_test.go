@@ -156,6 +156,7 @@ func TestBroker(t *testing.T) {
 	b.refused(tok, "b", "tab.close", map[string]any{"surface_id": nav.Surface}, http.StatusForbidden, apitype.NoGrant)
 	b.refused(tok, "a", "tab.activate", map[string]any{"surface_id": mine.Surface}, http.StatusForbidden, apitype.NoGrant)
 	b.refused(tok, "a", "tab.close", map[string]any{"surface_id": mine.Surface}, http.StatusForbidden, apitype.NoGrant)
+	b.refused(tok, "a", "network.start", map[string]any{"surface_id": mine.Surface}, http.StatusForbidden, apitype.NoGrant)
 	if got := e.ok("text"); strings.Contains(got, "clicked-basic-cancel") {
 		t.Fatalf("session a's click reached the person's tab:\n%s", got)
 	}

@@ -47,6 +47,8 @@ func TestConfineStage(t *testing.T) {
 		{"with no tab yet", snapshot, nil, nil, false, false, apitype.NoGrant},
 		{"naming the person's tab", activate, &ops.TabIDIn{ID: "s1"}, mine, false, false, apitype.NoGrant},
 		{"naming another session's tab", activate, &ops.TabIDIn{ID: "s3"}, mine, false, false, apitype.NoGrant},
+		{"capturing the person's tab", describe[ops.CaptureIn]("network start", ops.Read), &ops.CaptureIn{Surface: "s1"}, mine, false, false, apitype.NoGrant},
+		{"capturing its own tab", describe[ops.CaptureIn]("network start", ops.Read), &ops.CaptureIn{Surface: "s2"}, person, false, false, ""},
 		{"naming its own tab", activate, &ops.TabIDIn{ID: "s2"}, person, false, false, ""},
 		{"opening a tab", tabNew, nil, person, false, false, ""},
 		{"unconfined", click, nil, person, true, false, ""},

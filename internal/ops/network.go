@@ -115,6 +115,9 @@ type CaptureIn struct {
 	Surface string `json:"surface_id,omitempty" flag:"surface" meta:"ID" help:"the tab (default: your current one)"`
 }
 
+// NamedTab is the tab the input names ("" for the caller's own).
+func (in *CaptureIn) NamedTab() string { return in.Surface }
+
 // Validate bounds the id.
 func (in *CaptureIn) Validate() error {
 	if len(in.Surface) > 64 {

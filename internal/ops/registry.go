@@ -53,7 +53,7 @@ type Targeter interface {
 }
 
 // TabNamer is implemented by inputs that may name a tab to act on or
-// select (tab activate, tab close, takeover): a confined caller (a remote
+// select (tab activate, tab close, takeover, network start): a confined caller (a remote
 // agent) may name only its own (see executor.Request.Confined).
 type TabNamer interface {
 	NamedTab() string
