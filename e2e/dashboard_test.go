@@ -238,6 +238,11 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	}
 	agent("open", site.URL+"/notes")
 
+	// The broker's hosts.
+	e.ok("broker", "register", "--host", "ci-box")
+	person("click", `role=button[name="Show remote hosts"]`)
+	personWait("--text", "ci-box generation 1, never used")
+
 	// A responsive preset lays the tab out at its size; Window resets it.
 	// (The phone is a mobile device: a page without a viewport meta tag
 	// is laid out 980 px wide and shown zoomed out on its 390 px screen.)

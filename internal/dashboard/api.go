@@ -27,7 +27,7 @@ var allowed = map[string]bool{
 	"takeover": false, "resume": false, "approve": false, "deny": false, "human-input": false,
 	"open": true, "back": true, "forward": true, "reload": true, "diagnostics": true, "pick": true, "viewport": true, "routes": true, "route clear": true, "state save": true, "upload": true,
 	"tab new": false, "tab close": false, "tab activate": false,
-	"ops ack": false, "console": false, "network": false, "network start": false, "downloads": false, "record": false,
+	"ops ack": false, "console": false, "network": false, "network start": false, "broker hosts": false, "downloads": false, "record": false,
 	"settings set": false, "settings clear-cache": false, "settings clear-data": false, "import-cookies": false,
 }
 

@@ -500,9 +500,26 @@ function wireNetwork() {
   }));
 }
 
+// Remote hosts: the broker's registered hosts, their generations and
+// when each last called; their sessions' tabs are listed under their
+// tasks (remote:HOST#GEN/SESSION) with the other tabs.
+function hostsText(o) {
+  if (!o.hosts.length) return 'No remote hosts (loupe broker register --host NAME)';
+  return o.hosts.map((h) => h.host + ' generation ' + h.generation +
+    (h.revoked ? ', revoked' : '') + (h.last_used ? ', last used ' + h.last_used : ', never used')).join('\n');
+}
+
 function wire() {
   const screen = $('screen'), img = $('frame');
   wireNetwork();
+  $('show-hosts').addEventListener('click', async () => {
+    try {
+      showError(null);
+      $('hosts-text').textContent = hostsText(await api('broker hosts', 'default', {}));
+    } catch (e) {
+      showError(e);
+    }
+  });
   img.addEventListener('click', (ev) => {
     screen.focus();
     if (picking) { pickAt(point(ev)); return; }
