@@ -11,8 +11,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,7 +31,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/system"
 )
 
-const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon] [--headed] [--cdp URL] [--session NAME] [--task ID] [--allow-eval] [--allow-local-pages] [--tools core|full] [--token TOKEN|auto | --no-token] [--max-sessions N] [--print-config CLIENT]"
+const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon | --broker URL] [--headed] [--cdp URL] [--session NAME] [--task ID] [--allow-eval] [--allow-local-pages] [--tools core|full] [--token TOKEN|auto | --no-token] [--max-sessions N] [--print-config CLIENT]"
 
 const mcpHelp = mcpUsage + `
 
@@ -44,6 +46,11 @@ daemon's sessions.
 
   --http 127.0.0.1:PORT  streamable HTTP on this loopback address, not stdio
   --daemon               use the daemon's sessions instead (shared with the CLI)
+  --broker URL           forward every call to the loupe broker at URL (the
+                         browser's machine, through an SSH reverse forward):
+                         the token comes from LOUPE_BROKER_TOKEN, never a flag;
+                         --session names the remote session; screenshots land
+                         in LOUPE_HOME/broker-relay/SESSION
   --headed               show the browser window (in-process engine)
   --cdp URL              attach the session to a running browser or Electron app
   --session NAME         the session to use
@@ -74,6 +81,7 @@ type mcpFlags struct {
 	serverArgs               []string
 	daemon, headed, allowEva bool
 	localPages, noToken      bool
+	broker                   string
 	maxSessions              int
 }
 
@@ -85,6 +93,7 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 	fs.StringVar(&f.cdp, "cdp", "", "")
 	fs.StringVar(&f.tools, "tools", "full", "")
 	fs.BoolVar(&f.daemon, "daemon", false, "")
+	fs.StringVar(&f.broker, "broker", "", "")
 	fs.BoolVar(&f.headed, "headed", false, "")
 	fs.BoolVar(&f.allowEva, "allow-eval", false, "")
 	fs.BoolVar(&f.localPages, "allow-local-pages", false, "")
@@ -112,6 +121,15 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 	}
 	if f.tools != "core" && f.tools != "full" {
 		return f, fmt.Errorf("--tools %q: want core or full", f.tools)
+	}
+	if f.broker != "" {
+		u, err := url.Parse(f.broker)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return f, fmt.Errorf("--broker %q: want the broker's address, http://127.0.0.1:PORT", f.broker)
+		}
+		if f.daemon || f.headed || f.cdp != "" {
+			return f, errors.New("--broker forwards to the browser's machine: --daemon, --headed and --cdp apply to a browser of this one")
+		}
 	}
 	if f.daemon && f.headed {
 		return f, errors.New("--headed applies to the in-process engine; start the daemon with LOUPE_HEADED=1 instead")
@@ -177,8 +195,23 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 		session = c.session
 	}
 	var backend mcpserver.Backend
+	var offered map[string]bool
 	var x *executor.Executor
-	if f.daemon {
+	if f.broker != "" {
+		token := os.Getenv("LOUPE_BROKER_TOKEN")
+		if token == "" {
+			return c.usage(errors.New("--broker: set LOUPE_BROKER_TOKEN to the token loupe broker register printed on the browser's machine"), mcpUsage)
+		}
+		b := &mcpserver.Broker{URL: f.broker, Token: secret.String(token), Session: session,
+			Relay: filepath.Join(c.home, "broker-relay", session)}
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		offered, err = b.Offered(cctx)
+		cancel()
+		if err != nil {
+			return c.fail(err)
+		}
+		backend = b
+	} else if f.daemon {
 		cl, err := c.ensureDaemon(ctx)
 		if err != nil {
 			return c.fail(err)
@@ -233,7 +266,7 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Backend: backend, Version: Version, Tools: f.tools, AllowEval: f.allowEva, NoTools: !set.ControlEnabled})
+	srv, err := mcpserver.New(mcpserver.Options{Backend: backend, Version: Version, Tools: f.tools, AllowEval: f.allowEva, NoTools: !set.ControlEnabled, Offered: offered})
 	if err != nil {
 		return c.usage(err, mcpUsage)
 	}

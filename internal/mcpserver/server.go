@@ -240,6 +240,10 @@ type Options struct {
 	// NoTools registers no browser tools: browser control is turned off
 	// (settings controlEnabled false).
 	NoTools bool
+	// Offered, when set, names the operations the backend offers (a
+	// broker's capabilities): a tool none of whose operations is offered
+	// is not listed, and a call of it says so.
+	Offered map[string]bool
 }
 
 // Server is an MCP server over one browser session.
@@ -285,6 +289,9 @@ func New(o Options) (*Server, error) {
 		case o.Tools == "core" && !t.core:
 			e = apitype.Errorf(apitype.BadInput, "%s is not in this server's core tool set", t.tool.Name)
 			e.Hint = "ask the person who runs loupe to start it with loupe mcp --tools full"
+		case o.Offered != nil && !t.offered(o.Offered):
+			e = apitype.Errorf(apitype.TransportUnsupported, "the broker this server forwards to does not offer %s", t.tool.Name)
+			e.Hint = "use the other tools; the person who runs the browser's machine decides what its broker offers"
 		default:
 			s.srv.AddTool(t.tool, s.handler(t))
 			continue

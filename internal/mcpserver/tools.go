@@ -46,6 +46,16 @@ type member struct {
 	fields map[string]bool // the op's input fields offered by the tool
 }
 
+// offered reports whether any of the tool's operations is offered.
+func (t *tool) offered(ops map[string]bool) bool {
+	for _, m := range t.members {
+		if ops[m.op.Name] {
+			return true
+		}
+	}
+	return false
+}
+
 // buildTools derives every tool from the operation descriptors. A
 // descriptor that cannot be offered (a field type with no plain JSON
 // Schema type, a field meaning two things in one tool) panics: it is a
