@@ -4,11 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loupe-dev/loupe/internal/chromium"
 	"github.com/loupe-dev/loupe/internal/testpages"
@@ -233,4 +236,81 @@ func BenchmarkSnapshotGrep(b *testing.B) {
 			b.ReportMetric(float64(chars), "chars")
 		})
 	}
+}
+
+// BenchmarkBrokerOverhead is what the broker path adds to an MCP call: a
+// snapshot and a click on the frames page through `loupe mcp --daemon`
+// (the local path) and through `loupe mcp --broker` (a remote agent's,
+// over loopback HTTP to the broker in the same daemon), alternately, each
+// client in a browser of its own. Reported: the medians of each and their
+// difference (added-…-ms).
+func BenchmarkBrokerOverhead(b *testing.B) {
+	srv := testpages.Start(b, "127.0.0.1")
+	e := &env{t: &testing.T{}, home: mustTemp(b)}
+	r := &env{t: &testing.T{}, home: mustTemp(b)}
+	defer func() { e.run("daemon", "stop"); os.RemoveAll(e.home); os.RemoveAll(r.home) }()
+	var served struct{ URL string }
+	e.okJSON(&served, "broker", "serve")
+	var reg struct{ Token string }
+	e.okJSON(&reg, "broker", "register", "--host", "bench")
+	r.extra = []string{"LOUPE_BROKER_TOKEN=" + reg.Token}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	connect := func(e *env, args ...string) *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: e.command(append([]string{"mcp"}, args...)...)}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return cs
+	}
+	// The local client in a session (a browser) of its own: two tabs of
+	// one window would leave one in the background, where a page gets no
+	// frames and a click waits for its bounds.
+	local := connect(e, "--daemon", "--session", "local")
+	defer local.Close()
+	remote := connect(r, "--broker", served.URL, "--session", "bench")
+	defer remote.Close()
+	call := func(cs *mcp.ClientSession, name string, args map[string]any) (string, time.Duration) {
+		start := time.Now()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		d := time.Since(start)
+		if err != nil || res.IsError {
+			b.Fatalf("%s: %v %+v", name, err, res)
+		}
+		var t strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				t.WriteString(tc.Text)
+			}
+		}
+		return t.String(), d
+	}
+	refOf := func(snap string) string {
+		m := regexp.MustCompile(`button "Go" \[ref=(e\d+)\]`).FindStringSubmatch(snap)
+		if m == nil {
+			b.Fatalf("no Go button:\n%s", snap)
+		}
+		return m[1]
+	}
+	snapL, _ := call(local, "browser_navigate", map[string]any{"url": srv.Page("frames/top.html")})
+	snapR, _ := call(remote, "browser_navigate", map[string]any{"url": srv.Page("frames/top.html")})
+	refL, refR := refOf(snapL), refOf(snapR)
+	var ls, rs, lc, rc []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, d := call(local, "browser_snapshot", map[string]any{})
+		ls = append(ls, d)
+		_, d = call(remote, "browser_snapshot", map[string]any{})
+		rs = append(rs, d)
+		_, d = call(local, "browser_click", map[string]any{"ref": refL})
+		lc = append(lc, d)
+		_, d = call(remote, "browser_click", map[string]any{"ref": refR})
+		rc = append(rc, d)
+	}
+	b.ReportMetric(medianMS(ls), "local-snapshot-ms")
+	b.ReportMetric(medianMS(rs), "broker-snapshot-ms")
+	b.ReportMetric(medianMS(rs)-medianMS(ls), "added-snapshot-ms")
+	b.ReportMetric(medianMS(lc), "local-click-ms")
+	b.ReportMetric(medianMS(rc), "broker-click-ms")
+	b.ReportMetric(medianMS(rc)-medianMS(lc), "added-click-ms")
 }

@@ -48,6 +48,12 @@ type Grant struct {
 	// opens it (before the tab shows it); after that it too is served
 	// only while the tab shows the grant's pages.
 	opened bool
+	// seen: the tab was seen showing the grant's pages. Until then the
+	// page's own requests (its stylesheet, scripts) may come before loupe
+	// has heard that the tab shows it — a race a loaded machine lost —
+	// and are served; once seen, a tab that shows something else ends
+	// the grant.
+	seen bool
 }
 
 // Server serves the grants. The zero value is not usable; call New.
@@ -231,7 +237,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	prefix := siteOf(tok, port)
-	if !first && !gc.shows(prefix) {
+	shows := gc.shows(prefix)
+	if shows && !gc.seen {
+		s.mu.Lock()
+		g.seen = true
+		s.mu.Unlock()
+	}
+	if !first && !shows && gc.seen {
 		// The tab moved on: the grant ends. (The file itself is served
 		// once to the navigation that opens it, before the tab shows it.)
 		s.drop(func(x *Grant) bool { return x.Token == tok })

@@ -137,3 +137,41 @@ func otherHex(d string) string {
 	}
 	return "0"
 }
+
+// The page's own requests may reach the server before loupe has heard that
+// the tab shows the page (its commit event is still on the way): they are
+// served. Once the tab was seen showing it, a tab that shows something
+// else ends the grant.
+func TestPreviewBeforeTheTabCatchesUp(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "page.html"), []byte("<p>hi</p>"), 0o600)
+	os.WriteFile(filepath.Join(dir, "site.css"), []byte("p{}"), 0o600)
+	sh := &shows{url: map[string]string{}}
+	s := New()
+	defer s.Close()
+	u, err := s.Allow(filepath.Join(dir, "page.html"), "T1", "task-a", sh.of("T1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := strings.TrimSuffix(u, "page.html")
+	if code, _ := get(t, u); code != 200 {
+		t.Fatalf("the page: %d", code)
+	}
+	// The tab still shows what it showed before (about:blank).
+	sh.set("T1", "about:blank")
+	if code, _ := get(t, base+"site.css"); code != 200 {
+		t.Fatalf("the page's stylesheet before the tab caught up: %d", code)
+	}
+	sh.set("T1", u)
+	if code, _ := get(t, base+"site.css"); code != 200 {
+		t.Fatalf("the stylesheet while the tab shows the page: %d", code)
+	}
+	sh.set("T1", "https://elsewhere.example/")
+	if code, _ := get(t, base+"site.css"); code != 404 {
+		t.Fatalf("after the tab moved on: %d", code)
+	}
+	sh.set("T1", u)
+	if code, _ := get(t, base+"site.css"); code != 404 {
+		t.Fatalf("the grant did not end when the tab moved on: %d", code)
+	}
+}
