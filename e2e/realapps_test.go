@@ -413,6 +413,14 @@ func (a *realAgent) click(ref string) string {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		r := a.call("browser_click", map[string]any{"ref": ref})
+		if !r.isErr && strings.Contains(r.text, "so no click reached") && time.Now().Before(deadline) {
+			// The press landed, the widget re-rendered under it (a list
+			// still filtering what was typed) and the release missed:
+			// loupe says no click reached the element; a model clicks
+			// again, as this agent does.
+			a.t.Logf("note: %s", r.text)
+			continue
+		}
 		if !r.isErr {
 			return r.text
 		}

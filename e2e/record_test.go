@@ -45,6 +45,11 @@ func TestRecordFromCLIAndMCP(t *testing.T) {
 	if r := mc.call("browser_record", map[string]any{"action": "start"}); !r.isErr || !strings.Contains(r.text, "being recorded already") {
 		t.Errorf("a second recording of the tab: %s", r.text)
 	}
+	// A recording keeps a file only when the tab drew a picture: stopped
+	// at once on a loaded machine it may have none yet (bounded wait).
+	eventually(t, "the recording's first picture", func() bool {
+		return !strings.Contains(mc.ok("browser_record", map[string]any{"action": "status"}), ", 0 frames,")
+	})
 	if text := mc.ok("browser_record", map[string]any{"action": "stop"}); !strings.Contains(text, "ended (stopped)") || !strings.Contains(text, ".webm") {
 		t.Fatalf("browser_record stop:\n%s", text)
 	}
