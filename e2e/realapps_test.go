@@ -413,13 +413,18 @@ func (a *realAgent) click(ref string) string {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		r := a.call("browser_click", map[string]any{"ref": ref})
-		if !r.isErr && strings.Contains(r.text, "so no click reached") && time.Now().Before(deadline) {
+		if !r.isErr && strings.Contains(r.text, "so no click reached") {
 			// The press landed, the widget re-rendered under it (a list
-			// still filtering what was typed) and the release missed:
-			// loupe says no click reached the element; a model clicks
-			// again, as this agent does.
+			// still filtering what was typed, an editor redrawing its
+			// line) and the release missed: loupe says no click reached
+			// the element. A model clicks once more while the element is
+			// there; when it is gone (the widget acted on the press), the
+			// page check that follows judges.
 			a.t.Logf("note: %s", r.text)
-			continue
+			if again := a.call("browser_click", map[string]any{"ref": ref}); !again.isErr {
+				return again.text
+			}
+			return r.text
 		}
 		if !r.isErr {
 			return r.text
