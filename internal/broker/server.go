@@ -275,21 +275,12 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 		req.Input = inNewTab(req.Input)
 	}
 	out, err := s.cfg.X.Do(r.Context(), req)
-	if err != nil {
-		e, _ := apitype.As(err)
-		if e == nil {
-			e = apitype.Wrap(apitype.Internal, err, "%v", err)
-		}
-		writeError(w, statusOf(e.Code), e)
+	resp, e := executor.Response(out, err)
+	if e != nil {
+		writeJSON(w, statusOf(resp.Error.Code), resp)
 		return
 	}
-	res, err := json.Marshal(out.Out)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, apitype.Wrap(apitype.Internal, err, "encoding result: %v", err))
-		return
-	}
-	writeJSON(w, http.StatusOK, apitype.OpResponse{Result: res, Report: out.Report, OperationID: out.OperationID, Grant: out.Grant,
-		ApprovedAfterMS: out.ApprovedAfter.Milliseconds(), Warning: out.Warning})
+	writeJSON(w, http.StatusOK, resp)
 }
 
 // inNewTab sets new_tab on an open's input: a remote session that owns

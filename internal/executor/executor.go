@@ -385,3 +385,23 @@ func (x *Executor) OwnsTab(session, task string) bool {
 	}
 	return false
 }
+
+// Response is the call's answer as the front ends that speak HTTP send it
+// (the local API, the broker): a result, or an error with its registry
+// code (an error without one is INTERNAL).
+func Response(res *Result, err error) (apitype.OpResponse, error) {
+	if err != nil {
+		e, ok := apitype.As(err)
+		if !ok {
+			e = apitype.Wrap(apitype.Internal, err, "%v", err)
+		}
+		return apitype.OpResponse{Error: e}, e
+	}
+	out, merr := json.Marshal(res.Out)
+	if merr != nil {
+		e := apitype.Wrap(apitype.Internal, merr, "encoding result: %v", merr)
+		return apitype.OpResponse{Error: e}, e
+	}
+	return apitype.OpResponse{Result: out, Report: res.Report, OperationID: res.OperationID, Grant: res.Grant,
+		ApprovedAfterMS: res.ApprovedAfter.Milliseconds(), Warning: res.Warning}, nil
+}

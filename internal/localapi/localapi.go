@@ -97,21 +97,12 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 		Timeout: time.Duration(req.TimeoutMS) * time.Millisecond, Report: req.Report, OperationID: req.OperationID, DocumentToken: req.DocumentToken,
 		LocalPages: req.LocalPages,
 	})
-	if err != nil {
-		e, _ := apitype.As(err)
-		if e == nil {
-			e = apitype.Wrap(apitype.Internal, err, "%v", err)
-		}
-		writeError(w, statusOf(e.Code), e)
+	resp, e := executor.Response(out, err)
+	if e != nil {
+		writeJSON(w, statusOf(resp.Error.Code), resp)
 		return
 	}
-	res, err := json.Marshal(out.Out)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, apitype.Wrap(apitype.Internal, err, "encoding result: %v", err))
-		return
-	}
-	writeJSON(w, http.StatusOK, apitype.OpResponse{Result: res, Report: out.Report, OperationID: out.OperationID, Grant: out.Grant,
-		ApprovedAfterMS: out.ApprovedAfter.Milliseconds(), Warning: out.Warning})
+	writeJSON(w, http.StatusOK, resp)
 }
 
 func statusOf(c apitype.Code) int {
