@@ -61,6 +61,20 @@ func TestClientsKeepTheirOwnTabs(t *testing.T) {
 	if got := e.ok("text"); !strings.Contains(got, "cli idle") {
 		t.Errorf("the agent's switch moved the CLI: %q", got)
 	}
+
+	// A shell working as a task is a client of its own: its tab new does
+	// not move the plain CLI's current tab, nor another task's.
+	e.ok("--task", "shell-a", "tab", "new", srv.Page("frames/child.html?label=shella"))
+	e.ok("--task", "shell-b", "tab", "new", srv.Page("frames/child.html?label=shellb"))
+	for _, c := range []struct{ task, want string }{{"", "cli idle"}, {"shell-a", "shella idle"}, {"shell-b", "shellb idle"}} {
+		args := []string{"text"}
+		if c.task != "" {
+			args = []string{"--task", c.task, "text"}
+		}
+		if got := e.ok(args...); !strings.Contains(got, c.want) {
+			t.Errorf("task %q's current tab: want %q, got %q", c.task, c.want, got)
+		}
+	}
 }
 
 // firstField is the word after key in a status line ("active s1 …").

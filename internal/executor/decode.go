@@ -55,9 +55,23 @@ func (s decodeStage) enter(_ context.Context, c *call) (func(*outcome), error) {
 		c.task = DefaultTask(req.Client)
 	}
 	c.sess = s.x.sessions.Get(req.Session)
-	c.client = c.sess.Client(req.Client)
+	c.client = c.sess.Client(clientKey(req))
 	cl := &caller{x: s.x, s: c.sess, c: c.client}
 	c.deps = s.x.depsFor(c, cl)
 	c.livePages(cl)
 	return nil, nil
+}
+
+// clientKey is the session client a request works as. The command line
+// sends no client id, so every shell shares the CLI's current surface;
+// one that works as a task (--task, LOUPE_TASK) is a client of its own,
+// so that two shells with tasks of their own keep their own current
+// surfaces instead of moving each other's (as each MCP server and each
+// broker session does). The key cannot be an MCP client's id: it holds a
+// space, which neither a task nor a client id the front ends make does.
+func clientKey(req Request) string {
+	if req.Client == "" && req.Task != "" && !req.Person {
+		return "cli task " + req.Task
+	}
+	return req.Client
 }

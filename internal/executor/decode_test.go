@@ -51,6 +51,12 @@ func TestDecodeStage(t *testing.T) {
 			return c.sess.Name() == "work" && c.client.ID() == "mcp-1" && c.task == "mcp-1" && c.timeout == time.Minute
 		}},
 		{"a person's own input runs as a read", Request{Op: "hands"}, "", func(c *call) bool { return c.kind == ops.Read }},
+		{"the command line as a task is a client of its own", Request{Op: "look", Session: "work", Task: "a1", Decoded: &pickIn{}}, "", func(c *call) bool {
+			return c.client != x.sessions.Get("work").Client("") && c.client == x.sessions.Get("work").Client("cli task a1") && c.task == "a1"
+		}},
+		{"an MCP server with a task keeps its own client", Request{Op: "look", Session: "work", Client: "mcp-2", Task: "a1", Decoded: &pickIn{}}, "", func(c *call) bool {
+			return c.client.ID() == "mcp-2" && c.task == "a1"
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &call{req: tc.req}

@@ -170,8 +170,8 @@ func baseWrite(c *call, id string) Write {
 // carry none.
 func clientName(c *call) string {
 	switch {
-	case c.client.ID() != "":
-		return c.client.ID()
+	case c.req.Client != "":
+		return c.req.Client
 	case c.req.Person:
 		return "person"
 	}

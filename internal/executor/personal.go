@@ -47,7 +47,7 @@ func (s personalStage) enter(ctx context.Context, c *call) (func(*outcome), erro
 		action = ops.ActRead
 	}
 	element, _ := inputFields(c.in)
-	w := Write{ID: apitype.NewOperationID(), Element: element, Op: c.op.Name, Action: action, Session: c.sess.Name(), Client: c.client.ID(),
+	w := Write{ID: apitype.NewOperationID(), Element: element, Op: c.op.Name, Action: action, Session: c.sess.Name(), Client: c.req.Client,
 		Task: c.task, Surface: c.client.Current(), Page: page, Origin: originOf(t.URL()), Input: c.in, Digest: ledger.Digest(c.op.Name, c.in)}
 	waited, err := ask(ctx, s.x.waiting, w, timeout, personalRule)
 	c.approvedAfter += waited
