@@ -82,8 +82,11 @@ func options(t testing.TB) record.Options {
 	return record.Options{Dir: filepath.Join(t.TempDir(), "files")}
 }
 
-// run waits d while the recording runs; it must not end by itself.
-func run(t testing.TB, rec *record.Recording, d time.Duration) {
+// run waits d while the recording runs, and then until the page has sent
+// its first picture: on a loaded machine the first screencast frame was
+// seen to come after a whole second, and a recording with no picture is
+// not kept. It must not end by itself.
+func run(t *testing.T, rec *record.Recording, d time.Duration) {
 	t.Helper()
 	timer := time.NewTimer(d)
 	defer timer.Stop()
@@ -93,6 +96,7 @@ func run(t testing.TB, rec *record.Recording, d time.Duration) {
 		res, _ := rec.Result()
 		t.Fatalf("the recording ended by itself: %+v", res)
 	}
+	enginetest.Eventually(t, "the first picture in the video", func() bool { return rec.Status().Frames > 0 })
 }
 
 // done waits (bounded) for a recording to end by itself.
