@@ -40,10 +40,10 @@ func TestRemoteMCPThroughTheBroker(t *testing.T) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 	}
-	if !slices.Contains(names, "browser_click") || slices.Contains(names, "browser_record") || slices.Contains(names, "browser_upload") {
+	if !slices.Contains(names, "browser_click") || !slices.Contains(names, "browser_record") || !slices.Contains(names, "browser_upload") || slices.Contains(names, "browser_download") {
 		t.Fatalf("the remote server's tools: %v", names)
 	}
-	if r := m.call("browser_record", map[string]any{"action": "start"}); !r.isErr || !strings.Contains(r.text, "TRANSPORT_UNSUPPORTED") {
+	if r := m.call("browser_download", map[string]any{}); !r.isErr || !strings.Contains(r.text, "TRANSPORT_UNSUPPORTED") {
 		t.Fatalf("a tool the broker does not offer: %s", r.text)
 	}
 
@@ -66,5 +66,43 @@ func TestRemoteMCPThroughTheBroker(t *testing.T) {
 	}
 	if b, err := os.ReadFile(path); err != nil || !strings.HasPrefix(string(b), "\x89PNG") {
 		t.Fatalf("the relayed screenshot %s: %v", path, err)
+	}
+
+	// An upload names a file of the agent's own machine (its relay
+	// directory); it is staged to the browser's machine in the request.
+	if err := os.WriteFile(filepath.Join(relay, "note.txt"), []byte("from afar"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	snap = m.ok("browser_navigate", map[string]any{"url": srv.Page("frames/child.html?label=remote")})
+	input := regexp.MustCompile(`"Attachment" \[ref=(e\d+)\]`).FindStringSubmatch(snap)
+	if input == nil {
+		t.Fatalf("no file input in:\n%s", snap)
+	}
+	m.ok("browser_upload", map[string]any{"ref": input[1], "files": []string{"note.txt"}})
+	m.ok("browser_wait", map[string]any{"text": "file:remote:note.txt:from afar"})
+	if r := m.call("browser_upload", map[string]any{"ref": input[1], "files": []string{"../../etc/passwd"}}); !r.isErr || !strings.Contains(r.text, "BAD_INPUT") {
+		t.Fatalf("an upload of a file outside the agent's files: %s", r.text)
+	}
+	// The browser's machine kept the staged file in the remote session's
+	// own files, apart from the person's.
+	if m, _ := filepath.Glob(filepath.Join(e.home, "sessions", "default", "files", "remote", "*", "uploads", "*", "note.txt")); len(m) != 1 {
+		t.Errorf("the staged upload on the browser's machine: %v", m)
+	}
+
+	// A recording made there is fetched back once it is kept.
+	m.ok("browser_record", map[string]any{"action": "start"})
+	eventually(t, "the recording's first frames", func() bool {
+		return !strings.Contains(m.ok("browser_record", map[string]any{"action": "status"}), " 0 frames")
+	})
+	rec := m.ok("browser_record", map[string]any{"action": "stop"})
+	video := regexp.MustCompile(regexp.QuoteMeta(relay) + `/[^\n"]+\.webm`).FindString(rec)
+	if video == "" {
+		t.Fatalf("the recording's path is not in the relay directory %s:\n%s", relay, rec)
+	}
+	if st, err := os.Stat(video); err != nil || st.Size() == 0 {
+		t.Fatalf("the relayed recording %s: %v", video, err)
+	}
+	if again := m.ok("browser_record", map[string]any{"action": "status"}); !strings.Contains(again, video) {
+		t.Errorf("the status after the stop names another file (fetched twice?):\n%s", again)
 	}
 }

@@ -14,9 +14,12 @@ const Version = "1"
 // withheld are operations an agent may run through MCP but a remote
 // agent may not run through the broker, and why: they reach past the
 // caller's own tabs (session-wide lists and controls, which see or
-// change the person's tabs too) or the daemon's disk (files a remote
-// host cannot read or write until the MCP front end relays them, issue
-// 24 point 6).
+// change the person's tabs too) or name files on the daemon's disk that
+// the remote front end does not relay. Upload, drop and record are
+// offered: a remote session's files are a directory of its own on the
+// browser's machine (executor.ConfinedFiles), uploads are staged into it
+// from the remote side's files in the request, and a recording made in
+// it is fetched back (GET /v1/files/NAME).
 var withheld = map[string]string{
 	"close":         "closes the whole session, the person's tabs included",
 	"console":       "the session's console log, of every tab",
@@ -31,13 +34,14 @@ var withheld = map[string]string{
 	"switch-window": "selects any window of the session",
 	"ops":           "the ledger of every task",
 	"ops show":      "the ledger of every task",
-	"upload":        "reads files on the daemon's disk",
-	"drop":          "reads files on the daemon's disk",
-	"state save":    "writes a file on the daemon's disk",
-	"state load":    "reads a file on the daemon's disk",
+	"state save":    "writes a file the remote side does not relay yet",
+	"state load":    "reads a file the remote side does not stage yet",
 	"preview":       "shows files on the daemon's disk",
-	"record":        "writes a recording on the daemon's disk",
 }
+
+// carriesFiles are the operations whose request may carry files (staged
+// uploads, a drop): their body may be as large as a reply.
+var carriesFiles = map[string]bool{"upload": true, "drop": true}
 
 // Offered is the operations the broker runs, by name, generated from the
 // registry: those offered to agents as MCP tools (an operation marked

@@ -5,6 +5,9 @@
 //	GET  /v1/capabilities    the broker's version and operations
 //	POST /v1/browser/OP      run an operation (OP as in the local API:
 //	                         tab.new); body: the operation's JSON input
+//	GET  /v1/files/NAME      a file of the remote session's own files
+//	                         directory on this machine (a recording it
+//	                         made), for its front end to write on its side
 //
 // A reply is the local API's: apitype.OpResponse, with the output, the
 // write's operation id, its report, or an error with its code, hint and
@@ -36,11 +39,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/executor"
+	"github.com/loupe-dev/loupe/internal/filesdir"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
@@ -52,15 +58,21 @@ const (
 	HeaderReport        = "Loupe-Report"
 )
 
-// maxBody bounds a request body: inputs are small, and the broker offers
-// no operation that carries files.
-const maxBody = 1 << 20
+// maxBody bounds a request body: inputs are small. maxFilesBody bounds
+// one that carries files (an upload staged from the remote side), as
+// the remote front end bounds a reply.
+const (
+	maxBody      = 1 << 20
+	maxFilesBody = 64 << 20
+)
 
 // Executor is what the broker needs of the daemon's executor.
 type Executor interface {
 	Do(ctx context.Context, req executor.Request) (*executor.Result, error)
 	Registry() *ops.Registry
 	OwnsTab(session, task string) bool
+	// FilesOf is a remote session's own files directory.
+	FilesOf(session, task string) filesdir.Dir
 }
 
 // Config configures a broker server.
@@ -160,6 +172,7 @@ func NewServer(cfg Config) *Server {
 	s := &Server{cfg: cfg, offered: Offered(cfg.X.Registry()), mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /v1/capabilities", s.capabilities)
 	s.mux.HandleFunc("POST /v1/browser/{op}", s.op)
+	s.mux.HandleFunc("GET /v1/files/{name...}", s.file)
 	return s
 }
 
@@ -243,14 +256,17 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 			Fix("see GET /v1/capabilities for the operations it offers"))
 		return
 	}
-	session := r.Header.Get(HeaderSession)
-	if session == "" || !executor.ValidSession(session) {
-		writeError(w, http.StatusBadRequest, apitype.Errorf(apitype.BadInput, "every broker request names its session in the %s header (%s); got %q", HeaderSession, executor.SessionRule, session))
+	session, ok := sessionOf(w, r)
+	if !ok {
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err == nil && len(body) > maxBody {
-		err = errors.New("request body too large")
+	limit := int64(maxBody)
+	if carriesFiles[op.Name] {
+		limit = maxFilesBody
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err == nil && int64(len(body)) > limit {
+		err = fmt.Errorf("request body over %d bytes", limit)
 	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, apitype.Errorf(apitype.BadInput, "bad request: %v", err))
@@ -281,6 +297,54 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// sessionOf is the request's remote session (Loupe-Session), or a 400.
+func sessionOf(w http.ResponseWriter, r *http.Request) (string, bool) {
+	session := r.Header.Get(HeaderSession)
+	if session == "" || !executor.ValidSession(session) {
+		writeError(w, http.StatusBadRequest, apitype.Errorf(apitype.BadInput, "every broker request names its session in the %s header (%s); got %q", HeaderSession, executor.SessionRule, session))
+		return "", false
+	}
+	return session, true
+}
+
+// file sends a file of the remote session's own files directory: what it
+// recorded there, for its front end to write on the remote side. Names
+// resolve as every client's file names do (filesdir: no absolute path,
+// no climbing out, no symlink, regular files only), inside this remote
+// session's directory, so one session never reads another's files or the
+// person's.
+func (s *Server) file(w http.ResponseWriter, r *http.Request) {
+	h, ok := s.authenticate(w, r)
+	if !ok {
+		return
+	}
+	session, ok := sessionOf(w, r)
+	if !ok {
+		return
+	}
+	p, err := s.cfg.X.FilesOf(s.cfg.Session, Task(h.Name, h.Generation, session)).Path(r.PathValue("name"))
+	if err != nil {
+		e, _ := apitype.As(err)
+		writeError(w, http.StatusNotFound, e)
+		return
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		writeError(w, http.StatusNotFound, apitype.Errorf(apitype.FileError, "file %q: %v", r.PathValue("name"), err))
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, apitype.Errorf(apitype.FileError, "file %q: %v", r.PathValue("name"), err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.FormatInt(fi.Size(), 10))
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.Copy(w, f)
 }
 
 // inNewTab sets new_tab on an open's input: a remote session that owns

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,14 +13,16 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/executor"
+	"github.com/loupe-dev/loupe/internal/filesdir"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
 // fakeX records the requests it is given.
 type fakeX struct {
-	mu   sync.Mutex
-	reqs []executor.Request
-	owns bool
+	mu    sync.Mutex
+	reqs  []executor.Request
+	owns  bool
+	files string // the root below which each task has its files
 }
 
 func (f *fakeX) Do(_ context.Context, req executor.Request) (*executor.Result, error) {
@@ -33,6 +36,9 @@ func (f *fakeX) Do(_ context.Context, req executor.Request) (*executor.Result, e
 }
 func (f *fakeX) Registry() *ops.Registry           { return ops.New() }
 func (f *fakeX) OwnsTab(session, task string) bool { return f.owns }
+func (f *fakeX) FilesOf(session, task string) filesdir.Dir {
+	return executor.ConfinedFiles(filepath.Join(f.files, session), task)
+}
 
 func newTestServer(t *testing.T) (*Server, *fakeX, string) {
 	t.Helper()
@@ -44,7 +50,7 @@ func newTestServer(t *testing.T) (*Server, *fakeX, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := &fakeX{}
+	x := &fakeX{files: t.TempDir()}
 	s := NewServer(Config{X: x, Store: st, Build: "b1"})
 	s.SetPort("8766")
 	return s, x, tok
@@ -138,12 +144,12 @@ func TestCapabilities(t *testing.T) {
 	for _, o := range c.Operations {
 		names[o.Name] = true
 	}
-	for _, want := range []string{"open", "snapshot", "click", "tab.new", "tab.close", "tabs"} {
+	for _, want := range []string{"open", "snapshot", "click", "tab.new", "tab.close", "tabs", "upload", "drop", "record"} {
 		if !names[want] {
 			t.Errorf("%s not offered", want)
 		}
 	}
-	for _, not := range []string{"takeover", "resume", "import-cookies", "dashboard", "attach", "eval", "broker.register", "upload"} {
+	for _, not := range []string{"takeover", "resume", "import-cookies", "dashboard", "attach", "eval", "broker.register", "state.save", "downloads"} {
 		if names[not] {
 			t.Errorf("%s offered", not)
 		}
@@ -173,5 +179,62 @@ func TestHostTasks(t *testing.T) {
 	}
 	if HostTasks("h1", 4)("remote:h1#4/a") {
 		t.Error("a revocation of generation 3 must not end generation 4")
+	}
+}
+
+// TestFiles: a remote session reads back files of its own directory, and
+// nothing else: not another session's, not the person's, not through a
+// symlink or by climbing out; and only with a current token.
+func TestFiles(t *testing.T) {
+	s, x, tok := newTestServer(t)
+	own := string(x.FilesOf("default", Task("h1", 1, "a")))
+	other := string(x.FilesOf("default", Task("h1", 1, "b")))
+	for dir, content := range map[string]string{own: "mine", other: "theirs", filepath.Join(x.files, "default"): "person's"} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "rec.webm"), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(other, "rec.webm"), filepath.Join(own, "link.webm")); err != nil {
+		t.Fatal(err)
+	}
+	auth := func(session string) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + tok, HeaderSession: session}
+	}
+	for _, tc := range []struct {
+		name, path string
+		h          map[string]string
+		code       int
+		body       string
+	}{
+		{"its own file", "/v1/files/rec.webm", auth("a"), 200, "mine"},
+		{"the other session's own", "/v1/files/rec.webm", auth("b"), 200, "theirs"},
+		{"climbing out (the path is cleaned: a redirect to /v1/rec.webm)", "/v1/files/../rec.webm", auth("a"), 307, ""},
+		{"escaped climb", "/v1/files/..%2F..%2Frec.webm", auth("a"), 404, ""},
+		{"through a symlink", "/v1/files/link.webm", auth("a"), 404, ""},
+		{"missing", "/v1/files/none.webm", auth("a"), 404, ""},
+		{"no session", "/v1/files/rec.webm", map[string]string{"Authorization": "Bearer " + tok}, 400, ""},
+		{"no token", "/v1/files/rec.webm", map[string]string{HeaderSession: "a"}, 401, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "http://127.0.0.1:8766"+tc.path, nil)
+			r.Host = "127.0.0.1:8766"
+			for k, v := range tc.h {
+				r.Header.Set(k, v)
+			}
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, r)
+			if w.Code != tc.code {
+				t.Fatalf("status %d, want %d: %s", w.Code, tc.code, w.Body)
+			}
+			if tc.body != "" && w.Body.String() != tc.body {
+				t.Fatalf("body %q, want %q", w.Body, tc.body)
+			}
+			if tc.code != 200 && strings.Contains(w.Body.String(), "theirs") {
+				t.Fatalf("a refusal showed another's file: %s", w.Body)
+			}
+		})
 	}
 }

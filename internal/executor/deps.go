@@ -2,6 +2,8 @@ package executor
 
 import (
 	"context"
+	"net/url"
+	"path/filepath"
 
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/download"
@@ -17,7 +19,7 @@ import (
 // depsFor is the dependencies of a call's handler.
 func (x *Executor) depsFor(c *call, cl *caller) *handlers.Deps {
 	d := &handlers.Deps{
-		Session: c.sess.Name(), Task: c.task, Caller: cl, Files: filesdir.Dir(c.sess.FilesDir()), Browsers: browsers{c.sess},
+		Session: c.sess.Name(), Task: c.task, Caller: cl, Files: filesFor(c), Browsers: browsers{c.sess},
 		Rules: x.rules, Settings: x.settings, Control: control{Control: c.sess, q: x.waiting, events: x.events, session: c.sess.Name()},
 		Approvals: x.waiting, Grants: taskEnder{x.grants, x.events, x.previews}, Previews: x.previews, Dashboard: x.dashboard, Broker: x.broker,
 	}
@@ -25,6 +27,31 @@ func (x *Executor) depsFor(c *call, cl *caller) *handlers.Deps {
 		d.Ledger = x.store
 	}
 	return d
+}
+
+// filesFor is the files directory a call's handler works in: the
+// session's, or for a confined caller (a remote session through the
+// broker) a directory of its task's own below it, so that a remote
+// session never names, reads or overwrites another's files or the
+// person's, and what it records or saves is relayed from its own.
+func filesFor(c *call) filesdir.Dir {
+	if c.req.Confined {
+		return ConfinedFiles(c.sess.FilesDir(), c.task)
+	}
+	return filesdir.Dir(c.sess.FilesDir())
+}
+
+// ConfinedFiles is a confined task's files directory below its session's
+// files: files/remote/TASK, the task's name path-escaped (its '/' and
+// '#' and any '%' too, so two tasks never share one).
+func ConfinedFiles(sessionFiles, task string) filesdir.Dir {
+	return filesdir.Dir(filepath.Join(sessionFiles, "remote", url.PathEscape(task)))
+}
+
+// FilesOf is the files directory of a confined task of a session (the
+// broker serves a remote session's files from it).
+func (x *Executor) FilesOf(session, task string) filesdir.Dir {
+	return ConfinedFiles(x.sessions.Get(session).FilesDir(), task)
 }
 
 // caller is handlers.Caller: the caller of one call in its session.

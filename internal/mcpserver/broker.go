@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
@@ -25,8 +26,10 @@ import (
 // (the Loupe-Session header). The broker runs it through that machine's
 // executor: its policy, approvals, grants, take-over and ledger.
 //
-// A screenshot made there comes back in the reply and is written here,
-// under Relay, so the agent reads a path of its own machine. A connection
+// A screenshot made there comes back in the reply, and a recording is
+// fetched back once it is kept; both are written here, under Relay, so
+// the agent reads a path of its own machine. The files an upload or a
+// drop names are read here, under Relay, and staged in the request. A connection
 // that drops after a write was sent leaves its outcome unknown: the
 // agent is told so, with the operation id to read it back by
 // (browser_operations), and the write is never sent again.
@@ -36,6 +39,9 @@ type Broker struct {
 	Session string        // the remote session, in Loupe-Session
 	Relay   string        // where files made on the browser's machine land here
 	HTTP    *http.Client  // nil: a client with no overall timeout (calls carry their deadlines)
+
+	mu      sync.Mutex
+	fetched map[string]string // files fetched back: their path there → here
 }
 
 // brokerBody bounds a broker's reply (a screenshot of a full page).
@@ -88,6 +94,10 @@ func (b *Broker) Do(ctx context.Context, c Call) (*Reply, error) {
 	if c.Op.Kind == ops.Write && c.OperationID == "" {
 		c.OperationID = apitype.NewOperationID()
 	}
+	c, err := b.stage(c)
+	if err != nil {
+		return nil, err
+	}
 	body := c.Input
 	if len(body) == 0 {
 		body = json.RawMessage("{}")
@@ -132,6 +142,11 @@ func (b *Broker) Do(ctx context.Context, c Call) (*Reply, error) {
 	}
 	if s, ok := out.(*ops.ScreenshotOut); ok && len(s.PNG) > 0 {
 		if s.Path, err = b.relay(s.PNG, s.Path); err != nil {
+			return nil, err
+		}
+	}
+	if rec, ok := out.(*ops.RecordOut); ok && rec.Kept && rec.Path != "" {
+		if rec.Path, err = b.fetchBack(ctx, rec.Path); err != nil {
 			return nil, err
 		}
 	}
