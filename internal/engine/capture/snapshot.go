@@ -129,6 +129,7 @@ func Take(ctx context.Context, t *engine.Surface, o SnapshotOptions) (*Snapshot,
 			return out, nil
 		}
 		k.remember(caps, !plan.partial)
+		plan.ax.retain(t)
 		out := &Snapshot{Surface: t.ID, URL: caps[0].page.URL, Title: caps[0].page.Title, Frames: len(caps), Scope: scopeRef}
 		if plan.rootFrame != t.Root() {
 			// A scope inside a frame: the surface is still the tab's.
@@ -199,7 +200,7 @@ func Take(ctx context.Context, t *engine.Surface, o SnapshotOptions) (*Snapshot,
 // captureFor captures the frames a snapshot with these options shows, and
 // says where it started (the scope's ref, if any). Caller holds t.Lock.
 func captureFor(ctx context.Context, t *engine.Surface, o SnapshotOptions, kept *kept) ([]*frameCapture, capturePlan, string, error) {
-	plan := capturePlan{maxDepth: o.MaxFrameDepth, rootFrame: t.Root(), agent: map[string]any{}, kept: kept}
+	plan := capturePlan{maxDepth: o.MaxFrameDepth, rootFrame: t.Root(), agent: map[string]any{}, kept: kept, ax: internalsOf(t)}
 	if plan.maxDepth <= 0 {
 		plan.maxDepth = DefaultFrameDepth
 	}
@@ -259,6 +260,9 @@ type capturePlan struct {
 	// kept holds the frames' last walks, which the agents are told the
 	// caller has (nil: none).
 	kept *kept
+	// ax tracks the custom elements whose semantics come from their
+	// internals (nil: none are read).
+	ax *internals
 }
 
 // captureAll captures the top frame and every frame below it to maxDepth,
@@ -292,7 +296,7 @@ func captureFrames(ctx context.Context, t *engine.Surface, plan capturePlan) ([]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			captureOne(ctx, t, c, plan.agent, plan.kept, i > 0)
+			captureOne(ctx, t, c, plan.agent, plan.kept, plan.ax, i > 0)
 		}()
 	}
 	wg.Wait()
@@ -305,7 +309,7 @@ func captureFrames(ctx context.Context, t *engine.Surface, plan capturePlan) ([]
 // captureOne captures one frame and, beside it in the parent's session,
 // finds its <iframe> (so an unreadable frame still gets its note). A
 // subframe's capture has its own deadline.
-func captureOne(ctx context.Context, t *engine.Surface, c *frameCapture, agent map[string]any, kept *kept, bounded bool) {
+func captureOne(ctx context.Context, t *engine.Surface, c *frameCapture, agent map[string]any, kept *kept, ax *internals, bounded bool) {
 	if bounded {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, frameTimeout)
@@ -318,7 +322,7 @@ func captureOne(ctx context.Context, t *engine.Surface, c *frameCapture, agent m
 			c.owner, c.oerr = t.FrameOwner(ctx, c.id, c.parent)
 		}
 	}()
-	c.page, c.keys, c.w, c.err = capture(ctx, t, c.id, agent, kept)
+	c.page, c.keys, c.w, c.err = capture(ctx, t, c.id, agent, kept, ax)
 	<-owner
 }
 
@@ -334,7 +338,7 @@ func captureLevels(ctx context.Context, t *engine.Surface, plan capturePlan) ([]
 		rootOpts["root"] = plan.rootElem
 	}
 	root := &frameCapture{id: plan.rootFrame, depth: t.FrameDepth(plan.rootFrame), partial: true}
-	captureOne(ctx, t, root, rootOpts, nil, false)
+	captureOne(ctx, t, root, rootOpts, nil, plan.ax, false)
 	if root.err != nil {
 		return nil, root.err
 	}
@@ -369,7 +373,7 @@ func captureLevels(ctx context.Context, t *engine.Surface, plan capturePlan) ([]
 					if c.oerr != nil || !shown[c.owner] {
 						return
 					}
-					captureOne(ctx, t, c, plan.agent, nil, true)
+					captureOne(ctx, t, c, plan.agent, nil, plan.ax, true)
 					mu.Lock()
 					next = append(next, c)
 					mu.Unlock()
@@ -386,8 +390,10 @@ func captureLevels(ctx context.Context, t *engine.Surface, plan capturePlan) ([]
 // capture has the frame's agent walk its document. When the frame's last
 // walk is kept, the agent is told so and sends only what changed since
 // (resolve fills in the rest); should the kept walk lack what the agent
-// refers to, the agent is asked again for its whole tree.
-func capture(ctx context.Context, t *engine.Surface, frameID string, agent map[string]any, kept *kept) (*snapshot.Page, map[int64]*snapshot.Node, *engine.World, error) {
+// refers to, the agent is asked again for its whole tree. Custom elements
+// whose semantics come from their internals are read from Chromium's
+// accessibility tree around the walk (see internals.go).
+func capture(ctx context.Context, t *engine.Surface, frameID string, agent map[string]any, kept *kept, ax *internals) (*snapshot.Page, map[int64]*snapshot.Node, *engine.World, error) {
 	w, err := t.World(ctx, frameID)
 	if err != nil {
 		return nil, nil, nil, err
@@ -395,35 +401,73 @@ func capture(ctx context.Context, t *engine.Surface, frameID string, agent map[s
 	if agent == nil {
 		agent = map[string]any{}
 	}
-	kw := kept.walkOf(frameID, w.ContextID())
-	if kw != nil {
-		with := make(map[string]any, len(agent)+1)
-		for k, v := range agent {
-			with[k] = v
-		}
-		with["have"] = kw.seq
-		agent = with
+	if answers := ax.before(ctx, frameID, w); len(answers) > 0 {
+		agent = withOpt(agent, "ax", answers)
 	}
-	p, err := walk(ctx, w, agent)
+	p, keys, err := walkResolved(ctx, w, agent, kept.walkOf(frameID, w.ContextID()))
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	keys, err := resolve(p, kw)
-	if err != nil {
-		again := make(map[string]any, len(agent))
-		for k, v := range agent {
-			if k != "have" {
-				again[k] = v
-			}
+	ax.forget(frameID, w.ContextID(), p.Gone)
+	ax.forget(frameID, w.ContextID(), p.AXPlain)
+	// Custom elements met for the first time: asked about, then walked
+	// again with the answers, from the walk just made (only they and what
+	// holds them are walked again).
+	for round := 0; len(p.AX) > 0 && round < maxAXRounds; round++ {
+		answers := ax.ask(ctx, frameID, w, p.AX)
+		if len(answers) == 0 {
+			break
 		}
-		if p, err = walk(ctx, w, again); err != nil {
+		var prev *keptWalk
+		if p.Seq != 0 {
+			prev = &keptWalk{world: w.ContextID(), seq: p.Seq, nodes: p.Nodes, keys: keys}
+		}
+		again, againKeys, err := walkResolved(ctx, w, withOpt(agent, "ax", answers), prev)
+		if err != nil {
 			return nil, nil, nil, err
 		}
-		if keys, err = resolve(p, nil); err != nil {
-			return nil, nil, nil, err
-		}
+		ax.forget(frameID, w.ContextID(), again.Gone)
+		ax.forget(frameID, w.ContextID(), again.AXPlain)
+		// The first walk's gone elements are this capture's too.
+		again.Gone = append(p.Gone, again.Gone...)
+		p, keys = again, againKeys
 	}
 	return p, keys, w, nil
+}
+
+// walkResolved has the agent walk, told of the kept walk kw if any, and
+// completes the page against it; when kw lacks what the agent refers to,
+// the agent is asked again for its whole tree.
+func walkResolved(ctx context.Context, w *engine.World, agent map[string]any, kw *keptWalk) (*snapshot.Page, map[int64]*snapshot.Node, error) {
+	opts := agent
+	if kw != nil {
+		opts = withOpt(agent, "have", kw.seq)
+	}
+	p, err := walk(ctx, w, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	keys, err := resolve(p, kw)
+	if err != nil {
+		if p, err = walk(ctx, w, agent); err != nil {
+			return nil, nil, err
+		}
+		if keys, err = resolve(p, nil); err != nil {
+			return nil, nil, err
+		}
+	}
+	return p, keys, nil
+}
+
+// withOpt returns a copy of the agent options with one more (or another
+// value for one): the caller's map is shared by concurrent frames.
+func withOpt(agent map[string]any, k string, v any) map[string]any {
+	out := make(map[string]any, len(agent)+1)
+	for k, v := range agent {
+		out[k] = v
+	}
+	out[k] = v
+	return out
 }
 
 func walk(ctx context.Context, w *engine.World, agent map[string]any) (*snapshot.Page, error) {
