@@ -79,8 +79,11 @@ function axSet(answers) {
     const el = byId(Number(id));
     if (!el) continue;
     const next = answers[id] || {};
-    if (ownAttributes(el, next)) axPlain.push(Number(id));
     const old = axInfo.get(el);
+    const said = !!old && Object.keys(old).length > 0;
+    // (One whose internals said something is asked about for as long as
+    // it lives: they may say it again.)
+    if (!said && ownAttributes(el, next)) axPlain.push(Number(id));
     if (old && sameAnswer(old, next)) continue;
     axInfo.set(el, next);
     const says = Object.keys(next).length > 0;
