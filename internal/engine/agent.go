@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync/atomic"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -114,6 +116,49 @@ func (w *World) WithObject(ctx context.Context, elem int64, fn func(obj runtime.
 	defer w.release(obj)
 	return fn(obj)
 }
+
+// WithObjects calls fn with remote objects for several of the world's
+// elements at once (by the agent's element ids; "" for one that is gone),
+// for protocol calls on each, and releases them all afterwards: three
+// round trips whatever their number, where WithObject would take two per
+// element.
+func (w *World) WithObjects(ctx context.Context, elems []int64, fn func(objs []runtime.RemoteObjectID) error) error {
+	js, err := jsonv2.Marshal(elems)
+	if err != nil {
+		return err
+	}
+	// A group of its own: concurrent calls in frames that share a session
+	// must not release each other's objects.
+	group := "loupe-objs-" + strconv.FormatInt(objectGroups.Add(1), 10)
+	defer func() {
+		_, _ = cdpproto.Call(context.WithoutCancel(ctx), w.Session(), runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
+	}()
+	res, err := cdpproto.Call(ctx, w.Session(), runtime.Evaluate, runtime.EvaluateParams{
+		Expression: "__loupe.els(" + string(js) + ")", ContextID: runtime.ExecutionContextID(w.ctxID), ObjectGroup: group,
+	})
+	if err != nil {
+		return mapWorldErr(err)
+	}
+	if res.ExceptionDetails != nil || res.Result == nil || res.Result.ObjectID == "" {
+		return ErrDocumentGone
+	}
+	props, err := cdpproto.Call(ctx, w.Session(), runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: res.Result.ObjectID, OwnProperties: ptr(true)})
+	if err != nil {
+		return mapWorldErr(err)
+	}
+	objs := make([]runtime.RemoteObjectID, len(elems))
+	for _, p := range props.Result {
+		i, err := strconv.Atoi(p.Name)
+		if err != nil || i < 0 || i >= len(objs) || p.Value == nil {
+			continue
+		}
+		objs[i] = p.Value.ObjectID
+	}
+	return fn(objs)
+}
+
+// objectGroups numbers WithObjects' object groups.
+var objectGroups atomic.Int64
 
 // objectOf returns a remote object for the element. Release it with
 // w.release.

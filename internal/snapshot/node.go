@@ -64,6 +64,15 @@ type Page struct {
 	// Gone are the element ids of nodes that have left the document since
 	// the last snapshot: their refs are dropped.
 	Gone []int64 `json:"gone,omitzero"`
+	// AX are the element ids of the custom elements the walk met whose
+	// semantics may come from their ElementInternals, which no script can
+	// read: the engine asks Chromium's accessibility tree about them and
+	// hands the answers back (see the page agent's 25-internals.js).
+	AX []int64 `json:"ax,omitzero"`
+	// AXPlain are the element ids of custom elements whose answer (see
+	// AX) said nothing their own attributes do not: not to be asked about
+	// again.
+	AXPlain []int64 `json:"axPlain,omitzero"`
 }
 
 // agentNode is the wire form of an element node.

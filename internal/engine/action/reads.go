@@ -20,17 +20,30 @@ type ElementState struct {
 	InViewport bool   `json:"inViewport"`
 }
 
+// state reads the element's state from its page agent. A custom element
+// whose role or states come from its ElementInternals is read as
+// Chromium's accessibility tree has it now: the agent's copy is the last
+// snapshot's, and a click may have changed it since.
 func state(ctx context.Context, tg *target) (*ElementState, error) {
 	var s struct {
-		OK  bool   `json:"ok"`
-		Err string `json:"err"`
+		OK        bool   `json:"ok"`
+		Err       string `json:"err"`
+		Internals bool   `json:"internals"`
 		ElementState
 	}
-	if err := tg.World.Call(ctx, "read", &s, tg.Elem, "state"); err != nil {
-		return nil, capture.StaleIfGone(tg.Ref, err)
-	}
-	if !s.OK {
-		return nil, (&agentResult{Err: s.Err}).check(tg.Ref)
+	for fresh := false; ; fresh = true {
+		if err := tg.World.Call(ctx, "read", &s, tg.Elem, "state"); err != nil {
+			return nil, capture.StaleIfGone(tg.Ref, err)
+		}
+		if !s.OK {
+			return nil, (&agentResult{Err: s.Err}).check(tg.Ref)
+		}
+		if !s.Internals || fresh {
+			break
+		}
+		if err := capture.RefreshInternals(ctx, tg.World, tg.Elem); err != nil {
+			return nil, capture.StaleIfGone(tg.Ref, err)
+		}
 	}
 	s.ElementState.Ref = tg.Ref
 	return &s.ElementState, nil

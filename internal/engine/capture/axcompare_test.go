@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -493,18 +494,9 @@ func describeDOM(n *cdpproto.Node) string {
 // agentSnapshotAll runs the agent's snapshot with every emitted element
 // given an element id.
 func agentSnapshotAll(ctx context.Context, tab *engine.Surface) (*snapshot.Page, *engine.World, error) {
-	var w *engine.World
-	var raw string
-	err := tab.Exclusive(ctx, func() (err error) {
-		if w, err = tab.World(ctx, tab.Root()); err != nil {
-			return err
-		}
-		return w.Call(ctx, "snapshot", &raw, map[string]any{"all": true})
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := snapshot.DecodePage(raw)
+	// As a snapshot walks (custom elements' internals read from
+	// Chromium's tree), with every option and cell reported.
+	p, w, err := capture.AgentWalk(ctx, tab, map[string]any{"all": true})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -46,3 +46,36 @@ func (c *frameCapture) MarkPartial() { c.partial = true }
 func NewFrameCapture(id, parent string, page *snapshot.Page) *frameCapture {
 	return &frameCapture{id: id, parent: parent, page: page}
 }
+
+// InternalsTracked counts the custom elements whose internals the surface
+// asks Chromium about before each snapshot, over all frames.
+func InternalsTracked(ctx context.Context, t *engine.Surface) (int, error) {
+	return engine.Exclusively(ctx, t, func() (int, error) {
+		in := internalsSlot.Get(t)
+		if in == nil {
+			return 0, nil
+		}
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		n := 0
+		for _, f := range in.frames {
+			n += len(f.elems)
+		}
+		return n, nil
+	})
+}
+
+// AgentWalk has the agent of the surface's top document walk it with these
+// options, as a snapshot does: custom elements' internals read from
+// Chromium's accessibility tree included, nothing kept.
+func AgentWalk(ctx context.Context, t *engine.Surface, opts map[string]any) (*snapshot.Page, *engine.World, error) {
+	var (
+		p *snapshot.Page
+		w *engine.World
+	)
+	err := t.Exclusive(ctx, func() (err error) {
+		p, _, w, err = capture(ctx, t, t.Root(), opts, nil, internalsOf(t))
+		return err
+	})
+	return p, w, err
+}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
@@ -73,10 +74,15 @@ func TestRecordAgentOutput(t *testing.T) {
 
 // recordPage returns the agent's snapshot of the tab's page, as the
 // engine's capture gets it, pretty-printed and with the server origin
-// fixed.
+// fixed. A walk as a snapshot makes it comes first: it hands the agent
+// what Chromium says of the page's custom elements (their
+// ElementInternals), which the recorded walk then shows.
 func recordPage(t *testing.T, tab *engine.Surface) []byte {
 	t.Helper()
 	ctx := ctxT(t)
+	if _, _, err := capture.AgentWalk(ctx, tab, map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
 	release := enginetest.Hold(t, tab)
 	defer release()
 	w, err := tab.World(ctx, tab.Root())

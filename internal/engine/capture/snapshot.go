@@ -129,6 +129,7 @@ func Take(ctx context.Context, t *engine.Surface, o SnapshotOptions) (*Snapshot,
 			return out, nil
 		}
 		k.remember(caps, !plan.partial)
+		plan.ax.retain(t)
 		out := &Snapshot{Surface: t.ID, URL: caps[0].page.URL, Title: caps[0].page.Title, Frames: len(caps), Scope: scopeRef}
 		if plan.rootFrame != t.Root() {
 			// A scope inside a frame: the surface is still the tab's.
@@ -199,7 +200,7 @@ func Take(ctx context.Context, t *engine.Surface, o SnapshotOptions) (*Snapshot,
 // captureFor captures the frames a snapshot with these options shows, and
 // says where it started (the scope's ref, if any). Caller holds t.Lock.
 func captureFor(ctx context.Context, t *engine.Surface, o SnapshotOptions, kept *kept) ([]*frameCapture, capturePlan, string, error) {
-	plan := capturePlan{maxDepth: o.MaxFrameDepth, rootFrame: t.Root(), agent: map[string]any{}, kept: kept}
+	plan := capturePlan{maxDepth: o.MaxFrameDepth, rootFrame: t.Root(), agent: map[string]any{}, kept: kept, ax: internalsOf(t)}
 	if plan.maxDepth <= 0 {
 		plan.maxDepth = DefaultFrameDepth
 	}
@@ -259,6 +260,9 @@ type capturePlan struct {
 	// kept holds the frames' last walks, which the agents are told the
 	// caller has (nil: none).
 	kept *kept
+	// ax tracks the custom elements whose semantics come from their
+	// internals (nil: none are read).
+	ax *internals
 }
 
 // captureAll captures the top frame and every frame below it to maxDepth,
@@ -292,7 +296,7 @@ func captureFrames(ctx context.Context, t *engine.Surface, plan capturePlan) ([]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			captureOne(ctx, t, c, plan.agent, plan.kept, i > 0)
+			captureOne(ctx, t, c, plan.agent, plan.kept, plan.ax, i > 0)
 		}()
 	}
 	wg.Wait()
@@ -305,7 +309,7 @@ func captureFrames(ctx context.Context, t *engine.Surface, plan capturePlan) ([]
 // captureOne captures one frame and, beside it in the parent's session,
 // finds its <iframe> (so an unreadable frame still gets its note). A
 // subframe's capture has its own deadline.
-func captureOne(ctx context.Context, t *engine.Surface, c *frameCapture, agent map[string]any, kept *kept, bounded bool) {
+func captureOne(ctx context.Context, t *engine.Surface, c *frameCapture, agent map[string]any, kept *kept, ax *internals, bounded bool) {
 	if bounded {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, frameTimeout)
@@ -318,7 +322,7 @@ func captureOne(ctx context.Context, t *engine.Surface, c *frameCapture, agent m
 			c.owner, c.oerr = t.FrameOwner(ctx, c.id, c.parent)
 		}
 	}()
-	c.page, c.keys, c.w, c.err = capture(ctx, t, c.id, agent, kept)
+	c.page, c.keys, c.w, c.err = capture(ctx, t, c.id, agent, kept, ax)
 	<-owner
 }
 
@@ -334,7 +338,7 @@ func captureLevels(ctx context.Context, t *engine.Surface, plan capturePlan) ([]
 		rootOpts["root"] = plan.rootElem
 	}
 	root := &frameCapture{id: plan.rootFrame, depth: t.FrameDepth(plan.rootFrame), partial: true}
-	captureOne(ctx, t, root, rootOpts, nil, false)
+	captureOne(ctx, t, root, rootOpts, nil, plan.ax, false)
 	if root.err != nil {
 		return nil, root.err
 	}
@@ -369,7 +373,7 @@ func captureLevels(ctx context.Context, t *engine.Surface, plan capturePlan) ([]
 					if c.oerr != nil || !shown[c.owner] {
 						return
 					}
-					captureOne(ctx, t, c, plan.agent, nil, true)
+					captureOne(ctx, t, c, plan.agent, nil, plan.ax, true)
 					mu.Lock()
 					next = append(next, c)
 					mu.Unlock()
@@ -381,64 +385,6 @@ func captureLevels(ctx context.Context, t *engine.Surface, plan capturePlan) ([]
 		level = next
 	}
 	return list, nil
-}
-
-// capture has the frame's agent walk its document. When the frame's last
-// walk is kept, the agent is told so and sends only what changed since
-// (resolve fills in the rest); should the kept walk lack what the agent
-// refers to, the agent is asked again for its whole tree.
-func capture(ctx context.Context, t *engine.Surface, frameID string, agent map[string]any, kept *kept) (*snapshot.Page, map[int64]*snapshot.Node, *engine.World, error) {
-	w, err := t.World(ctx, frameID)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if agent == nil {
-		agent = map[string]any{}
-	}
-	kw := kept.walkOf(frameID, w.ContextID())
-	if kw != nil {
-		with := make(map[string]any, len(agent)+1)
-		for k, v := range agent {
-			with[k] = v
-		}
-		with["have"] = kw.seq
-		agent = with
-	}
-	p, err := walk(ctx, w, agent)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	keys, err := resolve(p, kw)
-	if err != nil {
-		again := make(map[string]any, len(agent))
-		for k, v := range agent {
-			if k != "have" {
-				again[k] = v
-			}
-		}
-		if p, err = walk(ctx, w, again); err != nil {
-			return nil, nil, nil, err
-		}
-		if keys, err = resolve(p, nil); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	return p, keys, w, nil
-}
-
-func walk(ctx context.Context, w *engine.World, agent map[string]any) (*snapshot.Page, error) {
-	var raw string
-	if err := w.Call(ctx, "snapshot", &raw, agent); err != nil {
-		return nil, err
-	}
-	p, err := snapshot.DecodePage(raw)
-	if err != nil {
-		return nil, err
-	}
-	if p.Error == "stale" {
-		return nil, engine.ErrDocumentGone
-	}
-	return p, nil
 }
 
 // bindRefs gives every node with an element id its ref, and forgets refs

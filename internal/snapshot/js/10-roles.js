@@ -334,7 +334,9 @@ function roleOf(el) {
     if (ctx && !hasContext(el, ctx)) return 'generic';
     return ex;
   }
-  return implicitOrUnnamed(el);
+  // A custom element's internals (25-internals.js): Chromium has placed
+  // it in its context already.
+  return internalsRole(el) || implicitOrUnnamed(el);
 }
 
 function implicitOrUnnamed(el) {

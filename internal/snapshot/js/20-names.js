@@ -87,7 +87,7 @@ function textValue(el) {
 const NOT_TEXT_INPUTS = new Set(['button', 'submit', 'reset', 'image', 'checkbox', 'radio', 'range', 'color', 'file', 'hidden']);
 
 function ariaLabel(el) {
-  const l = el.getAttribute('aria-label');
+  const l = aria(el, 'aria-label');
   return l && l.trim() ? collapse(l) : '';
 }
 
@@ -216,7 +216,7 @@ function embeddedValue(el, role) {
       if (el.localName === 'input') return el.value;
       return '';
     case 'slider': case 'spinbutton': case 'progressbar': case 'meter': case 'scrollbar':
-      return el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || (el.value !== undefined ? String(el.value) : '');
+      return aria(el, 'aria-valuetext') || aria(el, 'aria-valuenow') || (el.value !== undefined ? String(el.value) : '');
   }
   return null;
 }

@@ -7,6 +7,8 @@
 
 function isDisabled(el) {
   try { if (el.matches(':disabled')) return true; } catch (e) { /* not a form element */ }
+  // (Chromium's answer for a custom element counts a disabled ancestor's.)
+  if (axAny && aria(el, 'aria-disabled') === 'true') return true;
   return !!el.closest('[aria-disabled="true"]');
 }
 
@@ -14,7 +16,7 @@ function checkedState(el, role) {
   if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
     return el.indeterminate ? 'mixed' : el.checked ? 'true' : 'false';
   }
-  return el.getAttribute('aria-checked') || '';
+  return aria(el, 'aria-checked') || '';
 }
 
 const CHECKABLE = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio']);
@@ -29,7 +31,7 @@ function statesOf(el, role, active) {
     else if (c === 'mixed') s.push('checked=mixed');
   }
   if (isDisabled(el)) s.push('disabled');
-  let exp = el.getAttribute('aria-expanded');
+  let exp = aria(el, 'aria-expanded');
   if (el.localName === 'summary' && el.parentElement && el.parentElement.localName === 'details') exp = el.parentElement.open ? 'true' : 'false';
   // A combobox says by its role that it opens: only an open one says so
   // (a drop-down <select>'s own popup is the browser's, never seen open).
@@ -37,24 +39,25 @@ function statesOf(el, role, active) {
   if (exp === 'true') s.push('expanded');
   else if (exp === 'false') s.push('collapsed');
   if (SELECTABLE.has(role)) {
-    if (el.getAttribute('aria-selected') === 'true' || (el.localName === 'option' && el.selected)) s.push('selected');
+    if (aria(el, 'aria-selected') === 'true' || (el.localName === 'option' && el.selected)) s.push('selected');
   }
-  const pressed = el.getAttribute('aria-pressed');
+  const pressed = aria(el, 'aria-pressed');
   if (pressed === 'true') s.push('pressed');
   else if (pressed === 'mixed') s.push('pressed=mixed');
   // aria-level is a positive integer (ARIA); anything else the page
   // wrote there is ignored, as browsers do, and never printed as is.
-  const given = /^\s*[1-9][0-9]{0,2}\s*$/.test(el.getAttribute('aria-level') || '') ? String(parseInt(el.getAttribute('aria-level'), 10)) : '';
+  const lv = aria(el, 'aria-level') || '';
+  const given = /^\s*[1-9][0-9]{0,2}\s*$/.test(lv) ? String(parseInt(lv, 10)) : '';
   if (role === 'heading') {
     s.push('level=' + (given || (/^h[1-6]$/.test(el.localName) ? el.localName[1] : '2')));
   } else if ((role === 'listitem' || role === 'treeitem' || role === 'row') && given) {
     s.push('level=' + given);
   }
-  if (el.required || el.getAttribute('aria-required') === 'true') s.push('required');
+  if (el.required || aria(el, 'aria-required') === 'true') s.push('required');
   // A combobox's readonly input is how select-like widgets are built:
   // Chromium does not call the combobox read-only, and neither does loupe.
-  if (EDITABLE_ROLES.has(role) && role !== 'combobox' && (el.readOnly || el.getAttribute('aria-readonly') === 'true')) s.push('readonly');
-  const inv = el.getAttribute('aria-invalid');
+  if (EDITABLE_ROLES.has(role) && role !== 'combobox' && (el.readOnly || aria(el, 'aria-readonly') === 'true')) s.push('readonly');
+  const inv = aria(el, 'aria-invalid');
   if (inv && inv !== 'false') s.push('invalid');
   if (el === active && active !== document.body) s.push('focused');
   return s;
@@ -71,7 +74,7 @@ function valueOf(el, role) {
       if (tag === 'select') return Array.from(el.selectedOptions).map((o) => o.label).join(', ');
       return collapse(el.textContent || '');
     case 'slider': case 'progressbar': case 'meter': case 'scrollbar':
-      return el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || (el.value !== undefined && el.value !== '' ? String(el.value) : '');
+      return aria(el, 'aria-valuetext') || aria(el, 'aria-valuenow') || (el.value !== undefined && el.value !== '' ? String(el.value) : '');
   }
   return '';
 }
@@ -390,6 +393,7 @@ function visitEl(el, st) {
     if (!clips(el)) walkInline(el, st, false);
     return;
   }
+  noteCustom(el);
   let role = roleOf(el);
   if (role === 'generic' && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) role = 'textbox';
   const control = isControl(el, role);

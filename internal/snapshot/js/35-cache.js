@@ -38,6 +38,10 @@
 //     scroll is no signal: a whole-page walk does not depend on it, and
 //     reading it would force the page to lay out every change again before
 //     the walk even starts;
+//   - what a custom element's ElementInternals say (role, name, states),
+//     which no mutation reports: the engine asks Chromium again before
+//     each snapshot and an answer that changed re-walks its element
+//     (25-internals.js);
 // A full walk is also made when the walk options change, a modal dialog is
 // open (everything outside it is inert), the document uses aria-owns, an
 // id, for, aria-owns or aria-labelledby attribute changes (what refers to
@@ -304,10 +308,11 @@ function sameStates(a, b) {
   return true;
 }
 
-function pageJSON(count, seq, nodes, cut) {
+function pageJSON(count, seq, nodes, cut, ax) {
   const struct = seq && lastWalk ? lastWalk.struct : 0;
   return '{"url":' + JSON.stringify(location.href) + ',"title":' + JSON.stringify(document.title) +
     ',"count":' + count + ',"seq":' + seq + ',"struct":' + struct + ',"gone":' + JSON.stringify(sweepIfMoved()) + (cut ? ',"cut":true' : '') +
+    (ax && ax.length ? ',"ax":' + JSON.stringify(ax) : '') + (axPlain.length ? ',"axPlain":' + JSON.stringify(takePlain()) : '') +
     (nodes === null ? ',"same":true' : ',"nodes":' + nodes) + '}';
 }
 
@@ -369,6 +374,9 @@ function snapshot(opts) {
   if (sliced) return sliced.then(() => snapshot(opts));
   startWatching();
   noteRecords(walkObserver.takeRecords());
+  // The engine's answers about custom elements (25-internals.js): a
+  // changed one re-walks its element.
+  if (opts.ax) axSet(opts.ax);
   if (opts.noCache || opts.viewport || opts.root) return pureWalk(opts);
   const key = (opts.all ? 'all' : 'default') + ':' + (opts.budget || 0);
   const last = lastWalk;
@@ -392,7 +400,7 @@ function snapshot(opts) {
 // pureWalk walks afresh and keeps nothing of it.
 function pureWalk(opts) {
   const w = walkFresh(opts, false, false);
-  return w.error ? JSON.stringify({ error: w.error }) : pageJSON(w.count, 0, JSON.stringify(w.tree), w.cut);
+  return w.error ? JSON.stringify({ error: w.error }) : pageJSON(w.count, 0, JSON.stringify(w.tree), w.cut, w.ax);
 }
 
 // keptWalk walks the document, whole (full) or taking what did not change
@@ -429,7 +437,7 @@ function keptWalk(opts, key, controls, last, full, fresh) {
   dirtyAll = false;
   // What came before the walk is in it; the walk itself changes nothing.
   walkObserver.takeRecords();
-  return pageJSON(w.count, lastWalk.seq, full || !floor ? JSON.stringify(w.tree) : deltaJSON(w.tree, floor), w.cut);
+  return pageJSON(w.count, lastWalk.seq, full || !floor ? JSON.stringify(w.tree) : deltaJSON(w.tree, floor), w.cut, w.ax);
 }
 
 // rootText gives text that lies directly in the document's root (the
@@ -453,6 +461,9 @@ function walkFresh(opts, reuse, cache) {
   walkBudget = opts.budget > 0 ? opts.budget : 0;
   walkSpent = 0;
   walkCut = false;
+  // (A walk in slices has begun the list already: see walkInSlices.)
+  const ownList = axNew === null;
+  if (ownList) axNew = [];
   try {
     return withWalkState(() => {
       const memoOK = cache && !walkModal && !ownsMap;
@@ -475,7 +486,7 @@ function walkFresh(opts, reuse, cache) {
         }
       }
       settleCells();
-      return { tree: nodes, count: walkCount, memo: memoOK, cut: walkCut };
+      return { tree: nodes, count: walkCount, memo: memoOK, cut: walkCut, ax: axNew };
     });
   } finally {
     walkActive = null;
@@ -486,5 +497,6 @@ function walkFresh(opts, reuse, cache) {
     memoRecord = false;
     freshBelow = 0;
     walkBudget = 0;
+    if (ownList) axNew = null;
   }
 }

@@ -78,11 +78,15 @@ async function walkInSlices(opts, key, last) {
   dirtyEls = new Set();
   deepDirty = new Set();
   changes = 0;
+  // The custom elements met in every slice are asked about with the
+  // last walk's (which takes the slices' output from the memo).
+  axNew = [];
   beginWalkState();
   try {
     return await slices(opts, key, last, before);
   } finally {
     endWalkState();
+    axNew = null;
   }
 }
 

@@ -589,7 +589,7 @@ function secret(id) { return isSecret(target(id)); }
 function readValue(el) {
   if ('value' in el && (el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select')) return String(el.value);
   if (el.isContentEditable) return el.innerText;
-  return el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || '';
+  return aria(el, 'aria-valuetext') || aria(el, 'aria-valuenow') || '';
 }
 
 function read(id, what, arg) {
@@ -617,6 +617,9 @@ function read(id, what, arg) {
         ok: true, role, visible: !!r, enabled: !isDisabled(el), editable: isEditable(el),
         checked: c === 'true' ? true : c === 'mixed' ? 'mixed' : c === 'false' ? false : null,
         focused: deepActiveElement() === el, inViewport: !!r && inViewport(r), tag: el.localName,
+        // Its role or states come from its internals, as of the last
+        // answer: the engine asks again (25-internals.js).
+        internals: fromInternals(el),
       };
     }
   }
@@ -875,4 +878,4 @@ function els(ids) {
   return ids.map((id) => target(id));
 }
 
-return { quiet, pickAt, scrollMark, scrollSettled, moveMark, sawMove, armPress, afterPress, snapshot, prepare, focusSelect, rangeOf, setPicked, focus, read, selectOptions, waitText, waitTextGone, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, boxes, timings, storage, setStorage, els, fileInput, locatorInfo, query };
+return { quiet, pickAt, scrollMark, scrollSettled, moveMark, sawMove, armPress, afterPress, snapshot, prepare, focusSelect, rangeOf, setPicked, focus, read, selectOptions, waitText, waitTextGone, waitVisible, waitChange, waitLoad, pageText, secret, byId, idOf, frameOffset, boxes, timings, storage, setStorage, els, fileInput, locatorInfo, query, axSet };
