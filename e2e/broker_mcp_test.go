@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/testpages"
@@ -30,7 +33,10 @@ func TestRemoteMCPThroughTheBroker(t *testing.T) {
 		t.Fatalf("--broker without a token: exit %d %s", r.code, r.stderr)
 	}
 	remote.extra = append(remote.extra, "LOUPE_BROKER_TOKEN="+reg.Token)
-	m := startMCP(t, remote, "--broker", served.URL, "--session", "ws1")
+	// The agent reaches the broker through a forward, as through ssh -R:
+	// a port of its own that the person may later move.
+	fwd := startForward(t, strings.TrimPrefix(served.URL, "http://"))
+	m := startMCP(t, remote, "--broker", fwd.url(), "--session", "ws1")
 
 	tools, err := m.cs.ListTools(m.ctx, nil)
 	if err != nil {
@@ -105,4 +111,71 @@ func TestRemoteMCPThroughTheBroker(t *testing.T) {
 	if again := m.ok("browser_record", map[string]any{"action": "status"}); !strings.Contains(again, video) {
 		t.Errorf("the status after the stop names another file (fetched twice?):\n%s", again)
 	}
+
+	// The person rotates the forward: the old port goes away. A read
+	// fails with a hint naming --reroute; after the reroute, the same
+	// running front end works through the new port.
+	fwd.stop()
+	if r := m.call("browser_snapshot", map[string]any{}); !r.isErr || !strings.Contains(r.text, "--reroute") {
+		t.Fatalf("a read while the forward is down: %s", r.text)
+	}
+	moved := startForward(t, strings.TrimPrefix(served.URL, "http://"))
+	if r := remote.run("mcp", "--broker", "http://203.0.113.9:1", "--session", "ws1", "--reroute"); r.code != 2 {
+		t.Fatalf("a reroute to an address that is not loopback: exit %d %s", r.code, r.stderr)
+	}
+	remote.ok("mcp", "--broker", moved.url(), "--session", "ws1", "--reroute")
+	if got := m.ok("browser_snapshot", map[string]any{}); !strings.Contains(got, "remote idle") && !strings.Contains(got, "file:remote") {
+		t.Fatalf("the snapshot after the reroute:\n%s", got)
+	}
+}
+
+// forward is a TCP forward on loopback, as an SSH reverse forward gives
+// the agent's machine: a port of its own, relayed to the broker's.
+type forward struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func startForward(t *testing.T, target string) *forward {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &forward{ln: ln}
+	t.Cleanup(f.stop)
+	go func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", target)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			f.mu.Lock()
+			f.conns = append(f.conns, in, out)
+			f.mu.Unlock()
+			go func() { io.Copy(out, in); out.Close() }()
+			go func() { io.Copy(in, out); in.Close() }()
+		}
+	}()
+	return f
+}
+
+func (f *forward) url() string { return "http://" + f.ln.Addr().String() }
+
+// stop closes the port and every connection through it, as a forward
+// that goes away does.
+func (f *forward) stop() {
+	f.ln.Close()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.conns {
+		c.Close()
+	}
+	f.conns = nil
 }

@@ -20,8 +20,11 @@
 // by loupe broker register for one host connection generation (see
 // Store); a missing, unknown, revoked or replaced token is 401. The
 // server binds loopback only, and a request whose Host is not a loopback
-// name at the server's port (DNS rebinding) or that carries an Origin (a
-// web page) is refused before it is read.
+// address (DNS rebinding: a name that resolves here) or that carries an
+// Origin (a web page) is refused before it is read. Any port is taken:
+// through a forward the Host names the forward's port on the agent's
+// machine, which need not be the broker's, and changes when the person
+// rotates the forward.
 //
 // Routing: every request names its remote session in Loupe-Session. The
 // call runs in the broker's loupe session as task remote:HOST#GEN/NAME,
@@ -95,7 +98,6 @@ type Server struct {
 	ln      net.Listener
 	srv     *http.Server
 	mux     *http.ServeMux
-	port    string
 }
 
 // Task is the task a remote session works as: one per host, connection
@@ -155,7 +157,6 @@ func Start(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("broker: %w", err)
 	}
 	s := NewServer(cfg)
-	_, s.port, _ = net.SplitHostPort(ln.Addr().String())
 	s.ln = ln
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
@@ -163,8 +164,7 @@ func Start(cfg Config) (*Server, error) {
 }
 
 // NewServer is the broker's handler without a listener (Start listens);
-// tests serve it themselves, and set the port it checks Host against
-// with SetPort.
+// tests serve it themselves.
 func NewServer(cfg Config) *Server {
 	if cfg.Session == "" {
 		cfg.Session = "default"
@@ -175,9 +175,6 @@ func NewServer(cfg Config) *Server {
 	s.mux.HandleFunc("GET /v1/files/{name...}", s.file)
 	return s
 }
-
-// SetPort sets the port a request's Host must name.
-func (s *Server) SetPort(port string) { s.port = port }
 
 // Addr is the address the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
@@ -201,18 +198,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.loopbackHost(r.Host) {
-		writeError(w, http.StatusForbidden, apitype.Errorf(apitype.ForeignOrigin, "the broker refuses Host %q: it answers only to a loopback address at its port", r.Host))
+		writeError(w, http.StatusForbidden, apitype.Errorf(apitype.ForeignOrigin, "the broker refuses Host %q: it answers only to a loopback address", r.Host))
 		return
 	}
 	s.mux.ServeHTTP(w, r)
 }
 
 // loopbackHost reports whether a Host header names a loopback address
-// at the server's port: a name that merely resolves here (DNS
-// rebinding) is refused.
+// (at any port): a name that merely resolves here (DNS rebinding) is
+// refused.
 func (s *Server) loopbackHost(h string) bool {
-	host, port, err := net.SplitHostPort(h)
-	if err != nil || port != s.port {
+	host, _, err := net.SplitHostPort(h)
+	if err != nil {
 		return false
 	}
 	if host == "localhost" {

@@ -11,7 +11,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -24,6 +23,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/secret"
 	"github.com/loupe-dev/loupe/internal/settings"
 
+	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/daemon"
 	"github.com/loupe-dev/loupe/internal/executor"
 	"github.com/loupe-dev/loupe/internal/mcpserver"
@@ -31,7 +31,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/system"
 )
 
-const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon | --broker URL] [--headed] [--cdp URL] [--session NAME] [--task ID] [--allow-eval] [--allow-local-pages] [--tools core|full] [--token TOKEN|auto | --no-token] [--max-sessions N] [--print-config CLIENT]"
+const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon | --broker URL [--reroute]] [--headed] [--cdp URL] [--session NAME] [--task ID] [--allow-eval] [--allow-local-pages] [--tools core|full] [--token TOKEN|auto | --no-token] [--max-sessions N] [--print-config CLIENT]"
 
 const mcpHelp = mcpUsage + `
 
@@ -49,8 +49,12 @@ daemon's sessions.
   --broker URL           forward every call to the loupe broker at URL (the
                          browser's machine, through an SSH reverse forward):
                          the token comes from LOUPE_BROKER_TOKEN, never a flag;
-                         --session names the remote session; screenshots land
-                         in LOUPE_HOME/broker-relay/SESSION
+                         --session names the remote session; screenshots and
+                         recordings land in LOUPE_HOME/broker-relay/SESSION,
+                         and uploads name files there
+  --reroute              with --broker URL --session NAME: point the running
+                         front end of that session at URL (after the SSH
+                         forward moved to another port), then exit
   --headed               show the browser window (in-process engine)
   --cdp URL              attach the session to a running browser or Electron app
   --session NAME         the session to use
@@ -82,6 +86,7 @@ type mcpFlags struct {
 	daemon, headed, allowEva bool
 	localPages, noToken      bool
 	broker                   string
+	reroute                  bool
 	maxSessions              int
 }
 
@@ -94,6 +99,7 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 	fs.StringVar(&f.tools, "tools", "full", "")
 	fs.BoolVar(&f.daemon, "daemon", false, "")
 	fs.StringVar(&f.broker, "broker", "", "")
+	fs.BoolVar(&f.reroute, "reroute", false, "")
 	fs.BoolVar(&f.headed, "headed", false, "")
 	fs.BoolVar(&f.allowEva, "allow-eval", false, "")
 	fs.BoolVar(&f.localPages, "allow-local-pages", false, "")
@@ -122,10 +128,12 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 	if f.tools != "core" && f.tools != "full" {
 		return f, fmt.Errorf("--tools %q: want core or full", f.tools)
 	}
+	if f.reroute && f.broker == "" {
+		return f, errors.New("--reroute needs --broker NEW_URL and --session NAME: the address the running front end of that session is to use")
+	}
 	if f.broker != "" {
-		u, err := url.Parse(f.broker)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
-			return f, fmt.Errorf("--broker %q: want the broker's address, http://127.0.0.1:PORT", f.broker)
+		if err := mcpserver.CheckBrokerURL(f.broker); err != nil {
+			return f, fmt.Errorf("--broker %w", err)
 		}
 		if f.daemon || f.headed || f.cdp != "" {
 			return f, errors.New("--broker forwards to the browser's machine: --daemon, --headed and --cdp apply to a browser of this one")
@@ -197,6 +205,19 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 	var backend mcpserver.Backend
 	var offered map[string]bool
 	var x *executor.Executor
+	if f.reroute {
+		// No token needed: this only tells the running front end of the
+		// session, on this machine, where the broker is now.
+		if !c.sessionSet {
+			return c.usage(errors.New("--reroute: name the remote session whose front end moves (--session NAME)"), mcpUsage)
+		}
+		relay := filepath.Join(c.home, "broker-relay", session)
+		if err := mcpserver.WriteRoute(relay, f.broker); err != nil {
+			return c.fail(apitype.Wrap(apitype.FileError, err, "writing the route of session %s: %v", session, err))
+		}
+		fmt.Fprintf(c.stdout, "session %s: the running front end uses %s from its next call\n", session, f.broker)
+		return 0
+	}
 	if f.broker != "" {
 		token := os.Getenv("LOUPE_BROKER_TOKEN")
 		if token == "" {

@@ -40,8 +40,9 @@ type Broker struct {
 	Relay   string        // where files made on the browser's machine land here
 	HTTP    *http.Client  // nil: a client with no overall timeout (calls carry their deadlines)
 
-	mu      sync.Mutex
-	fetched map[string]string // files fetched back: their path there → here
+	mu        sync.Mutex
+	fetched   map[string]string // files fetched back: their path there → here
+	routeSeen time.Time         // the route file's time when last read (RouteFile)
 }
 
 // brokerBody bounds a broker's reply (a screenshot of a full page).
@@ -57,14 +58,15 @@ func (b *Broker) client() *http.Client {
 // Offered asks the broker which operations it offers (GET
 // /v1/capabilities), by their names.
 func (b *Broker) Offered(ctx context.Context) (map[string]bool, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(b.URL, "/")+"/v1/capabilities", nil)
+	base := b.base()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/capabilities", nil)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+string(b.Token))
 	resp, err := b.client().Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("asking the broker at %s what it offers: %w", b.URL, err)
+		return nil, fmt.Errorf("asking the broker at %s what it offers: %w", base, err)
 	}
 	defer resp.Body.Close()
 	var caps struct {
@@ -74,13 +76,13 @@ func (b *Broker) Offered(ctx context.Context) (map[string]bool, error) {
 		Error *apitype.Error `json:"error"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&caps); err != nil {
-		return nil, fmt.Errorf("the broker at %s answered %s: %w", b.URL, resp.Status, err)
+		return nil, fmt.Errorf("the broker at %s answered %s: %w", base, resp.Status, err)
 	}
 	if caps.Error != nil {
 		return nil, caps.Error
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("the broker at %s answered %s", b.URL, resp.Status)
+		return nil, fmt.Errorf("the broker at %s answered %s", base, resp.Status)
 	}
 	out := map[string]bool{}
 	for _, o := range caps.Operations {
@@ -103,7 +105,7 @@ func (b *Broker) Do(ctx context.Context, c Call) (*Reply, error) {
 		body = json.RawMessage("{}")
 	}
 	// The operation's name in the path: words joined by dots (tab.new).
-	u := strings.TrimSuffix(b.URL, "/") + "/v1/browser/" + strings.ReplaceAll(c.Op.Name, " ", ".")
+	u := b.base() + "/v1/browser/" + strings.ReplaceAll(c.Op.Name, " ", ".")
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -162,8 +164,8 @@ func (b *Broker) dropped(c Call, err error) error {
 		return err
 	}
 	if c.Op.Kind != ops.Write {
-		return apitype.Wrap(apitype.DaemonUnavailable, err, "the broker at %s did not answer: %v", b.URL, err).
-			Fix("check the SSH forward to the browser's machine, then call the tool again")
+		return apitype.Wrap(apitype.DaemonUnavailable, err, "the broker at %s did not answer: %v", b.base(), err).
+			Fix("check the SSH forward to the browser's machine, then call the tool again (a forward that moved to another port: loupe mcp --broker NEW_URL --session " + b.Session + " --reroute)")
 	}
 	return apitype.Wrap(apitype.OutcomeUnknown, err, "the connection to the broker dropped while %s (operation %s) was under way: it may have run on the browser's machine, so its outcome is unknown and it is not sent again", c.Op.Name, c.OperationID).
 		Fix("once the broker answers again, read what happened (browser_operations with operation_id " + c.OperationID + ") and take a snapshot before you write again").Executed()

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/filesdir"
@@ -85,7 +84,7 @@ func (b *Broker) fetchBack(ctx context.Context, remote string) (string, error) {
 		return local, nil
 	}
 	name := filepath.Base(remote)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(b.URL, "/")+"/v1/files/"+url.PathEscape(name), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.base()+"/v1/files/"+url.PathEscape(name), nil)
 	if err != nil {
 		return "", err
 	}
