@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -214,6 +216,78 @@ func TestBroker(t *testing.T) {
 	e.okJSON(&reg3, "broker", "register", "--host", "h1")
 	b.ok(reg3.Token, "a", "open", map[string]any{"url": srv.Page("basic.html")})
 	b.ok(reg3.Token, "a", "snapshot", map[string]any{})
+
+	// A remote write under an ask rule waits for the person, like any
+	// agent's: answered from the local CLI (approve), then from the
+	// dashboard (deny: not executed).
+	e.ok("policy", "set", "click", "ask")
+	remoteClick := func() <-chan apitype.OpResponse {
+		var s struct{ Text string }
+		if err := json.Unmarshal(b.ok(reg3.Token, "a", "snapshot", map[string]any{}), &s); err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`button "Cancel"[^\n]*\[ref=(e\d+)\]`).FindStringSubmatch(s.Text)
+		if m == nil {
+			t.Fatalf("no Cancel button in session a's snapshot:\n%s", s.Text)
+		}
+		done := make(chan apitype.OpResponse, 1)
+		go func() {
+			// Not b.call: no t.Fatal off the test's goroutine.
+			req, _ := http.NewRequest("POST", served.URL+"/v1/browser/click", strings.NewReader(`{"ref":"`+m[1]+`"}`))
+			req.Header.Set("Authorization", "Bearer "+reg3.Token)
+			req.Header.Set("Loupe-Session", "a")
+			var out apitype.OpResponse
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				_ = json.NewDecoder(resp.Body).Decode(&out)
+				resp.Body.Close()
+			} else {
+				out.Error = apitype.Errorf(apitype.Internal, "%v", err)
+			}
+			done <- out
+		}()
+		return done
+	}
+	waiting := func() string {
+		var pending struct {
+			Approvals []struct {
+				ID   string `json:"approval_id"`
+				Task string `json:"task"`
+			} `json:"approvals"`
+		}
+		eventually(t, "the remote click waiting for approval", func() bool {
+			e.okJSON(&pending, "approvals")
+			return len(pending.Approvals) == 1
+		})
+		if got := pending.Approvals[0].Task; !strings.HasPrefix(got, "remote:h1#") || !strings.HasSuffix(got, "/a") {
+			t.Fatalf("the approval names task %q, want session a's", got)
+		}
+		return pending.Approvals[0].ID
+	}
+	done := remoteClick()
+	e.ok("approve", waiting())
+	if out := <-done; out.Error != nil || out.OperationID == "" {
+		t.Fatalf("the remote click approved from the CLI: %+v", out.Error)
+	}
+	done = remoteClick()
+	id := waiting()
+	dash := strings.SplitN(e.ok("dashboard"), "\n", 2)[0]
+	jar, _ := cookiejar.New(nil)
+	hc := &http.Client{Jar: jar}
+	if resp, err := hc.Get(dash); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("signing in to the dashboard: %v %v", err, resp)
+	} else {
+		resp.Body.Close()
+	}
+	u, _ := url.Parse(dash)
+	resp, err = hc.Post("http://"+u.Host+"/api/op", "application/json", strings.NewReader(`{"op":"deny","input":{"approval_id":"`+id+`"}}`))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("deny from the dashboard: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	if out := <-done; out.Error == nil || !out.Error.NotExecuted {
+		t.Fatalf("the remote click denied on the dashboard: %+v", out.Error)
+	}
+	e.ok("policy", "unset", "click")
 
 	// No token is kept in clear anywhere in the home: not in the hosts
 	// file (mode 0600), the daemon's log or the ledger.
