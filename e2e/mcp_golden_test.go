@@ -83,6 +83,55 @@ func TestMCPGolden(t *testing.T) {
 	check(t, "click-stale-ref", norm.apply(stale.String()))
 }
 
+// TestMCPGoldenRemote pins the wire a remote agent sees through the
+// broker (loupe mcp --broker URL on its own machine): the tool list, cut
+// to what the broker offers; a navigation with its snapshot and a click
+// with its write report, as the local server gives them; a tool the
+// broker does not offer; and a tab that is not the remote session's
+// (the person's own), refused NO_GRANT, not executed.
+func TestMCPGoldenRemote(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t) // the browser's machine
+	srv := fixtureServer(t)
+	e.ok("open", srv.Page("basic.html")) // the person's own tab, s1
+	var served struct{ URL string }
+	e.okJSON(&served, "broker", "serve")
+	var reg struct{ Token string }
+	e.okJSON(&reg, "broker", "register", "--host", "golden")
+	remote := newEnv(t)
+	remote.extra = append(remote.extra, "LOUPE_BROKER_TOKEN="+reg.Token)
+	c := startRawMCP(t, remote, "--broker", served.URL, "--session", "ws1")
+	norm := newNormaliser(t, map[string]string{srv.URL: "<TESTPAGES>", e.home: "<LOUPE_HOME>", remote.home: "<REMOTE_HOME>", served.URL: "<BROKER>"})
+
+	hs := c.transcript()
+	hs.call("initialize", map[string]any{
+		"protocolVersion": "2025-11-25",
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": "loupe-golden", "version": "1"},
+	})
+	hs.notify("notifications/initialized", nil)
+	list := c.transcript()
+	list.call("tools/list", nil)
+	check(t, "remote-tools-list", norm.apply(list.String()))
+
+	nav := c.transcript()
+	text := nav.tool("browser_navigate", map[string]any{"url": srv.Page("dupes.html")})
+	check(t, "remote-navigate", norm.apply(nav.String()))
+
+	del := refAfter(t, text, "Row one", "button", "Delete")
+	click := c.transcript()
+	click.tool("browser_click", map[string]any{"ref": del})
+	check(t, "remote-click", norm.apply(click.String()))
+
+	withheld := c.transcript()
+	withheld.tool("browser_download", map[string]any{})
+	check(t, "remote-not-offered", norm.apply(withheld.String()))
+
+	theirs := c.transcript()
+	theirs.tool("browser_tabs", map[string]any{"action": "select", "surface_id": "s1"})
+	check(t, "remote-not-its-tab", norm.apply(theirs.String()))
+}
+
 // fixtureServer serves the fixture pages on 127.0.0.1 from a port of five
 // digits (the usual ephemeral range), so the counts that include the
 // origin (a snapshot's chars and tokens, _meta's estimated tokens) are the
@@ -118,9 +167,9 @@ type rawMCP struct {
 	nextID int
 }
 
-func startRawMCP(t *testing.T, e *env) *rawMCP {
+func startRawMCP(t *testing.T, e *env, args ...string) *rawMCP {
 	t.Helper()
-	cmd := e.command("mcp")
+	cmd := e.command(append([]string{"mcp"}, args...)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

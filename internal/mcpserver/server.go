@@ -312,8 +312,11 @@ func (s *Server) unofferedTools(why map[string]*apitype.Error) mcp.Middleware {
 			if method == "tools/call" {
 				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
 					if e, ok := why[p.Name]; ok {
+						// Its _meta like any tool result's: an agent
+						// that budgets by loupe/estimatedTokens reads
+						// it on every reply.
 						c := *e
-						return s.errorResult(&c), nil
+						return withMeta(s.errorResult(&c), time.Now()), nil
 					}
 				}
 			}
