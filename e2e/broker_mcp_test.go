@@ -46,10 +46,10 @@ func TestRemoteMCPThroughTheBroker(t *testing.T) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 	}
-	if !slices.Contains(names, "browser_click") || !slices.Contains(names, "browser_record") || !slices.Contains(names, "browser_upload") || slices.Contains(names, "browser_download") {
+	if !slices.Contains(names, "browser_click") || !slices.Contains(names, "browser_record") || !slices.Contains(names, "browser_upload") || !slices.Contains(names, "browser_download") || slices.Contains(names, "browser_console") {
 		t.Fatalf("the remote server's tools: %v", names)
 	}
-	if r := m.call("browser_download", map[string]any{}); !r.isErr || !strings.Contains(r.text, "TRANSPORT_UNSUPPORTED") {
+	if r := m.call("browser_console", map[string]any{}); !r.isErr || !strings.Contains(r.text, "TRANSPORT_UNSUPPORTED") {
 		t.Fatalf("a tool the broker does not offer: %s", r.text)
 	}
 
@@ -112,6 +112,30 @@ func TestRemoteMCPThroughTheBroker(t *testing.T) {
 		t.Errorf("the status after the stop names another file (fetched twice?):\n%s", again)
 	}
 
+	// Downloads: the person's own is not the remote session's to see or
+	// wait for; the remote's is fetched back into its relay directory.
+	e.ok("tab", "new", srv.Page("download.html"))
+	e.ok("click", `role=link[name="Download report"]`)
+	eventually(t, "the person's download", func() bool { return strings.Contains(e.ok("downloads"), "completed report.txt") })
+	snap = m.ok("browser_navigate", map[string]any{"url": srv.Page("download.html")})
+	m.ok("browser_click", map[string]any{"ref": refAfter(t, snap, "Downloads", "link", "Download report")})
+	dl := m.ok("browser_download", map[string]any{"wait": true})
+	got := regexp.MustCompile(regexp.QuoteMeta(relay) + `/[^\n"]*report[^\n"]*\.txt`).FindString(dl)
+	if got == "" {
+		t.Fatalf("the remote download's path is not in the relay directory %s:\n%s", relay, dl)
+	}
+	if b, err := os.ReadFile(got); err != nil || !strings.Contains(string(b), "quarterly report") {
+		t.Fatalf("the relayed download %s: %q %v", got, b, err)
+	}
+	if n := strings.Count(m.ok("browser_download", map[string]any{}), "report.txt"); n != 1 {
+		t.Errorf("the remote session's downloads list %d report.txt, want its own one only", n)
+	}
+
+	// The ledger: its own writes, not the person's.
+	if ops := m.ok("browser_operations", map[string]any{}); !strings.Contains(ops, "click") || strings.Contains(ops, "task cli") {
+		t.Errorf("the remote session's ledger:\n%s", ops)
+	}
+
 	// The person rotates the forward: the old port goes away. A read
 	// fails with a hint naming --reroute; after the reroute, the same
 	// running front end works through the new port.
@@ -124,7 +148,7 @@ func TestRemoteMCPThroughTheBroker(t *testing.T) {
 		t.Fatalf("a reroute to an address that is not loopback: exit %d %s", r.code, r.stderr)
 	}
 	remote.ok("mcp", "--broker", moved.url(), "--session", "ws1", "--reroute")
-	if got := m.ok("browser_snapshot", map[string]any{}); !strings.Contains(got, "remote idle") && !strings.Contains(got, "file:remote") {
+	if got := m.ok("browser_snapshot", map[string]any{}); !strings.Contains(got, "download fixture") {
 		t.Fatalf("the snapshot after the reroute:\n%s", got)
 	}
 }

@@ -124,7 +124,7 @@ func TestMCPGoldenRemote(t *testing.T) {
 	check(t, "remote-click", norm.apply(click.String()))
 
 	withheld := c.transcript()
-	withheld.tool("browser_download", map[string]any{})
+	withheld.tool("browser_console", map[string]any{})
 	check(t, "remote-not-offered", norm.apply(withheld.String()))
 
 	theirs := c.transcript()

@@ -19,21 +19,21 @@ const Version = "1"
 // offered: a remote session's files are a directory of its own on the
 // browser's machine (executor.ConfinedFiles), uploads are staged into it
 // from the remote side's files in the request, and a recording made in
-// it is fetched back (GET /v1/files/NAME).
+// it, or a download of its tabs linked into it, is fetched back (GET
+// /v1/files/NAME). Downloads lists and waits for its own tabs' only,
+// and the ledger (ops, ops show) shows its own task's operations only —
+// how a remote agent reads back a write whose outcome it lost.
 var withheld = map[string]string{
 	"close":         "closes the whole session, the person's tabs included",
 	"console":       "the session's console log, of every tab",
 	"network":       "the session's network log, of every tab",
 	"dialogs":       "the session's dialogs, of every tab",
-	"downloads":     "the session's downloads, of every tab",
 	"doctor":        "describes the person's browser",
 	"status":        "describes the person's browser and tabs",
 	"surfaces":      "lists every surface of the session",
 	"windows":       "lists every window of the session",
 	"switch":        "selects any surface of the session",
 	"switch-window": "selects any window of the session",
-	"ops":           "the ledger of every task",
-	"ops show":      "the ledger of every task",
 	"state save":    "writes a file the remote side does not relay yet",
 	"state load":    "reads a file the remote side does not stage yet",
 	"preview":       "shows files on the daemon's disk",

@@ -143,12 +143,12 @@ func TestCapabilities(t *testing.T) {
 	for _, o := range c.Operations {
 		names[o.Name] = true
 	}
-	for _, want := range []string{"open", "snapshot", "click", "tab.new", "tab.close", "tabs", "upload", "drop", "record"} {
+	for _, want := range []string{"open", "snapshot", "click", "tab.new", "tab.close", "tabs", "upload", "drop", "record", "downloads", "ops", "ops.show"} {
 		if !names[want] {
 			t.Errorf("%s not offered", want)
 		}
 	}
-	for _, not := range []string{"takeover", "resume", "import-cookies", "dashboard", "attach", "eval", "broker.register", "state.save", "downloads"} {
+	for _, not := range []string{"takeover", "resume", "import-cookies", "dashboard", "attach", "eval", "broker.register", "state.save", "console"} {
 		if names[not] {
 			t.Errorf("%s offered", not)
 		}

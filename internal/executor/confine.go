@@ -19,12 +19,23 @@ import (
 // executed). A call that opens a tab (tab new, open with new_tab) does
 // not act in the caller's current tab and passes; the tab it opens is its
 // task's (the effects stage). A list of the session's tabs (tabs) is
-// cut to the caller's own.
+// cut to the caller's own, and so is a read of the operation ledger.
 type confineStage struct{ r *grants.Registry }
 
 func (confineStage) name() string { return "confine" }
 
 func (s confineStage) enter(ctx context.Context, c *call) (func(*outcome), error) {
+	if c.req.Confined && !c.req.Person {
+		if _, ok := c.op.NewOut().(ops.TaskFilter); ok {
+			// The operation ledger: the caller reads its own task's.
+			return func(o *outcome) {
+				if f, ok := o.out.(ops.TaskFilter); ok && o.err == nil && !f.KeepTask(c.task) {
+					o.out = nil
+					o.err, _ = apitype.As(confined(c.task, "that operation is another task's"))
+				}
+			}, nil
+		}
+	}
 	if !c.req.Confined || c.req.Person || !needsGrant(c.op) {
 		return nil, nil
 	}
@@ -73,6 +84,15 @@ func (s confineStage) own(c *call, p pageView) error {
 		return confined(c.task, "tab "+page+" is not one it opened")
 	}
 	return nil
+}
+
+// owner is handlers.Deps.Own for a confined call: whether a surface is in
+// a tab of the call's task, as own decides it.
+func (s confineStage) owner(c *call) func(context.Context, string) bool {
+	return func(ctx context.Context, id string) bool {
+		p, err := c.pageByID(ctx, id)
+		return err == nil && p != nil && s.own(c, p) == nil
+	}
 }
 
 // confined is the refusal of a confined caller outside its own tabs.

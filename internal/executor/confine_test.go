@@ -89,3 +89,56 @@ func TestConfineStageCutsTabLists(t *testing.T) {
 		t.Fatalf("the list: %+v", out)
 	}
 }
+
+// TestConfineStageCutsTheLedger: a confined caller reads its own task's
+// operations: a list keeps them only, and one of another task's is
+// refused (NO_GRANT, not executed), not shown.
+func TestConfineStageCutsTheLedger(t *testing.T) {
+	r := grants.New("g1", 0, nil)
+	list := ops.Describe[ops.NoIn, ops.OperationsOut]("ops", "ops", ops.Read, time.Second)
+	show := ops.Describe[ops.NoIn, ops.OperationOut]("ops show", "ops show", ops.Read, time.Second)
+	for _, op := range []*ops.Op{list, show} {
+		op.SessionWide, op.NoBrowser = true, true
+	}
+	const task = "remote:h1#1/a"
+	c := fakeCall(t, list, nil, nil)
+	c.task, c.req.Confined = task, true
+	leave, err := enter(t, confineStage{r}, c)
+	if err != nil || leave == nil {
+		t.Fatalf("ops: %v (leave %v)", err, leave != nil)
+	}
+	out := &ops.OperationsOut{Operations: []wire.Operation{{ID: "op-1", Task: task}, {ID: "op-2", Task: "cli"}, {ID: "op-3", Task: "remote:h1#1/b"}}}
+	o := &outcome{out: out}
+	leave(o)
+	if o.err != nil || len(out.Operations) != 1 || out.Operations[0].ID != "op-1" {
+		t.Fatalf("the list: %+v %v", out, o.err)
+	}
+	for _, tc := range []struct {
+		owner string
+		code  apitype.Code
+	}{{task, ""}, {"cli", apitype.NoGrant}} {
+		c := fakeCall(t, show, nil, nil)
+		c.task, c.req.Confined = task, true
+		leave, err := enter(t, confineStage{r}, c)
+		if err != nil || leave == nil {
+			t.Fatalf("ops show: %v", err)
+		}
+		o := &outcome{out: &ops.OperationOut{Operation: wire.Operation{ID: "op-9", Task: tc.owner}}}
+		leave(o)
+		if tc.code == "" {
+			if o.err != nil || o.out == nil {
+				t.Fatalf("its own operation: %v", o.err)
+			}
+			continue
+		}
+		if o.err == nil || o.err.Code != tc.code || !o.err.NotExecuted || o.out != nil {
+			t.Fatalf("another task's operation: out %+v, err %+v", o.out, o.err)
+		}
+	}
+	// Unconfined, the ledger is whole.
+	c = fakeCall(t, list, nil, nil)
+	c.task = task
+	if leave, err := enter(t, confineStage{r}, c); err != nil || leave != nil {
+		t.Fatalf("unconfined: %v (leave %v)", err, leave != nil)
+	}
+}

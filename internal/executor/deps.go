@@ -23,6 +23,9 @@ func (x *Executor) depsFor(c *call, cl *caller) *handlers.Deps {
 		Rules: x.rules, Settings: x.settings, Control: control{Control: c.sess, q: x.waiting, events: x.events, session: c.sess.Name()},
 		Approvals: x.waiting, Grants: taskEnder{x.grants, x.events, x.previews}, Previews: x.previews, Dashboard: x.dashboard, Broker: x.broker,
 	}
+	if c.req.Confined {
+		d.Own = confineStage{x.grants}.owner(c)
+	}
 	if x.store != nil { // a nil *ledger.Ledger is not a nil OpLog
 		d.Ledger = x.store
 	}

@@ -98,6 +98,39 @@ func (d Dir) Save(name string, data []byte) (string, error) {
 	return saveFile(dir, name, data)
 }
 
+// Adopt links a file the session made outside this directory (a
+// download, in the session's downloads) into it, under its own name
+// (numbered if taken, never overwriting), and returns the new path: a
+// confined caller's files directory then holds it, to be read back from
+// there by name. The file is hard-linked, not copied; across file
+// systems it is copied.
+func (d Dir) Adopt(src string) (string, error) {
+	dir, err := d.own()
+	if err != nil {
+		return "", err
+	}
+	name := filepath.Base(src)
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	for i := 0; i < 1000; i++ {
+		p := filepath.Join(dir, name)
+		err := os.Link(src, p)
+		if errors.Is(err, fs.ErrExist) {
+			name = fmt.Sprintf("%s (%d)%s", stem, i+1, ext)
+			continue
+		}
+		if err != nil {
+			data, rerr := os.ReadFile(src)
+			if rerr != nil {
+				return "", rerr
+			}
+			return saveFile(dir, name, data)
+		}
+		return p, nil
+	}
+	return "", fmt.Errorf("%s has a thousand files named like %s", dir, filepath.Base(src))
+}
+
 // Own makes the files directory if missing, checks that it is a
 // directory of its own (not a symlink), and returns its path: for a
 // writer that publishes into it itself (a recording).

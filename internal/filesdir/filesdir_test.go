@@ -140,3 +140,26 @@ func TestNoWritesThroughALinkedFilesDirectory(t *testing.T) {
 		})
 	}
 }
+
+// TestAdopt: a file from outside is linked in under its own name,
+// numbered when the name is taken, and nothing there is overwritten.
+func TestAdopt(t *testing.T) {
+	e, dir := testEnv(t)
+	src := filepath.Join(t.TempDir(), "report.txt")
+	os.WriteFile(src, []byte("q3"), 0o600)
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "report.txt"), []byte("mine"), 0o600)
+	p, err := e.Adopt(src)
+	if err != nil || p != filepath.Join(dir, "report (1).txt") {
+		t.Fatalf("Adopt = %q, %v", p, err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "q3" {
+		t.Fatalf("adopted: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "report.txt")); string(b) != "mine" {
+		t.Fatalf("overwritten: %q", b)
+	}
+	if got, err := e.Path("report (1).txt"); err != nil || got != p {
+		t.Fatalf("the adopted file by name: %q %v", got, err)
+	}
+}

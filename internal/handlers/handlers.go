@@ -50,8 +50,12 @@ type Deps struct {
 	// Caller is the caller in its session: its browser, current surface
 	// and last snapshots.
 	Caller Caller
-	// Files is the session's files directory.
+	// Files is the session's files directory (a confined caller's own).
 	Files Files
+	// Own, when set, is what a confined caller (a remote session) may
+	// see of the session-wide lists: whether a surface is in a tab of
+	// its own. Nil: the caller sees the whole session.
+	Own func(ctx context.Context, surface string) bool
 	// Browsers attaches and closes the session's browser.
 	Browsers Browsers
 	// Ledger, Rules: nil where this process keeps no operation ledger or
@@ -106,6 +110,9 @@ type Files interface {
 	// Own makes the directory if missing and returns its path, checked
 	// to be a directory of its own (no symlink).
 	Own() (string, error)
+	// Adopt links a file made outside the directory (a download) into
+	// it and returns the new path.
+	Adopt(src string) (string, error)
 }
 
 // Browsers attaches and closes the session's browser.

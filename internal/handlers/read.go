@@ -3,12 +3,14 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
+	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/wire"
@@ -157,6 +159,13 @@ func findHandlers() map[string]Handler {
 			if err != nil {
 				return nil, err
 			}
+			// A confined caller sees, and waits for, the downloads of its
+			// own tabs only; each finished one it is given is linked into
+			// its own files, where its front end reads it back.
+			var keep func(download.Download) bool
+			if d.Own != nil {
+				keep = func(r download.Download) bool { return r.SurfaceID != "" && d.Own(ctx, r.SurfaceID) }
+			}
 			out := &ops.DownloadsOut{}
 			if in.Wait && in.Timeout > 0 {
 				var cancel context.CancelFunc
@@ -164,14 +173,23 @@ func findHandlers() map[string]Handler {
 				defer cancel()
 			}
 			if in.Wait {
-				d, err := dl.Wait(ctx)
+				r, err := dl.WaitFor(ctx, keep)
 				if err != nil {
 					return nil, err
 				}
-				w := downloadOf(*d)
+				w := downloadOf(*r)
+				if d.Own != nil && w.Path != "" {
+					if w.Path, err = d.Files.Adopt(w.Path); err != nil {
+						return nil, apitype.Wrap(apitype.FileError, err, "keeping the download in your files: %v", err)
+					}
+				}
 				out.Finished = &w
 			}
-			out.Downloads = mapSlice(dl.List(), downloadOf)
+			list := dl.List()
+			if keep != nil {
+				list = slices.DeleteFunc(list, func(r download.Download) bool { return !keep(r) })
+			}
+			out.Downloads = mapSlice(list, downloadOf)
 			return out, nil
 		}),
 	}

@@ -152,6 +152,11 @@ func (b *Broker) Do(ctx context.Context, c Call) (*Reply, error) {
 			return nil, err
 		}
 	}
+	if dl, ok := out.(*ops.DownloadsOut); ok && dl.Finished != nil && dl.Finished.State == "completed" && dl.Finished.Path != "" {
+		if dl.Finished.Path, err = b.fetchBack(ctx, dl.Finished.Path); err != nil {
+			return nil, err
+		}
+	}
 	return &Reply{Out: out, OperationID: r.OperationID, Report: r.Report,
 		ApprovedAfter: time.Duration(r.ApprovedAfterMS) * time.Millisecond, Notice: r.Warning}, nil
 }

@@ -66,6 +66,14 @@ type TabFilter interface {
 	KeepTabs(keep func(id string) bool)
 }
 
+// TaskFilter is implemented by outputs that read the operation ledger
+// (ops, ops show): for a confined caller the executor keeps only its
+// task's operations. KeepTask reports whether anything is left: an
+// operation of another task is refused, not shown.
+type TaskFilter interface {
+	KeepTask(task string) bool
+}
+
 // TabOpener is implemented by inputs of writes that may open a tab and
 // make it the caller's current one (tab new, open --new-tab): the caller's
 // task owns it, and the write does not act in the caller's old tab.

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,6 +74,16 @@ func (o *OperationsOut) Text() string {
 
 // OperationOut is one ledger entry.
 type OperationOut struct{ Operation }
+
+// KeepTask keeps the task's operations only; it reports whether any is
+// left (ops.TaskFilter: a confined caller reads its own).
+func (o *OperationsOut) KeepTask(task string) bool {
+	o.Operations = slices.DeleteFunc(o.Operations, func(op Operation) bool { return op.Task != task })
+	return true
+}
+
+// KeepTask reports whether the operation is the task's.
+func (o *OperationOut) KeepTask(task string) bool { return o.Task == task }
 
 // Text is its line, then what --json gives of it, one field a line:
 // task, client, surface and epoch, document token, locator, input.

@@ -349,10 +349,17 @@ func (d *Tracker) Count() int64 {
 // finished between the click that started it and the wait is not missed,
 // and each download is returned once.
 func (d *Tracker) Wait(ctx context.Context) (*Download, error) {
+	return d.WaitFor(ctx, nil)
+}
+
+// WaitFor is Wait over the downloads keep accepts (nil: all): a caller
+// confined to its own tabs waits for a download of its own, and leaves
+// the others' to be waited for by them.
+func (d *Tracker) WaitFor(ctx context.Context, keep func(Download) bool) (*Download, error) {
 	for {
 		d.mu.Lock()
 		for _, r := range d.list {
-			if r.State != "in_progress" && r.State != "held" && !r.waited {
+			if r.State != "in_progress" && r.State != "held" && !r.waited && (keep == nil || keep(*r)) {
 				r.waited = true
 				out := *r
 				d.mu.Unlock()
