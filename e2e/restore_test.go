@@ -135,10 +135,14 @@ func TestRestoreAfterDaemonRestart(t *testing.T) {
 	if snap := e.ok("snapshot"); !strings.Contains(snap, "MK-beta") {
 		t.Fatalf("the restored tab's snapshot:\n%s", snap)
 	}
+	// A shell working as a task has a current tab of its own: each
+	// selects t1's tab first.
+	e.ok("--task", "t2", "tab", "activate", b.ID)
 	r = e.run("--task", "t2", "press", "Shift")
 	if r.code == 0 || !strings.Contains(r.stderr, "NO_GRANT") || !strings.Contains(r.stderr, `"t1"`) {
 		t.Fatalf("another task's write in t1's restored tab: exit %d\n%s", r.code, r.stderr)
 	}
+	e.ok("--task", "t1", "tab", "activate", b.ID)
 	e.ok("--task", "t1", "press", "Shift")
 
 	// The preview is authorised afresh, under a new token.
