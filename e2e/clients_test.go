@@ -118,7 +118,7 @@ func TestMCPClickThatNavigates(t *testing.T) {
 	snap = m.ok("browser_navigate", map[string]any{"url": srv.Page("later.html")})
 	r = m.call("browser_click", map[string]any{"ref": refAfter(t, snap, "Later", "button", "Later")})
 	if r.isErr || !strings.Contains(r.text, `alert "later"`) {
-		t.Fatalf("a click whose handler opens an alert 40 ms later: %s", r.text)
+		t.Fatalf("a click whose handler opens an alert 25 ms later: %s", r.text)
 	}
 }
 

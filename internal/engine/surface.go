@@ -60,6 +60,8 @@ type pageState struct {
 	title    string
 	url      string
 	openerID string
+	// input is when the last input was sent to the page (NoteInput).
+	input time.Time
 	// browserCtx is the page's browser context (set at attach, never
 	// changed: a page cannot move between contexts).
 	browserCtx string
@@ -108,6 +110,23 @@ func (t *Surface) IsFrame() bool { return t.root != t.TargetID }
 
 // frameSurface returns the surface of a frame, making one (with a new id)
 // the first time the frame is seen. Caller holds t.mu.
+// NoteInput records that input was just sent to the page, at: a write's
+// report waits for a dialog the input's handlers open a moment later,
+// counted from the input rather than from when the write's result is
+// taken.
+func (p *pageState) NoteInput(at time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.input = at
+}
+
+// LastInput is when input was last sent to the page (zero: never).
+func (p *pageState) LastInput() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.input
+}
+
 func (p *pageState) frameSurface(frameID string) *Surface {
 	if frameID == p.TargetID {
 		return p.tab

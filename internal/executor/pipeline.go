@@ -66,6 +66,7 @@ type call struct {
 	// looked.
 	epoch   int64
 	timeout time.Duration // the operation's deadline
+	ran     time.Time     // when the handler started (the run stage)
 	// approvedAfter is how long the call waited for a person's approval.
 	approvedAfter time.Duration
 	// before is the session's state before a write that asked for a

@@ -1,6 +1,9 @@
 package executor
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // runStage runs the operation's handler, by the operation's deadline. A
 // write's run is cut short, at its next step, when a person takes its tab
@@ -13,6 +16,7 @@ func (runStage) name() string { return "run" }
 func (runStage) enter(ctx context.Context, c *call) (func(*outcome), error) {
 	ctx, cancel := c.bounded(ctx)
 	defer cancel()
+	c.ran = time.Now()
 	if c.isWrite() {
 		var stop func()
 		ctx, stop = watchTab(ctx, c.sess, c.write)

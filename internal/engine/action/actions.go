@@ -375,6 +375,7 @@ func Press(ctx context.Context, t *engine.Surface, chords []input.Chord) (*Resul
 		// As after a click: what the keys set off (a list filtering, a menu
 		// opening) is on the page when the result is taken. A navigation the
 		// keys started ends the wait.
+		t.NoteInput(time.Now())
 		if w, err := t.World(ctx, t.Root()); err == nil {
 			afterInput(ctx, w)
 		}

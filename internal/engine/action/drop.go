@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/engine"
 )
@@ -40,6 +41,7 @@ func Drop(ctx context.Context, t *engine.Surface, ref string, files []string, it
 				return nil, executedErr(err)
 			}
 		}
+		t.NoteInput(time.Now())
 		if w, err := t.World(ctx, t.Root()); err == nil {
 			afterInput(ctx, w)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -158,6 +159,7 @@ func Pointer(ctx context.Context, t *engine.Surface, o Observation, p PointerOpt
 		if err != nil {
 			return nil, executedErr(err)
 		}
+		t.NoteInput(time.Now())
 		if w, err := t.World(ctx, t.Root()); err == nil {
 			afterInput(ctx, w)
 		}

@@ -77,6 +77,7 @@ func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) 
 		quietMs = quietFor.Milliseconds()
 	}
 	return func() (string, error) {
+		t.NoteInput(time.Now()) // the click was just sent
 		var r agentResult
 		if err := tg.World.Call(ctx, "afterPress", &r, armed.Seq, settleMs, lateMs, quietMs); err != nil {
 			// The document went away as it answered: the click led
