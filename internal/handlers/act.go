@@ -10,7 +10,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/chooser"
 	"github.com/loupe-dev/loupe/internal/filesdir"
-	"github.com/loupe-dev/loupe/internal/input"
+	"github.com/loupe-dev/loupe/internal/keys"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
@@ -166,8 +166,8 @@ func typeText(ctx context.Context, t *engine.Surface, in *ops.TypeIn) (*action.R
 		return nil, err
 	}
 	if in.Submit {
-		enter, _ := input.ParseChord("Enter")
-		if _, err := action.Press(ctx, t, []input.Chord{enter}); err != nil {
+		enter, _ := keys.ParseChord("Enter")
+		if _, err := action.Press(ctx, t, []keys.Chord{enter}); err != nil {
 			return nil, executed(err)
 		}
 		r.Note = "typed and submitted"

@@ -1,28 +1,20 @@
+// Package input turns agent intents into trusted input: CDP Input domain
+// events (mouse, wheel, keys, text), which the page receives as a person's
+// input (isTrusted, with focus, default actions and input events). The
+// keys, chords and buttons it sends are named and parsed by package keys,
+// which the operation contract uses without linking CDP.
 package input
 
 import (
 	"context"
-	"fmt"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	cdpinput "github.com/chromedp/cdproto/input"
+
+	"github.com/loupe-dev/loupe/internal/keys"
 )
 
-// Button names a mouse button.
-type Button string
-
-// ParseButton accepts left, right or middle ("" is left).
-func ParseButton(s string) (Button, error) {
-	switch s {
-	case "", "left":
-		return "left", nil
-	case "right", "middle":
-		return Button(s), nil
-	}
-	return "", fmt.Errorf("button %q: want left, right or middle", s)
-}
-
-func buttonsMask(b Button) int64 {
+func buttonsMask(b keys.Button) int64 {
 	switch b {
 	case "right":
 		return 2
@@ -43,7 +35,7 @@ func (e *AfterPressError) Unwrap() error { return e.Err }
 // count times (count 2 is a double click: two press/release pairs, the
 // second with clickCount 2, as Chromium needs for dblclick). A failure
 // after the first press is an *AfterPressError.
-func Click(ctx context.Context, s cdpproto.Session, x, y float64, b Button, count int, mods int64) error {
+func Click(ctx context.Context, s cdpproto.Session, x, y float64, b keys.Button, count int, mods int64) error {
 	if err := Move(ctx, s, x, y, mods); err != nil {
 		return err
 	}
@@ -94,24 +86,18 @@ func Wheel(ctx context.Context, s cdpproto.Session, x, y, dx, dy float64) error 
 
 // Press presses and releases a chord: modifiers down in order, the key
 // down and up, modifiers up in reverse.
-func Press(ctx context.Context, s cdpproto.Session, c Chord) error {
-	mods := []struct {
-		bit int64
-		key string
-	}{{ModCtrl, "control"}, {ModAlt, "alt"}, {ModMeta, "meta"}, {ModShift, "shift"}}
+func Press(ctx context.Context, s cdpproto.Session, c keys.Chord) error {
+	mods := c.Held()
 	var held int64
 	for _, m := range mods {
-		if c.Modifiers&m.bit == 0 {
-			continue
-		}
-		held |= m.bit
-		if err := keyEvent(ctx, s, cdpinput.DispatchKeyEventTypeRawKeyDown, named[m.key], held, ""); err != nil {
+		held |= m.Bit
+		if err := keyEvent(ctx, s, cdpinput.DispatchKeyEventTypeRawKeyDown, m.Key, held, ""); err != nil {
 			return err
 		}
 	}
 	text := c.Key.Text
 	// With Control, Alt or Meta held a key is a shortcut and types nothing.
-	if c.Modifiers&(ModCtrl|ModAlt|ModMeta) != 0 {
+	if c.Modifiers&(keys.ModCtrl|keys.ModAlt|keys.ModMeta) != 0 {
 		text = ""
 	}
 	down := cdpinput.DispatchKeyEventTypeKeyDown
@@ -126,18 +112,15 @@ func Press(ctx context.Context, s cdpproto.Session, c Chord) error {
 	}
 	for i := len(mods) - 1; i >= 0; i-- {
 		m := mods[i]
-		if c.Modifiers&m.bit == 0 {
-			continue
-		}
-		held &^= m.bit
-		if err := keyEvent(ctx, s, cdpinput.DispatchKeyEventTypeKeyUp, named[m.key], held, ""); err != nil {
+		held &^= m.Bit
+		if err := keyEvent(ctx, s, cdpinput.DispatchKeyEventTypeKeyUp, m.Key, held, ""); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func keyEvent(ctx context.Context, s cdpproto.Session, t cdpinput.DispatchKeyEventType, k Key, mods int64, text string) error {
+func keyEvent(ctx context.Context, s cdpproto.Session, t cdpinput.DispatchKeyEventType, k keys.Key, mods int64, text string) error {
 	_, err := cdpproto.Call(ctx, s, cdpinput.DispatchKeyEvent, cdpinput.DispatchKeyEventParams{
 		Type: t, Modifiers: mods, Text: text, UnmodifiedText: text, Key: k.Key, Code: k.Code,
 		WindowsVirtualKeyCode: k.KeyCode, NativeVirtualKeyCode: k.KeyCode,
@@ -150,7 +133,7 @@ func keyEvent(ctx context.Context, s cdpproto.Session, t cdpinput.DispatchKeyEve
 // scripts) as text input of that character alone.
 func Type(ctx context.Context, s cdpproto.Session, text string) error {
 	for _, r := range text {
-		k, ok := CharKey(r)
+		k, ok := keys.CharKey(r)
 		if !ok {
 			if err := InsertText(ctx, s, string(r)); err != nil {
 				return err
@@ -159,7 +142,7 @@ func Type(ctx context.Context, s cdpproto.Session, text string) error {
 		}
 		var mods int64
 		if k.Shift {
-			mods = ModShift
+			mods = keys.ModShift
 		}
 		if err := keyEvent(ctx, s, cdpinput.DispatchKeyEventTypeKeyDown, k, mods, k.Text); err != nil {
 			return err

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/loupe-dev/loupe/internal/keys"
 )
 
 // recorder is a cdp.Session that records the commands sent on it, as the
@@ -84,7 +86,7 @@ func TestPress(t *testing.T) {
 		// Shift alone still types.
 		{"Shift+Tab", []string{`rawKeyDown:Shift:8:""`, `rawKeyDown:Tab:8:""`, `keyUp:Tab:8:""`, `keyUp:Shift:0:""`}},
 	} {
-		c, err := ParseChord(tc.chord)
+		c, err := keys.ParseChord(tc.chord)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +101,7 @@ func TestPress(t *testing.T) {
 }
 
 func TestPressStopsAtFirstError(t *testing.T) {
-	c, _ := ParseChord("Control+a")
+	c, _ := keys.ParseChord("Control+a")
 	r := recorder{fail: 2}
 	if err := Press(context.Background(), &r, c); err == nil {
 		t.Fatal("no error")
@@ -129,7 +131,7 @@ func TestType(t *testing.T) {
 
 func TestClick(t *testing.T) {
 	var r recorder
-	if err := Click(context.Background(), &r, 10, 20, "right", 2, ModShift); err != nil {
+	if err := Click(context.Background(), &r, 10, 20, "right", 2, keys.ModShift); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
@@ -156,18 +158,8 @@ func TestWheelSendsBothDeltas(t *testing.T) {
 	}
 }
 
-func TestParseButton(t *testing.T) {
-	for in, want := range map[string]Button{"": "left", "left": "left", "right": "right", "middle": "middle"} {
-		if got, err := ParseButton(in); err != nil || got != want {
-			t.Errorf("ParseButton(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"Left", "back", "1", " left"} {
-		if got, err := ParseButton(in); err == nil {
-			t.Errorf("ParseButton(%q) = %q, want an error", in, got)
-		}
-	}
-	for b, want := range map[Button]int64{"left": 1, "right": 2, "middle": 4} {
+func TestButtonsMask(t *testing.T) {
+	for b, want := range map[keys.Button]int64{"left": 1, "right": 2, "middle": 4} {
 		if got := buttonsMask(b); got != want {
 			t.Errorf("buttonsMask(%q) = %d, want %d", b, got, want)
 		}

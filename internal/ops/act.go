@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/loupe-dev/loupe/internal/input"
+	"github.com/loupe-dev/loupe/internal/keys"
 	"github.com/loupe-dev/loupe/internal/secret"
 )
 
@@ -80,25 +80,25 @@ type ClickIn struct {
 	Button    string `json:"button,omitempty" flag:"button" enum:"left,right,middle" help:"left (default), right or middle"`
 	Modifiers string `json:"modifiers,omitempty" flag:"modifiers" help:"keys held during the click, e.g. Shift or Control+Shift"`
 
-	button input.Button
+	button keys.Button
 	mods   int64
 }
 
 // Parsed is the button and the modifiers Validate parsed.
-func (in *ClickIn) Parsed() (input.Button, int64) { return in.button, in.mods }
+func (in *ClickIn) Parsed() (keys.Button, int64) { return in.button, in.mods }
 
 // Validate checks the ref, button and modifiers.
 func (in *ClickIn) Validate() error {
 	if err := checkTarget("ref", in.Target, true); err != nil {
 		return err
 	}
-	b, err := input.ParseButton(in.Button)
+	b, err := keys.ParseButton(in.Button)
 	if err != nil {
 		return usage("%v", err)
 	}
 	in.button = b
 	if in.Modifiers != "" {
-		c, err := input.ParseChord(in.Modifiers + "+a")
+		c, err := keys.ParseChord(in.Modifiers + "+a")
 		if err != nil {
 			return usage("%s %q: want Shift, Control, Alt, Meta joined by +", fld("modifiers"), in.Modifiers)
 		}
@@ -163,11 +163,11 @@ func (in *DragIn) Validate() error {
 type PressIn struct {
 	Keys []string `json:"keys" arg:"KEYS..." help:"keys or chords pressed in order: Enter, Tab, Control+A, Shift+Tab"`
 
-	chords []input.Chord
+	chords []keys.Chord
 }
 
 // Chords are the keys Validate parsed.
-func (in *PressIn) Chords() []input.Chord { return in.chords }
+func (in *PressIn) Chords() []keys.Chord { return in.chords }
 
 // Validate parses every chord.
 func (in *PressIn) Validate() error {
@@ -176,7 +176,7 @@ func (in *PressIn) Validate() error {
 	}
 	in.chords = in.chords[:0]
 	for _, k := range in.Keys {
-		c, err := input.ParseChord(k)
+		c, err := keys.ParseChord(k)
 		if err != nil {
 			return usage("%v", err)
 		}

@@ -5,7 +5,7 @@ import (
 	"math"
 	"unicode/utf8"
 
-	"github.com/loupe-dev/loupe/internal/input"
+	"github.com/loupe-dev/loupe/internal/keys"
 	"github.com/loupe-dev/loupe/internal/secret"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
@@ -25,8 +25,8 @@ type HumanInputIn struct {
 	Keys   string        `json:"keys,omitempty" flag:"keys" meta:"CHORD" help:"a key or chord (Enter, Control+A) for key"`
 	Text   secret.String `json:"text,omitempty" flag:"text" meta:"TEXT" help:"text to type, for text"`
 
-	chord  input.Chord
-	button input.Button
+	chord  keys.Chord
+	button keys.Button
 }
 
 // LogValue logs the input with its text redacted (a person may be typing
@@ -36,7 +36,7 @@ func (in *HumanInputIn) LogValue() slog.Value {
 }
 
 // Parsed is the button and the chord Validate parsed.
-func (in *HumanInputIn) Parsed() (input.Button, input.Chord) { return in.button, in.chord }
+func (in *HumanInputIn) Parsed() (keys.Button, keys.Chord) { return in.button, in.chord }
 
 // maxPoint bounds a point of the viewport (CSS pixels).
 const maxPoint = 100000
@@ -65,7 +65,7 @@ func (in *HumanInputIn) Validate() error {
 	}
 	switch in.Kind {
 	case "click", "down", "up", "move", "wheel":
-		b, err := input.ParseButton(in.Button)
+		b, err := keys.ParseButton(in.Button)
 		if err != nil {
 			return usage("%s: %v", fld("button"), err)
 		}
@@ -77,7 +77,7 @@ func (in *HumanInputIn) Validate() error {
 			in.Clicks = 1
 		}
 	case "key":
-		c, err := input.ParseChord(in.Keys)
+		c, err := keys.ParseChord(in.Keys)
 		if err != nil {
 			return usage("%s: %v", fld("keys"), err)
 		}

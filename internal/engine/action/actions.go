@@ -23,6 +23,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/input"
+	"github.com/loupe-dev/loupe/internal/keys"
 )
 
 // Result reports what an action did.
@@ -163,9 +164,9 @@ func result(t *engine.Surface, tg *target) *Result {
 
 // ClickOptions modify a click.
 type ClickOptions struct {
-	Button    input.Button
+	Button    keys.Button
 	Count     int   // 1 click, 2 double click
-	Modifiers int64 // input.Mod* bits
+	Modifiers int64 // keys.Mod* bits
 }
 
 // Click clicks the element's centre with trusted mouse input, after
@@ -362,7 +363,7 @@ func withValue(ctx context.Context, t *engine.Surface, tg *target) *Result {
 }
 
 // Press presses key chords in order on the focused element.
-func Press(ctx context.Context, t *engine.Surface, chords []input.Chord) (*Result, error) {
+func Press(ctx context.Context, t *engine.Surface, chords []keys.Chord) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
 		for i, c := range chords {
 			if err := input.Press(ctx, t.Session(), c); err != nil {
@@ -385,8 +386,8 @@ func Press(ctx context.Context, t *engine.Surface, chords []input.Chord) (*Resul
 
 func ptr[T any](v T) *T { return &v }
 
-func mustChord(s string) input.Chord {
-	c, err := input.ParseChord(s)
+func mustChord(s string) keys.Chord {
+	c, err := keys.ParseChord(s)
 	if err != nil {
 		panic(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
-	"github.com/loupe-dev/loupe/internal/input"
+	"github.com/loupe-dev/loupe/internal/keys"
 )
 
 func status(t *testing.T, tab *engine.Surface) string {
@@ -128,19 +128,19 @@ func TestTypeAndPress(t *testing.T) {
 	t.Parallel()
 	tab := openTab(t, "form.html")
 	s := snap(t, tab)
-	keys := ref(t, s, "textbox", "Keys")
-	if _, err := action.Type(ctxT(t), tab, keys, "aB"); err != nil {
+	field := ref(t, s, "textbox", "Keys")
+	if _, err := action.Type(ctxT(t), tab, field, "aB"); err != nil {
 		t.Fatal(err)
 	}
-	var chords []input.Chord
+	var chords []keys.Chord
 	for _, k := range []string{"Control+A", "Shift+Tab", "Enter"} {
-		c, err := input.ParseChord(k)
+		c, err := keys.ParseChord(k)
 		if err != nil {
 			t.Fatal(err)
 		}
 		chords = append(chords, c)
 	}
-	if _, err := action.Focus(ctxT(t), tab, keys); err != nil {
+	if _, err := action.Focus(ctxT(t), tab, field); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := action.Press(ctxT(t), tab, chords[:1]); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/input"
+	"github.com/loupe-dev/loupe/internal/keys"
 )
 
 // rangeField is what the page agent says of a range input (rangeOf).
@@ -52,18 +53,18 @@ func fillRange(ctx context.Context, t *engine.Surface, tg *target, rg rangeField
 	if best > maxRangeKeys {
 		return nil, apitype.Errorf(apitype.BadInput, "%s: %g is %d steps of %g away, more than the %d keys a fill presses", tg.Ref, v, best, rg.Step, maxRangeKeys)
 	}
-	var keys []input.Chord
+	var chords []keys.Chord
 	if first != "" {
-		keys = append(keys, mustChord(first))
+		chords = append(chords, mustChord(first))
 	}
 	n, key := steps(from), "ArrowRight"
 	if n < 0 {
 		n, key = -n, "ArrowLeft"
 	}
 	for range n {
-		keys = append(keys, mustChord(key))
+		chords = append(chords, mustChord(key))
 	}
-	for i, k := range keys {
+	for i, k := range chords {
 		if err := input.Press(ctx, t.Session(), k); err != nil {
 			if i == 0 {
 				return nil, err

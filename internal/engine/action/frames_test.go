@@ -10,7 +10,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
-	"github.com/loupe-dev/loupe/internal/input"
+	"github.com/loupe-dev/loupe/internal/keys"
 )
 
 func TestFramesSameAndCrossSite(t *testing.T) {
@@ -272,8 +272,8 @@ func TestVerbsInCrossSiteFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"Control+A", "Backspace"} {
-		c, _ := input.ParseChord(k)
-		if _, err := action.Press(ctxT(t), tab, []input.Chord{c}); err != nil {
+		c, _ := keys.ParseChord(k)
+		if _, err := action.Press(ctxT(t), tab, []keys.Chord{c}); err != nil {
 			t.Fatal(err)
 		}
 	}

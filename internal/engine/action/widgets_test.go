@@ -11,7 +11,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
-	"github.com/loupe-dev/loupe/internal/input"
+	"github.com/loupe-dev/loupe/internal/keys"
 )
 
 // The widget classes real apps are made of (widgets.html), each acted on
@@ -275,11 +275,11 @@ func TestWidgetsClickSettles(t *testing.T) {
 	if _, err := action.Focus(ctxT(t), tab, ref(t, s, "textbox", "Filter later")); err != nil {
 		t.Fatal(err)
 	}
-	down, err := input.ParseChord("ArrowDown")
+	down, err := keys.ParseChord("ArrowDown")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := action.Press(ctxT(t), tab, []input.Chord{down}); err != nil {
+	if _, err := action.Press(ctxT(t), tab, []keys.Chord{down}); err != nil {
 		t.Fatal(err)
 	}
 	if after := snap(t, tab); !strings.Contains(after.Text, "Suggested later") {

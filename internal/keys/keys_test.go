@@ -1,4 +1,4 @@
-package input
+package keys
 
 import (
 	"strings"
@@ -214,6 +214,19 @@ func TestCharKeyCoversPrintableASCII(t *testing.T) {
 		}
 		if k.Text != string(r) || k.Code == "" || k.KeyCode == 0 {
 			t.Errorf("CharKey(%q) = %+v", r, k)
+		}
+	}
+}
+
+func TestParseButton(t *testing.T) {
+	for in, want := range map[string]Button{"": "left", "left": "left", "right": "right", "middle": "middle"} {
+		if got, err := ParseButton(in); err != nil || got != want {
+			t.Errorf("ParseButton(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"Left", "back", "1", " left"} {
+		if got, err := ParseButton(in); err == nil {
+			t.Errorf("ParseButton(%q) = %q, want an error", in, got)
 		}
 	}
 }

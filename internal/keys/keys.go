@@ -1,9 +1,9 @@
-// Package input turns agent intents into trusted input: CDP Input domain
-// events (mouse, wheel, keys, text), which the page receives as a person's
-// input (isTrusted, with focus, default actions and input events). It holds
-// the US keyboard layout and the parser for key chords such as
-// "Control+Shift+ArrowLeft".
-package input
+// Package keys names the keys, chords and mouse buttons an agent asks
+// for ("Enter", "Control+Shift+ArrowLeft", "right") and holds the US
+// keyboard layout that says what each key sends. It has no protocol in
+// it: the operation contract (package ops) checks an input's keys with it
+// on any front end, and package input sends them to a page as CDP events.
+package keys
 
 import (
 	"fmt"
@@ -33,6 +33,20 @@ type Key struct {
 type Chord struct {
 	Modifiers int64
 	Key       Key
+}
+
+// Button names a mouse button.
+type Button string
+
+// ParseButton accepts left, right or middle ("" is left).
+func ParseButton(s string) (Button, error) {
+	switch s {
+	case "", "left":
+		return "left", nil
+	case "right", "middle":
+		return Button(s), nil
+	}
+	return "", fmt.Errorf("button %q: want left, right or middle", s)
 }
 
 var named = map[string]Key{}
@@ -102,11 +116,16 @@ func init() {
 		byChar[p.shifted] = Key{Key: string(p.shifted), Code: p.code, KeyCode: p.keyCode, Text: string(p.shifted), Shift: true}
 		shiftOf[p.plain] = byChar[p.shifted]
 	}
+	modifierKeys[ModCtrl], modifierKeys[ModAlt] = named["control"], named["alt"]
+	modifierKeys[ModMeta], modifierKeys[ModShift] = named["meta"], named["shift"]
 	byChar[' '] = named["space"]
 	byChar['\n'] = named["enter"]
 	byChar['\r'] = named["enter"]
 	byChar['\t'] = named["tab"]
 }
+
+// modifierKeys are the keys that hold each modifier bit down.
+var modifierKeys = map[int64]Key{}
 
 var modifierBits = map[string]int64{
 	"shift": ModShift, "control": ModCtrl, "ctrl": ModCtrl, "alt": ModAlt, "option": ModAlt,
@@ -192,16 +211,33 @@ func lookupKey(p string) (Key, error) {
 	return Key{}, fmt.Errorf("unknown key %q (try Enter, Tab, Escape, ArrowDown, F5, a, …)", p)
 }
 
+// Modifier is a modifier key and its bit.
+type Modifier struct {
+	Bit int64
+	Key Key
+}
+
+// modifierOrder is the order in which a chord's modifiers go down (and in
+// which its canonical form names them).
+var modifierOrder = []int64{ModCtrl, ModAlt, ModMeta, ModShift}
+
+// Held is the chord's modifiers in the order they are pressed (Control,
+// Alt, Meta, Shift); they are released in reverse.
+func (c Chord) Held() []Modifier {
+	var held []Modifier
+	for _, bit := range modifierOrder {
+		if c.Modifiers&bit != 0 {
+			held = append(held, Modifier{Bit: bit, Key: modifierKeys[bit]})
+		}
+	}
+	return held
+}
+
 // String writes the chord back in canonical form.
 func (c Chord) String() string {
 	var parts []string
-	for _, m := range []struct {
-		bit  int64
-		name string
-	}{{ModCtrl, "Control"}, {ModAlt, "Alt"}, {ModMeta, "Meta"}, {ModShift, "Shift"}} {
-		if c.Modifiers&m.bit != 0 {
-			parts = append(parts, m.name)
-		}
+	for _, m := range c.Held() {
+		parts = append(parts, m.Key.Key)
 	}
 	k := c.Key.Key
 	if k == " " {
