@@ -8,9 +8,9 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/loupe-dev/loupe/internal/locator"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/safetext"
-	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
 // `loupe history --as script`: the writes that ran, as a shell script of
@@ -85,7 +85,7 @@ func (c *cmd) historyScript(h *ops.HistoryOut) string {
 
 // replayLine is the command that does a write again, or why there is
 // none (the command is still given, to read, where there is one).
-func (c *cmd) replayLine(name string, input json.RawMessage, locator string) (line, why string) {
+func (c *cmd) replayLine(name string, input json.RawMessage, loc string) (line, why string) {
 	op, ok := c.reg.Lookup(name)
 	if !ok {
 		return "", "loupe no longer has a command " + quote(name)
@@ -114,12 +114,12 @@ func (c *cmd) replayLine(name string, input json.RawMessage, locator string) (li
 	if ref, ok := fields["ref"]; ok {
 		var r string
 		_ = json.Unmarshal(ref, &r)
-		if _, err := snapshot.NormalizeRef(r); err == nil {
-			if locator == "" {
+		if _, err := locator.NormalizeRef(r); err == nil {
+			if loc == "" {
 				words, _ := argvOf(op, fields)
 				return "$LOUPE --session \"$S\" " + strings.Join(words, " "), "its target " + r + " had no stable locator"
 			}
-			fields["ref"], _ = json.Marshal(locator)
+			fields["ref"], _ = json.Marshal(loc)
 		}
 	}
 	words, why := argvOf(op, fields)

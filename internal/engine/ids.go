@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"github.com/loupe-dev/loupe/internal/engine/idspace"
-	"github.com/loupe-dev/loupe/internal/snapshot"
+	"github.com/loupe-dev/loupe/internal/locator"
 )
 
 // IDs are the id spaces of a session (package idspace); a session keeps
@@ -32,6 +32,6 @@ func (b *Browser) beforeThisBrowser(surface string) bool {
 // browser of the session than the tab's: its element is gone with that
 // browser.
 func (t *Surface) RefBeforeThisBrowser(ref string) bool {
-	n, err := snapshot.ParseRef(ref)
+	n, err := locator.ParseRef(ref)
 	return err == nil && n >= 1 && n < t.b.firstRef
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
+	"github.com/loupe-dev/loupe/internal/locator"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -90,7 +91,7 @@ func (c *call) livePages(cl *caller) {
 // refOrLocator tells a ref from a locator: the ref's normal form, or ""
 // for a locator.
 func refOrLocator(target string) string {
-	ref, err := snapshot.NormalizeRef(target)
+	ref, err := locator.NormalizeRef(target)
 	if err != nil {
 		return ""
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
-	"github.com/loupe-dev/loupe/internal/snapshot"
+	"github.com/loupe-dev/loupe/internal/locator"
 )
 
 // usage makes a usage error: BAD_INPUT, nothing executed.
@@ -33,14 +33,14 @@ func checkTarget(name, t string, required bool) error {
 		}
 		return nil
 	}
-	if _, err := snapshot.ParseRef(t); err == nil {
+	if _, err := locator.ParseRef(t); err == nil {
 		return nil
 	}
 	if strings.HasPrefix(t, "@") {
-		_, err := snapshot.ParseRef(t)
+		_, err := locator.ParseRef(t)
 		return usage("%s: %v", fld(name), err)
 	}
-	if _, err := snapshot.ParseLocator(t); err != nil {
+	if _, err := locator.ParseLocator(t); err != nil {
 		if strings.ContainsAny(t, "=#") || strings.Contains(t, ">>") {
 			return usage("%s: %v", fld(name), err) // meant as a locator: say what is wrong with it
 		}

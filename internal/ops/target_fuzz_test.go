@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
-	"github.com/loupe-dev/loupe/internal/snapshot"
+	"github.com/loupe-dev/loupe/internal/locator"
 )
 
 // badInput fails unless err is a BAD_INPUT error.
@@ -30,8 +30,8 @@ func FuzzCheckTarget(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, required bool) {
 		err := checkTarget("ref", s, required)
-		_, rerr := snapshot.ParseRef(s)
-		_, lerr := snapshot.ParseLocator(s)
+		_, rerr := locator.ParseRef(s)
+		_, lerr := locator.ParseLocator(s)
 		want := s == "" && !required || s != "" && (rerr == nil || lerr == nil)
 		if (err == nil) != want {
 			t.Fatalf("checkTarget(%q, %v) = %v; ref error %v, locator error %v", s, required, err, rerr, lerr)

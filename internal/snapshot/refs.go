@@ -1,11 +1,11 @@
 package snapshot
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
+
+	"github.com/loupe-dev/loupe/internal/locator"
 )
 
 // Counter hands out ref numbers. One counter serves a whole browser
@@ -160,14 +160,14 @@ func (t *Table) Lookup(ref string) (*Binding, bool) {
 
 // Issued reports whether the ref number was ever handed out by the counter.
 func (t *Table) Issued(ref string) bool {
-	n, err := ParseRef(ref)
+	n, err := locator.ParseRef(ref)
 	return err == nil && t.counter.Issued(n)
 }
 
 // OwnerOf returns the surface a ref was issued for, if it was issued, and
 // whether that is another surface than this table's.
 func (t *Table) OwnerOf(ref string) (owner string, elsewhere bool) {
-	n, err := ParseRef(ref)
+	n, err := locator.ParseRef(ref)
 	if err != nil {
 		return "", false
 	}
@@ -229,25 +229,3 @@ func (t *Table) Retain(keep func(Doc) bool) int {
 
 // Len is the number of live refs.
 func (t *Table) Len() int { return len(t.byRef) }
-
-// ParseRef accepts "e12" or "@e12" and returns 12.
-func ParseRef(s string) (int64, error) {
-	s = strings.TrimPrefix(s, "@")
-	if len(s) < 2 || s[0] != 'e' {
-		return 0, fmt.Errorf("%q is not a ref (want e12 or @e12)", s)
-	}
-	n, err := strconv.ParseInt(s[1:], 10, 64)
-	if err != nil || n < 1 || s[1] == '0' || s[1] == '+' {
-		return 0, fmt.Errorf("%q is not a ref (want e12 or @e12)", s)
-	}
-	return n, nil
-}
-
-// NormalizeRef returns the canonical "e12" form of a ref.
-func NormalizeRef(s string) (string, error) {
-	n, err := ParseRef(s)
-	if err != nil {
-		return "", err
-	}
-	return "e" + strconv.FormatInt(n, 10), nil
-}

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/loupe-dev/loupe/internal/safetext"
+
+	"github.com/loupe-dev/loupe/internal/locator"
 )
 
 // fuzzTree builds a snapshot tree from fuzz input: shape decides the
@@ -78,9 +80,9 @@ func (g *fuzzTree) node(depth int) *Node {
 		g.refs = append(g.refs, n.Ref)
 		switch g.next() % 3 {
 		case 1:
-			g.locs[n.Ref] = Step{Kind: StepTestID, Value: g.str()}.String()
+			g.locs[n.Ref] = locator.Step{Kind: locator.StepTestID, Value: g.str()}.String()
 		case 2:
-			g.locs[n.Ref] = RoleStep(role, g.str()).String()
+			g.locs[n.Ref] = locator.RoleStep(role, g.str()).String()
 		}
 	}
 	if fl&16 != 0 {

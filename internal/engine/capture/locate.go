@@ -11,6 +11,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/locator"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -28,9 +29,9 @@ import (
 // REF_NOT_FOUND; a locator that matches nothing is REF_NOT_FOUND and one
 // that matches several is AMBIGUOUS with their refs. Caller holds t.Lock.
 func Resolve(ctx context.Context, t *engine.Surface, target string) (*Element, error) {
-	ref, err := snapshot.NormalizeRef(target)
+	ref, err := locator.NormalizeRef(target)
 	if err != nil {
-		loc, lerr := snapshot.ParseLocator(target)
+		loc, lerr := locator.ParseLocator(target)
 		if lerr != nil {
 			return nil, apitype.Errorf(apitype.BadInput, "%q is neither a ref (e12) nor a locator: %v", target, lerr)
 		}
@@ -80,11 +81,11 @@ func surfaceFrames(t *engine.Surface) []string {
 }
 
 // stepSpec is a step as the agent's query takes it.
-func stepSpec(s snapshot.Step) map[string]any {
+func stepSpec(s locator.Step) map[string]any {
 	switch s.Kind {
-	case snapshot.StepRole:
+	case locator.StepRole:
 		return map[string]any{"k": "role", "r": s.Role, "n": s.Name, "hn": s.HasName}
-	case snapshot.StepTestID:
+	case locator.StepTestID:
 		return map[string]any{"k": "testid", "v": s.Value}
 	}
 	return map[string]any{"k": "css", "v": s.Value}
@@ -103,7 +104,7 @@ type queryReply struct {
 
 // queryFrame finds the elements one step matches in a frame's current
 // document.
-func queryFrame(ctx context.Context, t *engine.Surface, frame string, st snapshot.Step) ([]locMatch, error) {
+func queryFrame(ctx context.Context, t *engine.Surface, frame string, st locator.Step) ([]locMatch, error) {
 	w, err := t.World(ctx, frame)
 	if err != nil {
 		return nil, err
@@ -129,7 +130,7 @@ func queryFrame(ctx context.Context, t *engine.Surface, frame string, st snapsho
 // matches in frame order. A subframe that went away meanwhile is skipped;
 // any other failure fails the search (a frame that cannot be searched
 // could hold a match: the answer would be a guess).
-func queryFrames(ctx context.Context, t *engine.Surface, frames []string, st snapshot.Step) ([]locMatch, error) {
+func queryFrames(ctx context.Context, t *engine.Surface, frames []string, st locator.Step) ([]locMatch, error) {
 	res := make([][]locMatch, len(frames))
 	errs := make([]error, len(frames))
 	var wg sync.WaitGroup
@@ -167,7 +168,7 @@ func queryFrames(ctx context.Context, t *engine.Surface, frames []string, st sna
 // matched several elements (matches holds them), or one element that is
 // not a loaded iframe.
 type frameStepError struct {
-	step    snapshot.Step
+	step    locator.Step
 	matches []locMatch
 }
 
@@ -184,7 +185,7 @@ func (e *frameStepError) Error() string {
 // matches nothing gives no matches; one that matches several elements, or
 // an element that is not an iframe, gives a *frameStepError. Caller holds
 // t.Lock.
-func locate(ctx context.Context, t *engine.Surface, loc snapshot.Locator) ([]locMatch, error) {
+func locate(ctx context.Context, t *engine.Surface, loc locator.Locator) ([]locMatch, error) {
 	if loc.IsZero() {
 		return nil, apitype.Errorf(apitype.BadInput, "empty locator")
 	}
@@ -249,7 +250,7 @@ const maxCandidates = 10
 // binds it: no match is REF_NOT_FOUND, several are AMBIGUOUS with the
 // candidates' refs (each bound, so they can be used next). Caller holds
 // t.Lock.
-func locateOne(ctx context.Context, t *engine.Surface, loc snapshot.Locator) (*snapshot.Binding, error) {
+func locateOne(ctx context.Context, t *engine.Surface, loc locator.Locator) (*snapshot.Binding, error) {
 	ms, err := locate(ctx, t, loc)
 	var fe *frameStepError
 	switch {
@@ -268,7 +269,7 @@ func locateOne(ctx context.Context, t *engine.Surface, loc snapshot.Locator) (*s
 	return bindMatch(t, ms[0]), nil
 }
 
-func ambiguous(t *engine.Surface, loc snapshot.Locator, ms []locMatch, msg string) error {
+func ambiguous(t *engine.Surface, loc locator.Locator, ms []locMatch, msg string) error {
 	var refs []string
 	for i, m := range ms {
 		if i == maxCandidates {
@@ -294,7 +295,7 @@ func similarRefs(ctx context.Context, t *engine.Surface, b *snapshot.Binding) []
 	if b == nil || b.Locator == "" {
 		return nil
 	}
-	loc, err := snapshot.ParseLocator(b.Locator)
+	loc, err := locator.ParseLocator(b.Locator)
 	if err != nil {
 		return nil
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
-	"github.com/loupe-dev/loupe/internal/snapshot"
+	"github.com/loupe-dev/loupe/internal/locator"
 )
 
 // benchAssign measures assignLocators alone on a tab's current capture
@@ -62,7 +62,7 @@ func BenchmarkAssignLocatorsRepeated(b *testing.B) {
 func BenchmarkLocateRoleLarge(b *testing.B) {
 	tab := largeTab(b)
 	ctx := context.Background()
-	loc, err := snapshot.ParseLocator(`role=button[name="Edit 4996"]`)
+	loc, err := locator.ParseLocator(`role=button[name="Edit 4996"]`)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/locator"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -62,7 +63,7 @@ func TestSimilarRefsAfterNavigation(t *testing.T) {
 func TestLocatorsBadInput(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"e12", "role=button[name=x]", "text=hi"} {
-		if _, err := snapshot.ParseLocator(s); err == nil {
+		if _, err := locator.ParseLocator(s); err == nil {
 			t.Errorf("%q parsed", s)
 		} else if !strings.Contains(err.Error(), fmt.Sprintf("%q", s)) {
 			t.Errorf("error %q does not name the input", err)
@@ -114,7 +115,7 @@ func TestRoleQueryMatchesSnapshot(t *testing.T) {
 			})
 			for _, role := range order {
 				var r capture.QueryReply
-				if err := w.Call(ctxT(t), "query", &r, capture.StepSpec(snapshot.Step{Kind: snapshot.StepRole, Role: role})); err != nil || !r.OK {
+				if err := w.Call(ctxT(t), "query", &r, capture.StepSpec(locator.Step{Kind: locator.StepRole, Role: role})); err != nil || !r.OK {
 					t.Fatalf("query role=%s: %v %+v", role, err, r)
 				}
 				got := map[int64]rn{}
@@ -136,7 +137,7 @@ func TestRoleQueryMatchesSnapshot(t *testing.T) {
 				// The name filter: one named query per role.
 				for _, x := range want[role] {
 					var rr capture.QueryReply
-					if err := w.Call(ctxT(t), "query", &rr, capture.StepSpec(snapshot.RoleStep(role, x.name))); err != nil || !rr.OK {
+					if err := w.Call(ctxT(t), "query", &rr, capture.StepSpec(locator.RoleStep(role, x.name))); err != nil || !rr.OK {
 						t.Fatalf("query: %v", err)
 					}
 					n := 0

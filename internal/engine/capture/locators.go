@@ -7,11 +7,12 @@ import (
 	"sync"
 
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/locator"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
 // Stable locators. After a snapshot binds its refs, assignLocators gives
-// each ref a locator (see snapshot.Locator) that, at that moment, matches
+// each ref a locator (see locator.Locator) that, at that moment, matches
 // exactly that ref's element on the whole surface, every frame included;
 // where none can be proven, the ref has none. locate resolves a locator
 // across the surface, for verbs given a locator instead of a ref and for
@@ -234,18 +235,18 @@ func (j *locatorJob) run(ctx context.Context, t *engine.Surface, k *kept) {
 	order := append([]*frameLocs(nil), fls...)
 	sort.SliceStable(order, func(i, j int) bool { return order[i].c.depth < order[j].c.depth })
 	for _, fl := range order {
-		prefix, hasPrefix := snapshot.Locator{}, false
+		prefix, hasPrefix := locator.Locator{}, false
 		if fl.c.parent != "" {
 			if p := byFrame[fl.c.parent]; p != nil && fl.c.owner != 0 && fl.c.oerr == nil {
 				if s := p.locs[fl.c.owner]; s != "" {
-					if l, err := snapshot.ParseLocator(s); err == nil {
+					if l, err := locator.ParseLocator(s); err == nil {
 						prefix, hasPrefix = l, true
 					}
 				}
 			}
 		}
 		for _, id := range fl.ids {
-			var l snapshot.Locator
+			var l locator.Locator
 			if fl == top {
 				l = chooseTop(fls, top, id, surface)
 			} else {
@@ -339,7 +340,7 @@ func topProbes(top *frameLocs, id int64, surface map[string]int) []string {
 
 // chooseTop picks a top-frame element's locator: its candidates must be
 // unique in the top document and match nothing in any other frame.
-func chooseTop(fls []*frameLocs, top *frameLocs, id int64, surface map[string]int) snapshot.Locator {
+func chooseTop(fls []*frameLocs, top *frameLocs, id int64, surface map[string]int) locator.Locator {
 	elsewhere := func(sel string) bool {
 		for _, fl := range fls[1:] {
 			if fl.probed == nil || fl.probed[sel] {
@@ -350,48 +351,48 @@ func chooseTop(fls []*frameLocs, top *frameLocs, id int64, surface map[string]in
 	}
 	in := top.info[id]
 	if in != nil && in.TestIDUnique != 0 && !elsewhere(in.TestIDSel) {
-		return snapshot.Step{Kind: snapshot.StepTestID, Value: in.TestID}.Locator()
+		return locator.Step{Kind: locator.StepTestID, Value: in.TestID}.Locator()
 	}
 	if n := top.nodes[id]; roleCandidate(n) && surface[roleKey(n.Role, n.Name)] == 1 {
-		return snapshot.RoleStep(n.Role, n.Name).Locator()
+		return locator.RoleStep(n.Role, n.Name).Locator()
 	}
 	if in == nil {
-		return snapshot.Locator{}
+		return locator.Locator{}
 	}
 	if in.IDUnique != 0 && !elsewhere(in.IDSel) {
-		return snapshot.Step{Kind: snapshot.StepCSS, Value: in.IDSel}.Locator()
+		return locator.Step{Kind: locator.StepCSS, Value: in.IDSel}.Locator()
 	}
 	if in.Path != "" && !elsewhere(in.Path) {
-		return snapshot.Step{Kind: snapshot.StepCSS, Value: in.Path}.Locator()
+		return locator.Step{Kind: locator.StepCSS, Value: in.Path}.Locator()
 	}
-	return snapshot.Locator{}
+	return locator.Locator{}
 }
 
 // chooseSub picks a subframe element's locator: role and name alone when
 // unique on the surface, otherwise a candidate unique in its frame under
 // the frame's prefix.
-func chooseSub(fl *frameLocs, id int64, surface map[string]int, prefix snapshot.Locator, hasPrefix bool) snapshot.Locator {
+func chooseSub(fl *frameLocs, id int64, surface map[string]int, prefix locator.Locator, hasPrefix bool) locator.Locator {
 	in := fl.info[id]
 	if in != nil && in.TestIDUnique != 0 && hasPrefix {
-		return snapshot.Step{Kind: snapshot.StepTestID, Value: in.TestID}.Locator().Within(prefix)
+		return locator.Step{Kind: locator.StepTestID, Value: in.TestID}.Locator().Within(prefix)
 	}
 	if n := fl.nodes[id]; roleCandidate(n) {
 		k := roleKey(n.Role, n.Name)
 		if surface[k] == 1 {
-			return snapshot.RoleStep(n.Role, n.Name).Locator()
+			return locator.RoleStep(n.Role, n.Name).Locator()
 		}
 		if fl.counts[k] == 1 && hasPrefix {
-			return snapshot.RoleStep(n.Role, n.Name).Locator().Within(prefix)
+			return locator.RoleStep(n.Role, n.Name).Locator().Within(prefix)
 		}
 	}
 	if in == nil || !hasPrefix {
-		return snapshot.Locator{}
+		return locator.Locator{}
 	}
 	if in.IDUnique != 0 {
-		return snapshot.Step{Kind: snapshot.StepCSS, Value: in.IDSel}.Locator().Within(prefix)
+		return locator.Step{Kind: locator.StepCSS, Value: in.IDSel}.Locator().Within(prefix)
 	}
 	if in.Path != "" {
-		return snapshot.Step{Kind: snapshot.StepCSS, Value: in.Path}.Locator().Within(prefix)
+		return locator.Step{Kind: locator.StepCSS, Value: in.Path}.Locator().Within(prefix)
 	}
-	return snapshot.Locator{}
+	return locator.Locator{}
 }

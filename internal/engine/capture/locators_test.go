@@ -13,6 +13,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
+	"github.com/loupe-dev/loupe/internal/locator"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -74,9 +75,9 @@ func refsNamed(s *capture.Snapshot, role, name string) []capture.RefInfo {
 	return out
 }
 
-func mustLocator(t *testing.T, s string) snapshot.Locator {
+func mustLocator(t *testing.T, s string) locator.Locator {
 	t.Helper()
-	l, err := snapshot.ParseLocator(s)
+	l, err := locator.ParseLocator(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/locator"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -27,7 +28,7 @@ type Element struct {
 // element's successor (Resolve looks, and names it in the error). Caller
 // holds t.Lock.
 func resolveRef(t *engine.Surface, ref string) (el *Element, last *snapshot.Binding, err error) {
-	ref, err = snapshot.NormalizeRef(ref)
+	ref, err = locator.NormalizeRef(ref)
 	if err != nil {
 		return nil, nil, apitype.Errorf(apitype.BadInput, "%v", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
-	"github.com/loupe-dev/loupe/internal/snapshot"
+	"github.com/loupe-dev/loupe/internal/locator"
 )
 
 // WaitOptions name one condition to wait for. The caller's context must
@@ -267,7 +267,7 @@ func awaitCommit(ctx context.Context, t *engine.Surface) error {
 }
 
 func waitRef(ctx context.Context, t *engine.Surface, deadline time.Time, ref string) error {
-	_, refErr := snapshot.ParseRef(ref)
+	_, refErr := locator.ParseRef(ref)
 	for {
 		tg, err := resolveWhenThere(ctx, t, deadline, ref)
 		if err != nil {
@@ -307,7 +307,7 @@ const locatorRecheck = 500 * time.Millisecond
 // is resolved again after each change of the page, until the deadline. A
 // ref never appears later: it is resolved once.
 func resolveWhenThere(ctx context.Context, t *engine.Surface, deadline time.Time, target string) (*capture.Element, error) {
-	_, refErr := snapshot.ParseRef(target)
+	_, refErr := locator.ParseRef(target)
 	for {
 		tg, err := engine.Exclusively(ctx, t, func() (*capture.Element, error) { return capture.Resolve(ctx, t, target) })
 		if e, ok := apitype.As(err); err == nil || refErr == nil || !ok || e.Code != apitype.RefNotFound {

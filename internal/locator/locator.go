@@ -1,4 +1,9 @@
-package snapshot
+// Package locator is the grammar of the targets an agent names: refs
+// ("e12", "@e12") and locators ("role=button[name=\"Save\"]",
+// "testid=save", "#email", "A >> B"). Parsing and printing them needs no
+// page: the operation contract checks a target with this package on any
+// front end, and the engine resolves what it parsed.
+package locator
 
 import (
 	"errors"
