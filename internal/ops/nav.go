@@ -1,7 +1,7 @@
 package ops
 
 import (
-	"github.com/loupe-dev/loupe/internal/engine/surface"
+	"github.com/loupe-dev/loupe/internal/partition"
 )
 
 // OpenIn is the input of open.
@@ -28,7 +28,7 @@ func checkPartition(p *string) error {
 	if *p == "" {
 		return nil
 	}
-	name, err := surface.ParsePartition(*p)
+	name, err := partition.Parse(*p)
 	if err != nil {
 		return usage("%s: %v", fld("partition"), err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
+	"github.com/loupe-dev/loupe/internal/partition"
 )
 
 // tabs is what a browser keeps of its tabs for restore: the placeholders
@@ -211,7 +212,7 @@ func Kept(b *engine.Browser, owner func(page string) string, previewed func(page
 		if len(out) == MaxTabs {
 			break
 		}
-		if surface.PartitionOf(b, t) != surface.Persist {
+		if surface.PartitionOf(b, t) != partition.Persist {
 			continue // a temp: partition's tabs are gone by design
 		}
 		task := owner(t.ID)

@@ -13,6 +13,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
+	"github.com/loupe-dev/loupe/internal/partition"
 )
 
 // Loaded says what Load wrote.
@@ -30,10 +31,10 @@ type Loaded struct {
 // its own, which loupe answers itself and closes after.
 func Load(ctx context.Context, b *engine.Browser, t *engine.Surface, st *State) (*Loaded, error) {
 	out := &Loaded{}
-	partition := surface.PartitionOf(b, t)
+	part := surface.PartitionOf(b, t)
 	if len(st.Cookies) > 0 {
 		params := storage.SetCookiesParams{Cookies: cookieParams(st.Cookies)}
-		if partition != surface.Persist {
+		if part != partition.Persist {
 			params.BrowserContextID = cdpproto.BrowserContextID(t.BrowserContext())
 		}
 		if _, err := cdpproto.Call(ctx, b.BrowserSession(), storage.SetCookies, params); err != nil {
@@ -67,7 +68,7 @@ func Load(ctx context.Context, b *engine.Browser, t *engine.Surface, st *State) 
 		if len(o.LocalStorage) == 0 {
 			continue
 		}
-		if err := loadBlank(ctx, b, partition, o); err != nil {
+		if err := loadBlank(ctx, b, part, o); err != nil {
 			return out, fmt.Errorf("local storage of %s: %w", o.Origin, err)
 		}
 		out.Origins++

@@ -26,6 +26,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
+	"github.com/loupe-dev/loupe/internal/partition"
 )
 
 // State is a storage-state file.
@@ -93,7 +94,7 @@ type stored struct {
 // Save reads the storage state of t's partition.
 func Save(ctx context.Context, b *engine.Browser, t *engine.Surface) (*State, error) {
 	params := storage.GetCookiesParams{}
-	if surface.PartitionOf(b, t) != surface.Persist {
+	if surface.PartitionOf(b, t) != partition.Persist {
 		params.BrowserContextID = cdpproto.BrowserContextID(t.BrowserContext())
 	}
 	res, err := cdpproto.Call(ctx, b.BrowserSession(), storage.GetCookies, params)

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/partition"
 )
 
 // What the clears remove, as Storage.clearDataForOrigin names it. The
@@ -73,11 +74,11 @@ const closeTimeout = 5 * time.Second
 // one when there is none (opened true).
 func persistPage(ctx context.Context, b *engine.Browser) (*engine.Surface, bool, error) {
 	for _, t := range b.Pages() {
-		if PartitionOf(b, t) == Persist && t.Usable() {
+		if PartitionOf(b, t) == partition.Persist && t.Usable() {
 			return t, false, nil
 		}
 	}
-	t, err := NewTabIn(ctx, b, Persist)
+	t, err := NewTabIn(ctx, b, partition.Persist)
 	if err != nil {
 		return nil, false, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
+	"github.com/loupe-dev/loupe/internal/partition"
 )
 
 // storing serves a page, a service worker and a cacheable resource on
@@ -79,7 +80,7 @@ func TestClearCacheThenAllData(t *testing.T) {
 		}
 		return tab
 	}
-	pa, pb, temp := open(surface.Persist, a.URL+"/"), open(surface.Persist, other.URL+"/"), open("temp:keep", a.URL+"/")
+	pa, pb, temp := open(partition.Persist, a.URL+"/"), open(partition.Persist, other.URL+"/"), open("temp:keep", a.URL+"/")
 	all := "cookie,local,idb,caches,sw"
 	for _, tab := range []*engine.Surface{pa, pb, temp} {
 		if got := enginetest.EvalString(t, tab, kept); got != all {

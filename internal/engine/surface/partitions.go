@@ -3,7 +3,6 @@ package surface
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sync"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
@@ -13,43 +12,17 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/partition"
 )
-
-// Partitions. Every tab lives in one: "persist", the session's profile
-// (its cookies and storage last with the profile; the default), or
-// "temp:NAME", an in-memory browser context of its own, made when its
-// first tab opens and discarded with everything in it when its last tab
-// closes. Cookies and storage never cross between partitions. A tab's
-// partition is chosen when it opens and never changes (a page cannot move
-// between browser contexts); popups open in their opener's.
-const Persist = "persist"
 
 // TabLimit is the most tabs a browser holds; opening one more is refused
 // (TAB_LIMIT, not executed): loupe never closes a tab to make room.
 const TabLimit = 32
 
-var tempName = regexp.MustCompile(`^temp:[A-Za-z0-9_-]{1,64}$`)
-
-// ParsePartition checks a partition name ("" is Persist).
-func ParsePartition(s string) (string, error) {
-	switch {
-	case s == "" || s == Persist:
-		return Persist, nil
-	case tempName.MatchString(s):
-		return s, nil
-	}
-	return "", fmt.Errorf("partition %q: want %q or temp:NAME (letters, digits, - and _, at most 64)", bounded(s), Persist)
-}
-
-func bounded(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
-}
-
-// partitions maps each temp partition of a browser to its browser
-// context; kept with the browser (engine.Browser.Kept).
+// partitions maps each temp partition of a browser (see package
+// partition for the names) to its browser context, made when the
+// partition's first tab opens and discarded when its last one closes;
+// kept with the browser (engine.Browser.Kept).
 type partitions struct {
 	mu     sync.Mutex
 	byName map[string]string // "temp:x" → browser context id
@@ -81,13 +54,13 @@ func PartitionOf(b *engine.Browser, t *engine.Surface) string {
 			return name
 		}
 	}
-	return Persist
+	return partition.Persist
 }
 
 // NewTabIn opens a tab at about:blank in a partition (see above) and
 // returns it. With TabLimit tabs open it opens nothing.
-func NewTabIn(ctx context.Context, b *engine.Browser, partition string) (*engine.Surface, error) {
-	name, err := ParsePartition(partition)
+func NewTabIn(ctx context.Context, b *engine.Browser, part string) (*engine.Surface, error) {
+	name, err := partition.Parse(part)
 	if err != nil {
 		return nil, apitype.Errorf(apitype.BadInput, "%v", err)
 	}
@@ -100,7 +73,7 @@ func NewTabIn(ctx context.Context, b *engine.Browser, partition string) (*engine
 	defer p.mu.Unlock() // held across the creation: one context per name
 	p.sweep(ctx, b)
 	params := target.CreateTargetParams{URL: "about:blank"}
-	if name != Persist {
+	if name != partition.Persist {
 		id, ok := p.byName[name]
 		if !ok {
 			res, err := cdpproto.Call(ctx, b.BrowserSession(), target.CreateBrowserContext, target.CreateBrowserContextParams{DisposeOnDetach: ptr(true)})

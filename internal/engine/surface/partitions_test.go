@@ -2,7 +2,6 @@ package surface_test
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
@@ -10,6 +9,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
+	"github.com/loupe-dev/loupe/internal/partition"
 )
 
 // openIn opens the fixture page in a new tab of a partition.
@@ -52,7 +52,7 @@ func TestPartitionsKeepCookiesApart(t *testing.T) {
 	for _, ti := range surface.Tabs(enginetest.Ctx(t), b) {
 		parts[ti.ID] = ti.Partition
 	}
-	if parts[a1.ID] != "temp:a" || parts[a2.ID] != "temp:a" || parts[tempB.ID] != "temp:b" || parts[persist.ID] != surface.Persist {
+	if parts[a1.ID] != "temp:a" || parts[a2.ID] != "temp:a" || parts[tempB.ID] != "temp:b" || parts[persist.ID] != partition.Persist {
 		t.Fatalf("tabs' partitions: %v", parts)
 	}
 	// temp:a's last tab closes: its context goes, and a new temp:a starts
@@ -67,20 +67,6 @@ func TestPartitionsKeepCookiesApart(t *testing.T) {
 	}
 	if got := jar(tempB); got != "|" {
 		t.Fatalf("temp:b changed: %q", got)
-	}
-}
-
-func TestPartitionNames(t *testing.T) {
-	t.Parallel()
-	for _, ok := range []string{"", "persist", "temp:a", "temp:Task_1-x"} {
-		if _, err := surface.ParsePartition(ok); err != nil {
-			t.Errorf("%q refused: %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"temp:", "temp", "Persist", "temp:a b", "temp:" + strings.Repeat("x", 65), "tmp:a", "temp:a/b"} {
-		if _, err := surface.ParsePartition(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/partition"
 )
 
 // Surface describes one surface. Its JSON is the surface descriptor of the
@@ -194,7 +195,7 @@ type TabInfo struct {
 	// Crashed is set while the tab's renderer is crashed (see
 	// Tab.RecoverCrash).
 	Crashed bool `json:"crashed,omitempty"`
-	// Partition is where its cookies and storage live (see Persist).
+	// Partition is where its cookies and storage live (see partition.Persist).
 	Partition string `json:"partition"`
 	// Navigating: a navigation of the page is under way (requested, not
 	// yet committed or stopped).
@@ -224,7 +225,7 @@ func Activate(ctx context.Context, b *engine.Browser, id string) (*engine.Surfac
 // NewTab opens a tab at about:blank in the persist partition and returns
 // it (see NewTabIn).
 func NewTab(ctx context.Context, b *engine.Browser) (*engine.Surface, error) {
-	return NewTabIn(ctx, b, Persist)
+	return NewTabIn(ctx, b, partition.Persist)
 }
 
 // CloseTab closes a tab and waits until it is gone. A caller whose current
