@@ -11,6 +11,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/locator"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/safetext"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // `loupe history --as script`: the writes that ran, as a shell script of
@@ -52,7 +53,7 @@ func (c *cmd) historyScript(h *ops.HistoryOut) string {
 			uploads++
 			v := fmt.Sprintf("LOUPE_UPLOAD_%d", uploads)
 			line = strings.Replace(line, quote(uploadMark), `"$`+v+`"`, 1)
-			if why == "" && o.State == "executed" {
+			if why == "" && o.State == wire.OpExecuted {
 				fmt.Fprintf(&b, ": \"${%s:?set %s to the path of the file uploaded as %s}\"\n", v, v, inertText(name))
 			}
 		}
@@ -62,7 +63,7 @@ func (c *cmd) historyScript(h *ops.HistoryOut) string {
 			secrets++
 			v := fmt.Sprintf("LOUPE_SECRET_%d", secrets)
 			line = strings.Replace(line, quote(secretMark), `"$`+v+`"`, 1)
-			if why == "" && o.State == "executed" {
+			if why == "" && o.State == wire.OpExecuted {
 				fmt.Fprintf(&b, ": \"${%s:?set %s to the secret typed into %s}\"\n", v, v, inertText(o.Locator))
 			}
 		}
@@ -72,9 +73,9 @@ func (c *cmd) historyScript(h *ops.HistoryOut) string {
 			if line != "" {
 				fmt.Fprintf(&b, "#   %s\n", line)
 			}
-		case o.State != "executed":
-			what := map[string]string{"not_executed": "it did not execute", "unknown": "its outcome is unknown: loupe never replays it",
-				"reserved": "it was still running"}[o.State]
+		case o.State != wire.OpExecuted:
+			what := map[wire.OpState]string{wire.OpNotExecuted: "it did not execute", wire.OpUnknown: "its outcome is unknown: loupe never replays it",
+				wire.OpReserved: "it was still running"}[o.State]
 			fmt.Fprintf(&b, "# %s (%s %s): not done again, %s\n#   %s\n", o.ID, o.State, o.Code, what, line)
 		default:
 			b.WriteString(line + "\n")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ledger"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // Ledger records every write: Reserve before anything is dispatched
@@ -96,11 +97,11 @@ func (s diskLedger) Refuse(ctx context.Context, w Write, e *apitype.Error) {
 // is logged and returned (the settle stage tells the caller and tries
 // again).
 func (s diskLedger) Settle(ctx context.Context, w Write, e *apitype.Error) error {
-	state, code, reason := ledger.Executed, "", ""
+	state, code, reason := wire.OpExecuted, "", ""
 	if e != nil {
-		state, code, reason = ledger.Unknown, string(e.Code), e.Message
+		state, code, reason = wire.OpUnknown, string(e.Code), e.Message
 		if e.NotExecuted {
-			state = ledger.NotExecuted
+			state = wire.OpNotExecuted
 		}
 	}
 	if w.Opened != "" && w.Opened != w.Surface {

@@ -11,6 +11,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 func openLedger(t *testing.T) *ledger.Ledger {
@@ -39,11 +40,11 @@ func TestLedgerAndSettleStages(t *testing.T) {
 		id     string
 		secret bool
 		err    *apitype.Error
-		state  ledger.State
+		state  wire.OpState
 	}{
-		{"op-ok", false, nil, ledger.Executed},
-		{"op-no", false, &apitype.Error{Code: apitype.Denied, Message: "no", NotExecuted: true}, ledger.NotExecuted},
-		{"op-maybe", true, &apitype.Error{Code: apitype.Timeout, Message: "late"}, ledger.Unknown},
+		{"op-ok", false, nil, wire.OpExecuted},
+		{"op-no", false, &apitype.Error{Code: apitype.Denied, Message: "no", NotExecuted: true}, wire.OpNotExecuted},
+		{"op-maybe", true, &apitype.Error{Code: apitype.Timeout, Message: "late"}, wire.OpUnknown},
 	} {
 		in := &ops.FillIn{Target: "e1", Text: "hunter2"}
 		c := fakeCall(t, fill, in, &fakePage{id: "s1"})
@@ -52,7 +53,7 @@ func TestLedgerAndSettleStages(t *testing.T) {
 			t.Fatal(err)
 		}
 		e, err := l.Get(context.Background(), tc.id)
-		if err != nil || e.State != ledger.Reserved {
+		if err != nil || e.State != wire.OpReserved {
 			t.Fatalf("%s reserved: %+v, %v", tc.id, e, err)
 		}
 		leave, _ := enter(t, settleStage{disk, bus, nil}, c)
@@ -65,7 +66,7 @@ func TestLedgerAndSettleStages(t *testing.T) {
 		}
 		<-sub.Ready()
 		evs := sub.Next()
-		if len(evs) != 1 || evs[0].Kind != events.OpSettled || evs[0].State != string(tc.state) || evs[0].Unknown != (tc.state == ledger.Unknown) || evs[0].SurfaceID != "s1" {
+		if len(evs) != 1 || evs[0].Kind != events.OpSettled || evs[0].State != string(tc.state) || evs[0].Unknown != (tc.state == wire.OpUnknown) || evs[0].SurfaceID != "s1" {
 			t.Fatalf("%s events %+v", tc.id, evs)
 		}
 	}

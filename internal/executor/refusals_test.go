@@ -7,6 +7,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // TestRefusalsStage: a write refused before its reservation (a take-over,
@@ -33,13 +34,13 @@ func TestRefusalsStage(t *testing.T) {
 	if o := run(c, refusal(apitype.Denied)); o.err.OperationID != "pay-1" {
 		t.Fatalf("the error names %q", o.err.OperationID)
 	}
-	if e, err := l.Get(context.Background(), "pay-1"); err != nil || e.State != ledger.NotExecuted || e.Code != "DENIED" || e.Op != "click" {
+	if e, err := l.Get(context.Background(), "pay-1"); err != nil || e.State != wire.OpNotExecuted || e.Code != "DENIED" || e.Op != "click" {
 		t.Fatalf("recorded: %+v %v", e, err)
 	}
 
 	c = fakeCall(t, click, &ops.ClickIn{Target: "e1"}, nil)
 	o := run(c, refusal(apitype.HumanControl))
-	if e, err := l.Get(context.Background(), o.err.OperationID); err != nil || e.State != ledger.NotExecuted || e.Code != "HUMAN_CONTROL" {
+	if e, err := l.Get(context.Background(), o.err.OperationID); err != nil || e.State != wire.OpNotExecuted || e.Code != "HUMAN_CONTROL" {
 		t.Fatalf("a new id's row: %+v %v", e, err)
 	}
 

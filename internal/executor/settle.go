@@ -7,8 +7,8 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/events"
-	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // settleStage records a write's outcome, on the way back: in the ledger
@@ -48,11 +48,11 @@ func (s settleStage) enter(ctx context.Context, c *call) (func(*outcome), error)
 				s.retry(c.write, o.err)
 			}
 		}
-		state, code := ledger.Executed, ""
+		state, code := wire.OpExecuted, ""
 		if o.err != nil {
-			state, code = ledger.Unknown, string(o.err.Code)
+			state, code = wire.OpUnknown, string(o.err.Code)
 			if o.err.NotExecuted {
-				state = ledger.NotExecuted
+				state = wire.OpNotExecuted
 			}
 		}
 		page := c.write.Page
@@ -65,7 +65,7 @@ func (s settleStage) enter(ctx context.Context, c *call) (func(*outcome), error)
 			cancel()
 		}
 		s.events.Publish(events.Event{Kind: events.OpSettled, Session: c.write.Session, Task: c.write.Task, SurfaceID: page,
-			OperationID: c.write.ID, Op: c.write.Op, State: string(state), Unknown: state == ledger.Unknown, Code: code, Epoch: c.write.Epoch})
+			OperationID: c.write.ID, Op: c.write.Op, State: string(state), Unknown: state == wire.OpUnknown, Code: code, Epoch: c.write.Epoch})
 	}, nil
 }
 

@@ -15,7 +15,7 @@ import (
 func ledgerHandlers() map[string]Handler {
 	return map[string]Handler{
 		"ops": Ledger(func(ctx context.Context, l OpLog, in *ops.OpsIn) (*ops.OperationsOut, error) {
-			es, err := l.List(ctx, ledger.Filter{State: ledger.State(in.State), Session: in.Session, Limit: in.Limit})
+			es, err := l.List(ctx, ledger.Filter{State: wire.OpState(in.State), Session: in.Session, Limit: in.Limit})
 			if err != nil {
 				return nil, err
 			}
@@ -57,7 +57,7 @@ func ledgerHandlers() map[string]Handler {
 func operationOf(e ledger.Entry) wire.Operation {
 	return wire.Operation{ID: e.ID, Session: e.Session, Task: e.Task, Client: e.Client, Generation: e.Generation, SurfaceID: e.Surface,
 		Epoch: e.Epoch, Document: e.Document,
-		Op: e.Op, Action: e.Action, Digest: e.Digest, State: string(e.State), Code: e.Code, Reason: e.Reason,
+		Op: e.Op, Action: e.Action, Digest: e.Digest, State: e.State, Code: e.Code, Reason: e.Reason,
 		Reserved: e.Reserved, Settled: e.Settled, Acknowledged: e.Acknowledged, Input: rawInput(e.Input), Locator: e.Locator}
 }
 

@@ -19,33 +19,24 @@ import (
 	"context"
 	"errors"
 	"time"
-)
 
-// State is where an operation is in its life.
-type State string
-
-// The states. Reserved is only ever seen while the write runs.
-const (
-	Reserved    State = "reserved"
-	Executed    State = "executed"
-	NotExecuted State = "not_executed"
-	Unknown     State = "unknown"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // Entry is one operation.
 type Entry struct {
-	ID         string `json:"operation_id"`
-	Session    string `json:"session"`
-	Task       string `json:"task,omitempty"`
-	Client     string `json:"client,omitempty"`
-	Generation int64  `json:"generation"` // of the process that reserved it
-	Surface    string `json:"surface_id,omitempty"`
-	Epoch      int64  `json:"epoch,omitempty"`
-	Document   string `json:"document,omitempty"` // document token the write was aimed at
-	Op         string `json:"op"`
-	Action     string `json:"action"`
-	Digest     string `json:"digest"` // of the op and its input
-	State      State  `json:"state"`
+	ID         string       `json:"operation_id"`
+	Session    string       `json:"session"`
+	Task       string       `json:"task,omitempty"`
+	Client     string       `json:"client,omitempty"`
+	Generation int64        `json:"generation"` // of the process that reserved it
+	Surface    string       `json:"surface_id,omitempty"`
+	Epoch      int64        `json:"epoch,omitempty"`
+	Document   string       `json:"document,omitempty"` // document token the write was aimed at
+	Op         string       `json:"op"`
+	Action     string       `json:"action"`
+	Digest     string       `json:"digest"` // of the op and its input
+	State      wire.OpState `json:"state"`
 	// Code and Reason say why it did not execute, or why its outcome is
 	// unknown (a registry code and a message).
 	Code     string    `json:"code,omitempty"`
@@ -64,7 +55,7 @@ type Entry struct {
 
 // Filter selects entries for List; zero fields match everything.
 type Filter struct {
-	State   State
+	State   wire.OpState
 	Session string
 	Task    string
 	Limit   int // most recent first; 0: 100

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // The child process of the recovery tests: it opens the ledger named by
@@ -137,7 +139,7 @@ func TestRoundTrip(t *testing.T) {
 		ID: "op-1", Session: "s1", Task: "t1", Client: "claude", Surface: "tab-3", Epoch: 7,
 		Document: "doc-9", Op: "click", Action: "click", Digest: "abc123",
 		// What the ledger sets itself; Reserve must not take these from the caller.
-		Generation: 999, State: Executed, Code: "X", Reason: "Y", Reserved: time.Unix(1, 0), Settled: time.Unix(2, 0),
+		Generation: 999, State: wire.OpExecuted, Code: "X", Reason: "Y", Reserved: time.Unix(1, 0), Settled: time.Unix(2, 0),
 	}
 	before := time.Now()
 	if err := l.Reserve(ctx, in); err != nil {
@@ -150,14 +152,14 @@ func TestRoundTrip(t *testing.T) {
 	}
 	within(t, "Reserved", got.Reserved, before, after)
 	want := in
-	want.Generation, want.State, want.Code, want.Reason = l.Generation(), Reserved, "", ""
+	want.Generation, want.State, want.Code, want.Reason = l.Generation(), wire.OpReserved, "", ""
 	want.Reserved, want.Settled = got.Reserved, time.Time{}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("after Reserve:\n got %+v\nwant %+v", got, want)
 	}
 
 	before = time.Now()
-	if err := l.Settle(ctx, "op-1", NotExecuted, "DENIED", "policy says no"); err != nil {
+	if err := l.Settle(ctx, "op-1", wire.OpNotExecuted, "DENIED", "policy says no"); err != nil {
 		t.Fatal(err)
 	}
 	after = time.Now()
@@ -166,7 +168,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	within(t, "Settled", got.Settled, before, after)
-	want.State, want.Code, want.Reason, want.Settled = NotExecuted, "DENIED", "policy says no", got.Settled
+	want.State, want.Code, want.Reason, want.Settled = wire.OpNotExecuted, "DENIED", "policy says no", got.Settled
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("after Settle:\n got %+v\nwant %+v", got, want)
 	}
@@ -178,13 +180,13 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("List = %+v, want [%+v]", list, want)
 	}
 
-	if err := l.Settle(ctx, "op-1", Executed, "", ""); !errors.Is(err, ErrSettled) {
+	if err := l.Settle(ctx, "op-1", wire.OpExecuted, "", ""); !errors.Is(err, ErrSettled) {
 		t.Errorf("settling twice: %v, want ErrSettled", err)
 	}
-	if got, _ := l.Get(ctx, "op-1"); got.State != NotExecuted {
+	if got, _ := l.Get(ctx, "op-1"); got.State != wire.OpNotExecuted {
 		t.Errorf("a second Settle changed the outcome to %s", got.State)
 	}
-	if err := l.Settle(ctx, "op-none", Executed, "", ""); !errors.Is(err, ErrNotFound) {
+	if err := l.Settle(ctx, "op-none", wire.OpExecuted, "", ""); !errors.Is(err, ErrNotFound) {
 		t.Errorf("settling an id never reserved: %v, want ErrNotFound", err)
 	}
 	if _, err := l.Get(ctx, "op-none"); !errors.Is(err, ErrNotFound) {
@@ -193,7 +195,7 @@ func TestRoundTrip(t *testing.T) {
 	if err := l.Reserve(ctx, Entry{ID: "op-2"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Settle(ctx, "op-2", Reserved, "", ""); err == nil || errors.Is(err, ErrSettled) {
+	if err := l.Settle(ctx, "op-2", wire.OpReserved, "", ""); err == nil || errors.Is(err, ErrSettled) {
 		t.Errorf("settling as reserved: %v, want a refusal", err)
 	}
 	if err := l.Reserve(ctx, Entry{Session: "s1"}); err == nil {
@@ -214,12 +216,12 @@ func TestDuplicate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for id, s := range map[string]State{"executed": Executed, "not-executed": NotExecuted, "unknown": Unknown} {
+	for id, s := range map[string]wire.OpState{"executed": wire.OpExecuted, "not-executed": wire.OpNotExecuted, "unknown": wire.OpUnknown} {
 		if err := l.Settle(ctx, id, s, "", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
-	again := func(t *testing.T, l *Ledger, id string, want State) {
+	again := func(t *testing.T, l *Ledger, id string, want wire.OpState) {
 		t.Helper()
 		err := l.Reserve(ctx, Entry{ID: id, Session: "second", Op: "type", Action: "type", Digest: "d2"})
 		var dup *DuplicateError
@@ -237,20 +239,20 @@ func TestDuplicate(t *testing.T) {
 		}
 	}
 	t.Run("same generation", func(t *testing.T) {
-		again(t, l, "executed", Executed)
-		again(t, l, "not-executed", NotExecuted)
-		again(t, l, "unknown", Unknown)
-		again(t, l, "reserved", Reserved)
+		again(t, l, "executed", wire.OpExecuted)
+		again(t, l, "not-executed", wire.OpNotExecuted)
+		again(t, l, "unknown", wire.OpUnknown)
+		again(t, l, "reserved", wire.OpReserved)
 	})
 	t.Run("after reopen", func(t *testing.T) {
 		if err := l.Close(); err != nil {
 			t.Fatal(err)
 		}
 		l2 := openAt(t, path)
-		again(t, l2, "executed", Executed)
-		again(t, l2, "not-executed", NotExecuted)
-		again(t, l2, "unknown", Unknown)
-		again(t, l2, "reserved", Unknown) // Close made it unknown
+		again(t, l2, "executed", wire.OpExecuted)
+		again(t, l2, "not-executed", wire.OpNotExecuted)
+		again(t, l2, "unknown", wire.OpUnknown)
+		again(t, l2, "reserved", wire.OpUnknown) // Close made it unknown
 	})
 }
 
@@ -294,7 +296,7 @@ func TestClose(t *testing.T) {
 	if err := l.Reserve(ctx, Entry{ID: "done"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Settle(ctx, "done", Executed, "", ""); err != nil {
+	if err := l.Settle(ctx, "done", wire.OpExecuted, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Close(); err != nil {
@@ -319,10 +321,10 @@ func TestClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantReason := fmt.Sprintf("loupe (pid %d) closed its ledger", os.Getpid())
-	if e.State != Unknown || e.Code != "OUTCOME_UNKNOWN" || !strings.Contains(e.Reason, wantReason) || e.Settled.IsZero() {
+	if e.State != wire.OpUnknown || e.Code != "OUTCOME_UNKNOWN" || !strings.Contains(e.Reason, wantReason) || e.Settled.IsZero() {
 		t.Errorf("entry left reserved at Close: %+v, want unknown, OUTCOME_UNKNOWN, %q", e, wantReason)
 	}
-	if e, _ := l2.Get(ctx, "done"); e.State != Executed {
+	if e, _ := l2.Get(ctx, "done"); e.State != wire.OpExecuted {
 		t.Errorf("a settled entry became %s at Close", e.State)
 	}
 }
@@ -333,14 +335,14 @@ func TestList(t *testing.T) {
 	l, _ := newLedger(t)
 	for _, e := range []struct {
 		id, session string
-		state       State
+		state       wire.OpState
 	}{
-		{"a", "s1", Executed}, {"b", "s1", NotExecuted}, {"c", "s1", Reserved}, {"d", "s2", Executed}, {"e", "s2", Unknown},
+		{"a", "s1", wire.OpExecuted}, {"b", "s1", wire.OpNotExecuted}, {"c", "s1", wire.OpReserved}, {"d", "s2", wire.OpExecuted}, {"e", "s2", wire.OpUnknown},
 	} {
 		if err := l.Reserve(ctx, Entry{ID: e.id, Session: e.session}); err != nil {
 			t.Fatal(err)
 		}
-		if e.state != Reserved {
+		if e.state != wire.OpReserved {
 			if err := l.Settle(ctx, e.id, e.state, "", ""); err != nil {
 				t.Fatal(err)
 			}
@@ -352,10 +354,10 @@ func TestList(t *testing.T) {
 		want []string
 	}{
 		{"all, most recent first", Filter{}, []string{"e", "d", "c", "b", "a"}},
-		{"by state", Filter{State: Executed}, []string{"d", "a"}},
-		{"reserved", Filter{State: Reserved}, []string{"c"}},
+		{"by state", Filter{State: wire.OpExecuted}, []string{"d", "a"}},
+		{"reserved", Filter{State: wire.OpReserved}, []string{"c"}},
 		{"by session", Filter{Session: "s1"}, []string{"c", "b", "a"}},
-		{"by state and session", Filter{State: Executed, Session: "s1"}, []string{"a"}},
+		{"by state and session", Filter{State: wire.OpExecuted, Session: "s1"}, []string{"a"}},
 		{"limit", Filter{Limit: 2}, []string{"e", "d"}},
 		{"limit with filter", Filter{Session: "s1", Limit: 1}, []string{"c"}},
 		{"nothing", Filter{Session: "nobody"}, []string{}},
@@ -454,7 +456,7 @@ func TestConcurrentReserve(t *testing.T) {
 			case err == nil:
 				wins++
 			case errors.As(err, &dup):
-				if dup.Original.ID != "same" || dup.Original.State != Reserved {
+				if dup.Original.ID != "same" || dup.Original.State != wire.OpReserved {
 					t.Errorf("duplicate names %+v", dup.Original)
 				}
 			default:
@@ -568,7 +570,7 @@ func BenchmarkReserveSettle(b *testing.B) {
 		if err := l.Reserve(ctx, Entry{ID: id, Session: "bench", Op: "click", Action: "click", Digest: "0123456789abcdef"}); err != nil {
 			b.Fatal(err)
 		}
-		if err := l.Settle(ctx, id, Executed, "", ""); err != nil {
+		if err := l.Settle(ctx, id, wire.OpExecuted, "", ""); err != nil {
 			b.Fatal(err)
 		}
 		took = append(took, time.Since(t0))
@@ -591,22 +593,22 @@ func TestAcknowledge(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l.Settle(ctx, "lost", Unknown, "OUTCOME_UNKNOWN", "the browser went")
-	l.Settle(ctx, "done", Executed, "", "")
+	l.Settle(ctx, "lost", wire.OpUnknown, "OUTCOME_UNKNOWN", "the browser went")
+	l.Settle(ctx, "done", wire.OpExecuted, "", "")
 	before := time.Now()
 	e, err := l.Acknowledge(ctx, "lost")
 	if err != nil {
 		t.Fatal(err)
 	}
 	within(t, "acknowledged", e.Acknowledged, before, time.Now())
-	if e.State != Unknown {
+	if e.State != wire.OpUnknown {
 		t.Fatalf("acknowledging changed the state to %s", e.State)
 	}
 	again, err := l.Acknowledge(ctx, "lost")
 	if err != nil || !again.Acknowledged.Equal(e.Acknowledged) {
 		t.Fatalf("a second acknowledgement: %v, %v (first %v)", err, again.Acknowledged, e.Acknowledged)
 	}
-	if list, _ := l.List(ctx, Filter{State: Unknown}); len(list) != 1 || list[0].Acknowledged.IsZero() {
+	if list, _ := l.List(ctx, Filter{State: wire.OpUnknown}); len(list) != 1 || list[0].Acknowledged.IsZero() {
 		t.Fatalf("List does not show the acknowledgement: %+v", list)
 	}
 	if _, err := l.Acknowledge(ctx, "done"); !errors.Is(err, ErrNotUnknown) {

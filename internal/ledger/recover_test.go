@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // TestRecoverKilled kills a process right after its Reserve returned: the
@@ -34,11 +36,11 @@ func TestRecoverKilled(t *testing.T) {
 		t.Fatalf("the reservation did not survive kill -9: %v", err)
 	}
 	wantReason := fmt.Sprintf("loupe (pid %d) stopped before this write was settled", cmd.Process.Pid)
-	if e.State != Unknown || e.Code != "OUTCOME_UNKNOWN" || e.Reason != wantReason || e.Generation != gen || e.Settled.IsZero() {
+	if e.State != wire.OpUnknown || e.Code != "OUTCOME_UNKNOWN" || e.Reason != wantReason || e.Generation != gen || e.Settled.IsZero() {
 		t.Errorf("got %+v, want unknown, OUTCOME_UNKNOWN, %q, generation %d", e, wantReason, gen)
 	}
 	var dup *DuplicateError
-	if err := l.Reserve(ctx, Entry{ID: "op-killed"}); !errors.As(err, &dup) || dup.Original.State != Unknown {
+	if err := l.Reserve(ctx, Entry{ID: "op-killed"}); !errors.As(err, &dup) || dup.Original.State != wire.OpUnknown {
 		t.Errorf("reusing the killed process's id: %v, want a duplicate of an unknown operation", err)
 	}
 }
@@ -56,14 +58,14 @@ func TestLiveOtherProcess(t *testing.T) {
 	if n := l.Recovered(); n != 0 {
 		t.Errorf("Recovered = %d with the owner alive, want 0", n)
 	}
-	if e, _ := l.Get(ctx, "op-live"); e.State != Reserved {
+	if e, _ := l.Get(ctx, "op-live"); e.State != wire.OpReserved {
 		t.Errorf("a live process's entry became %s (%s)", e.State, e.Reason)
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
 	l = openAt(t, path)
-	if e, _ := l.Get(ctx, "op-live"); e.State != Reserved {
+	if e, _ := l.Get(ctx, "op-live"); e.State != wire.OpReserved {
 		t.Errorf("another generation's Close made a live process's entry %s", e.State)
 	}
 	if err := l.Close(); err != nil {
@@ -85,7 +87,7 @@ func TestLiveOtherProcess(t *testing.T) {
 	if n, err := l.Recover(ctx); n != 1 || err != nil {
 		t.Errorf("Recover after the owner exited = %d, %v; want 1", n, err)
 	}
-	if e, _ := l.Get(ctx, "op-live"); e.State != Unknown || e.Code != "OUTCOME_UNKNOWN" {
+	if e, _ := l.Get(ctx, "op-live"); e.State != wire.OpUnknown || e.Code != "OUTCOME_UNKNOWN" {
 		t.Errorf("the exited process's entry is %s %s, want unknown", e.State, e.Code)
 	}
 	if n, err := l.Recover(ctx); n != 0 || err != nil {
@@ -111,7 +113,7 @@ func TestRecoverAtOpenZombie(t *testing.T) {
 	if n := l.Recovered(); n != 1 {
 		t.Errorf("Recovered = %d after the owner exited, want 1", n)
 	}
-	if e, _ := l.Get(ctx, "op-zombie"); e.State != Unknown {
+	if e, _ := l.Get(ctx, "op-zombie"); e.State != wire.OpUnknown {
 		t.Errorf("the exited process's entry is %s, want unknown", e.State)
 	}
 }
@@ -123,16 +125,16 @@ func TestOwnerIdentity(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		change string // applied to the first generation's row
-		want   State
+		want   wire.OpState
 	}{
-		{"same process", ``, Reserved},
-		{"pid reused by another process", `UPDATE generations SET start_ticks = start_ticks + 1 WHERE id = ?`, Unknown},
-		{"another boot", `UPDATE generations SET boot_id = 'another-boot' WHERE id = ?`, Unknown},
-		{"pid gone", `UPDATE generations SET pid = ` + strconv.Itoa(exitedPID(t)) + ` WHERE id = ?`, Unknown},
-		{"pid never a process", `UPDATE generations SET pid = 0 WHERE id = ?`, Unknown},
+		{"same process", ``, wire.OpReserved},
+		{"pid reused by another process", `UPDATE generations SET start_ticks = start_ticks + 1 WHERE id = ?`, wire.OpUnknown},
+		{"another boot", `UPDATE generations SET boot_id = 'another-boot' WHERE id = ?`, wire.OpUnknown},
+		{"pid gone", `UPDATE generations SET pid = ` + strconv.Itoa(exitedPID(t)) + ` WHERE id = ?`, wire.OpUnknown},
+		{"pid never a process", `UPDATE generations SET pid = 0 WHERE id = ?`, wire.OpUnknown},
 		// Close settles what it leaves in the same transaction; a closed
 		// generation with a reserved entry is one that broke that rule.
-		{"generation closed", `UPDATE generations SET closed = 1 WHERE id = ?`, Unknown},
+		{"generation closed", `UPDATE generations SET closed = 1 WHERE id = ?`, wire.OpUnknown},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -155,11 +157,11 @@ func TestOwnerIdentity(t *testing.T) {
 			if e.State != tc.want {
 				t.Errorf("state %s (%s), want %s", e.State, e.Reason, tc.want)
 			}
-			if want := map[State]int{Reserved: 0, Unknown: 1}[tc.want]; second.Recovered() != want {
+			if want := map[wire.OpState]int{wire.OpReserved: 0, wire.OpUnknown: 1}[tc.want]; second.Recovered() != want {
 				t.Errorf("Recovered = %d, want %d", second.Recovered(), want)
 			}
-			if tc.want == Unknown {
-				if err := first.Settle(ctx, "op", Executed, "", ""); !errors.Is(err, ErrSettled) {
+			if tc.want == wire.OpUnknown {
+				if err := first.Settle(ctx, "op", wire.OpExecuted, "", ""); !errors.Is(err, ErrSettled) {
 					t.Errorf("settling a recovered entry: %v, want ErrSettled", err)
 				}
 			}

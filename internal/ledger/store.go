@@ -16,6 +16,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // Durability. The ledger is in WAL mode with synchronous=FULL: a commit
@@ -288,9 +290,9 @@ func (l *impl) Resurface(ctx context.Context, id, surface string) error {
 // NotExecuted or Unknown, with a registry code and a reason for the last
 // two. An id never reserved is ErrNotFound; one already settled (also as
 // unknown by a recovery or a Close) is ErrSettled, and keeps its outcome.
-func (l *impl) Settle(ctx context.Context, id string, s State, code, reason string) error {
+func (l *impl) Settle(ctx context.Context, id string, s wire.OpState, code, reason string) error {
 	switch s {
-	case Executed, NotExecuted, Unknown:
+	case wire.OpExecuted, wire.OpNotExecuted, wire.OpUnknown:
 	default:
 		return fmt.Errorf("ledger: cannot settle %s as %q", id, s)
 	}
@@ -359,7 +361,7 @@ func (l *impl) Acknowledge(ctx context.Context, id string) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
-	if e.State != Unknown {
+	if e.State != wire.OpUnknown {
 		return e, fmt.Errorf("%w: %s is %s", ErrNotUnknown, id, e.State)
 	}
 	return e, nil
@@ -390,7 +392,7 @@ func (l *impl) List(ctx context.Context, f Filter) ([]Entry, error) {
 	var args []any
 	if f.State != "" {
 		switch f.State {
-		case Reserved, Executed, NotExecuted, Unknown:
+		case wire.OpReserved, wire.OpExecuted, wire.OpNotExecuted, wire.OpUnknown:
 		default:
 			return nil, fmt.Errorf("ledger: no state %q", f.State)
 		}

@@ -1,9 +1,6 @@
 package ops
 
-import (
-	"github.com/loupe-dev/loupe/internal/ledger"
-	"github.com/loupe-dev/loupe/internal/wire"
-)
+import "github.com/loupe-dev/loupe/internal/wire"
 
 // OpsIn filters the ledger.
 type OpsIn struct {
@@ -14,8 +11,8 @@ type OpsIn struct {
 
 // Validate checks the state and the limit.
 func (in *OpsIn) Validate() error {
-	switch ledger.State(in.State) {
-	case "", ledger.Executed, ledger.NotExecuted, ledger.Unknown, ledger.Reserved:
+	switch wire.OpState(in.State) {
+	case "", wire.OpExecuted, wire.OpNotExecuted, wire.OpUnknown, wire.OpReserved:
 	default:
 		return usage("%s %q: want executed, not_executed, unknown or reserved", fld("state"), in.State)
 	}

@@ -10,6 +10,19 @@ import (
 	"github.com/loupe-dev/loupe/internal/safetext"
 )
 
+// OpState is where a write is in its life. The ledger keeps it and every
+// front end shows it and filters by it (ops --state), so the names are
+// defined once, here.
+type OpState string
+
+// The states of a write. Reserved is only ever seen while the write runs.
+const (
+	OpReserved    OpState = "reserved"
+	OpExecuted    OpState = "executed"
+	OpNotExecuted OpState = "not_executed"
+	OpUnknown     OpState = "unknown"
+)
+
 // Operation is one write in the operation ledger.
 type Operation struct {
 	ID         string `json:"operation_id" cap:"-"`
@@ -25,7 +38,7 @@ type Operation struct {
 	Op       string    `json:"op" cap:"-"`
 	Action   string    `json:"action" cap:"-"`
 	Digest   string    `json:"digest" cap:"-"`
-	State    string    `json:"state" cap:"-"` // reserved, executed, not_executed, unknown
+	State    OpState   `json:"state" cap:"-"`
 	Code     string    `json:"code,omitempty" cap:"-"`
 	Reason   string    `json:"reason,omitempty" cap:"text"`
 	Reserved time.Time `json:"reserved"`
