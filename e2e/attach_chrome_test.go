@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/chromeprofile"
 	"github.com/loupe-dev/loupe/internal/chromium"
 )
 
@@ -37,7 +38,7 @@ func personsChrome(t *testing.T, page string) (profile string, endpoint string) 
 	// us when, so its profile is looked at until then (bounded).
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if ws, err := chromium.ActiveEndpoint(profile); err == nil {
+		if ws, err := chromeprofile.ActiveEndpoint(profile); err == nil {
 			return profile, ws
 		}
 		if time.Now().After(deadline) {

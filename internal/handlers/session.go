@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
-	"github.com/loupe-dev/loupe/internal/chromium"
+	"github.com/loupe-dev/loupe/internal/chromeprofile"
 	"github.com/loupe-dev/loupe/internal/electron"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/status"
@@ -91,14 +91,14 @@ func chromeEndpoint(in *ops.AttachIn) (string, error) {
 		if ch == "" {
 			ch = "stable"
 		}
-		d, err := chromium.UserDataDir(ch)
+		d, err := chromeprofile.UserDataDir(ch)
 		if err != nil {
 			return "", usage("%v", err)
 		}
 		dir = d
 	}
-	ws, err := chromium.ActiveEndpoint(dir)
-	if errors.Is(err, chromium.ErrNoDebugging) {
+	ws, err := chromeprofile.ActiveEndpoint(dir)
+	if errors.Is(err, chromeprofile.ErrNoDebugging) {
 		return "", apitype.Errorf(apitype.BrowserStart, "no Chrome with remote debugging on uses %s", dir).
 			Fix("turn it on in Chrome at chrome://inspect/#remote-debugging (or start Chrome with --remote-debugging-port=9222), then attach again")
 	}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/loupe-dev/loupe/internal/chromium"
+	"github.com/loupe-dev/loupe/internal/chromeprofile"
 )
 
 // AttachIn is the input of attach.
@@ -29,8 +29,8 @@ func (in *AttachIn) Validate() error {
 		return usage("give %s or %s, not both", fld("cdp"), fld("chrome"))
 	case !in.Chrome && (in.Channel != "" || in.Profile != ""):
 		return usage("%s and %s go with %s", fld("channel"), fld("profile"), fld("chrome"))
-	case in.Channel != "" && !slices.Contains(chromium.Channels, in.Channel):
-		return usage("%s %q: want %s", fld("channel"), in.Channel, strings.Join(chromium.Channels, ", "))
+	case in.Channel != "" && !slices.Contains(chromeprofile.Channels, in.Channel):
+		return usage("%s %q: want %s", fld("channel"), in.Channel, strings.Join(chromeprofile.Channels, ", "))
 	}
 	return nil
 }

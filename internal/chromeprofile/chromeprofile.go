@@ -1,4 +1,9 @@
-package chromium
+// Package chromeprofile finds a person's own Chrome: the channels loupe
+// knows, where each keeps its profile, and the DevTools endpoint a running
+// Chrome writes there (DevToolsActivePort) while remote debugging is on.
+// It reads files only; the operation contract names the channels with it,
+// and attaching to the endpoint is the engine's.
+package chromeprofile
 
 import (
 	"errors"
@@ -10,9 +15,6 @@ import (
 	"strconv"
 	"strings"
 )
-
-// A person's own Chrome: where its profile is, and the DevTools endpoint
-// it writes there (DevToolsActivePort) while remote debugging is on.
 
 // Channels are the Chrome builds whose profiles loupe knows.
 var Channels = []string{"stable", "beta", "canary", "chromium"}

@@ -1,4 +1,4 @@
-package chromium
+package chromeprofile
 
 import (
 	"errors"
