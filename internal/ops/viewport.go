@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loupe-dev/loupe/internal/restore"
+	"github.com/loupe-dev/loupe/internal/viewport"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
 
@@ -14,11 +14,11 @@ type ViewportIn struct {
 	Scale  float64 `json:"scale,omitempty" flag:"scale" meta:"N" help:"device pixel ratio (default: the screen's)"`
 	Mobile bool    `json:"mobile,omitempty" flag:"mobile" help:"emulate a mobile device (viewport meta tag, touch-style scrollbars)"`
 
-	v *restore.Viewport // the parsed size; nil for reset
+	v *viewport.Viewport // the parsed size; nil for reset
 }
 
 // Viewport is the size Validate parsed (nil for reset).
-func (in *ViewportIn) Viewport() *restore.Viewport { return in.v }
+func (in *ViewportIn) Viewport() *viewport.Viewport { return in.v }
 
 // ViewportOut reports the tab's viewport preference.
 type ViewportOut = wire.ViewportOut
@@ -37,7 +37,7 @@ func (in *ViewportIn) Validate() error {
 	if !ok || errW != nil || errH != nil {
 		return usage("%s %q: want WIDTHxHEIGHT in CSS pixels (390x844), or reset", fld("size"), in.Size)
 	}
-	v := restore.Viewport{Width: width, Height: height, Scale: in.Scale, Mobile: in.Mobile}
+	v := viewport.Viewport{Width: width, Height: height, Scale: in.Scale, Mobile: in.Mobile}
 	if err := v.Check(); err != nil {
 		return usage("%v", err)
 	}

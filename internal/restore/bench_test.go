@@ -12,6 +12,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/restore"
+	"github.com/loupe-dev/loupe/internal/viewport"
 )
 
 // BenchmarkFirstAccess is what a restored placeholder costs the first
@@ -33,7 +34,7 @@ func BenchmarkFirstAccess(b *testing.B) {
 				b.StopTimer()
 				var id string
 				if c == "placeholder" {
-					tabs, err := restore.Restore(ctx, br, []restore.Entry{{URL: url, Viewport: &restore.Viewport{Width: 390, Height: 700}}})
+					tabs, err := restore.Restore(ctx, br, []restore.Entry{{URL: url, Viewport: &viewport.Viewport{Width: 390, Height: 700}}})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -20,12 +20,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"net/url"
 	"os"
 	"path/filepath"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/loupe-dev/loupe/internal/viewport"
 )
 
 // Version is the file format's version; a file of another is ignored.
@@ -67,38 +68,11 @@ type State struct {
 
 // Entry is one tab as it is kept.
 type Entry struct {
-	Task     string    `json:"task,omitempty"` // the task that owned it ("" for a shared tab)
-	URL      string    `json:"url,omitempty"`  // "" for a preview
-	Title    string    `json:"title,omitempty"`
-	Preview  string    `json:"preview,omitempty"` // the absolute path of the file a preview showed
-	Viewport *Viewport `json:"viewport,omitempty"`
-}
-
-// Viewport is a tab's viewport preference: the size and scale its pages
-// are laid out at (emulated; the window does not change).
-type Viewport struct {
-	Width  int     `json:"width"`
-	Height int     `json:"height"`
-	Scale  float64 `json:"scale,omitempty"` // device pixel ratio; 0 is the screen's
-	Mobile bool    `json:"mobile,omitempty"`
-}
-
-// Limits of a viewport preference.
-const (
-	MinViewport = 100
-	MaxViewport = 10000
-	MaxScale    = 10
-)
-
-// Check says what is wrong with a viewport preference, if anything.
-func (v Viewport) Check() error {
-	if v.Width < MinViewport || v.Width > MaxViewport || v.Height < MinViewport || v.Height > MaxViewport {
-		return fmt.Errorf("viewport %dx%d: want each side from %d to %d pixels", v.Width, v.Height, MinViewport, MaxViewport)
-	}
-	if math.IsNaN(v.Scale) || v.Scale < 0 || v.Scale > MaxScale {
-		return fmt.Errorf("viewport scale %v: want 0 (the screen's) up to %d", v.Scale, MaxScale)
-	}
-	return nil
+	Task     string             `json:"task,omitempty"` // the task that owned it ("" for a shared tab)
+	URL      string             `json:"url,omitempty"`  // "" for a preview
+	Title    string             `json:"title,omitempty"`
+	Preview  string             `json:"preview,omitempty"` // the absolute path of the file a preview showed
+	Viewport *viewport.Viewport `json:"viewport,omitempty"`
 }
 
 // Keepable reports whether a tab at this address is kept: web pages and

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/restore"
+	"github.com/loupe-dev/loupe/internal/viewport"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -18,7 +19,7 @@ func sample() map[string]restore.Session {
 	return map[string]restore.Session{
 		"default": {Surfaces: 7, Refs: 120, Tabs: []restore.Entry{
 			{URL: "about:blank"},
-			{Task: "research", URL: "https://example.test/a?q=1", Title: "A page", Viewport: &restore.Viewport{Width: 390, Height: 844, Scale: 3, Mobile: true}},
+			{Task: "research", URL: "https://example.test/a?q=1", Title: "A page", Viewport: &viewport.Viewport{Width: 390, Height: 844, Scale: 3, Mobile: true}},
 			{Task: "cli", Title: "Report", Preview: "/home/me/report.html"},
 		}},
 		"work":  {Tabs: []restore.Entry{{URL: "https://example.test/", Title: "Work"}}},

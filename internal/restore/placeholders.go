@@ -13,6 +13,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/partition"
+	"github.com/loupe-dev/loupe/internal/viewport"
 )
 
 // tabs is what a browser keeps of its tabs for restore: the placeholders
@@ -21,7 +22,7 @@ import (
 type tabs struct {
 	mu       sync.Mutex
 	pending  map[string]*placeholder
-	viewport map[string]Viewport
+	viewport map[string]viewport.Viewport
 }
 
 // placeholder is a restored tab not loaded yet; sem lets one caller load
@@ -34,7 +35,7 @@ type placeholder struct {
 
 func tabsOf(b *engine.Browser) *tabs {
 	return b.Kept("restore", func() any {
-		return &tabs{pending: map[string]*placeholder{}, viewport: map[string]Viewport{}}
+		return &tabs{pending: map[string]*placeholder{}, viewport: map[string]viewport.Viewport{}}
 	}).(*tabs)
 }
 
@@ -80,7 +81,7 @@ func Pending(b *engine.Browser, page string) (Entry, bool) {
 }
 
 // ViewportOf is a tab's viewport preference, if it has one.
-func ViewportOf(b *engine.Browser, page string) (Viewport, bool) {
+func ViewportOf(b *engine.Browser, page string) (viewport.Viewport, bool) {
 	ts := tabsOf(b)
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -169,7 +170,7 @@ func Load(ctx context.Context, b *engine.Browser, t *engine.Surface, open bool, 
 
 // SetViewport applies a viewport preference to a tab and keeps it (nil
 // clears it: the window's own size again).
-func SetViewport(ctx context.Context, b *engine.Browser, t *engine.Surface, v *Viewport) error {
+func SetViewport(ctx context.Context, b *engine.Browser, t *engine.Surface, v *viewport.Viewport) error {
 	if v == nil {
 		if _, err := cdpproto.Call(ctx, t.Session(), emulation.ClearDeviceMetricsOverride, cdpproto.Empty{}); err != nil {
 			return err
@@ -188,7 +189,7 @@ func SetViewport(ctx context.Context, b *engine.Browser, t *engine.Surface, v *V
 	return nil
 }
 
-func applyViewport(ctx context.Context, t *engine.Surface, v Viewport) error {
+func applyViewport(ctx context.Context, t *engine.Surface, v viewport.Viewport) error {
 	_, err := cdpproto.Call(ctx, t.Session(), emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
 		Width: int64(v.Width), Height: int64(v.Height), DeviceScaleFactor: v.Scale, Mobile: v.Mobile})
 	return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/restore"
+	"github.com/loupe-dev/loupe/internal/viewport"
 )
 
 // pages serves /NAME as a page titled NAME and counts the requests for
@@ -51,7 +52,7 @@ func TestRestorePlaceholders(t *testing.T) {
 	ctx := enginetest.Ctx(t)
 	entries := []restore.Entry{
 		{Task: "a", URL: srv.URL + "/first", Title: "first"},
-		{URL: srv.URL + "/second", Title: "second", Viewport: &restore.Viewport{Width: 390, Height: 700}},
+		{URL: srv.URL + "/second", Title: "second", Viewport: &viewport.Viewport{Width: 390, Height: 700}},
 		{Task: "a", Title: "report", Preview: "/somewhere/report.html"},
 		{URL: srv.URL + "/fourth", Title: "fourth"},
 	}
