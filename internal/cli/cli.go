@@ -270,6 +270,16 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 		if v.HAR != "" {
 			harFile, v.Data = v.HAR, true
 		}
+	case *ops.ImportCookiesIn:
+		// A profile named by a relative path is the person's, from where
+		// they are: the daemon, which looks for it, works elsewhere.
+		if v.Profile != "" {
+			abs, err := filepath.Abs(v.Profile)
+			if err != nil {
+				return c.usage(err, "usage: loupe "+usageLine(op))
+			}
+			v.Profile = abs
+		}
 	case *ops.PreviewIn:
 		// The person names the file: any they can read, by its whole path.
 		abs, err := filepath.Abs(v.Path)

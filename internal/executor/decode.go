@@ -39,6 +39,10 @@ func (s decodeStage) enter(_ context.Context, c *call) (func(*outcome), error) {
 			return nil, err
 		}
 	}
+	// What only this machine can tell of the input (a file it names).
+	if err := c.handler.Check(in); err != nil {
+		return nil, err
+	}
 	c.in = in
 	c.kind = op.KindOf(in)
 	if op.Live {

@@ -29,8 +29,19 @@ func TestDecodeStage(t *testing.T) {
 	live := ops.Describe[nothing, nothing]("hands", "hands", ops.Write, time.Second)
 	live.Live = true
 	noop := handlers.Func(func(context.Context, *handlers.Deps, *pickIn) (*nothing, error) { return &nothing{}, nil })
-	x := New(Config{Home: t.TempDir(), Chromium: "/nonexistent", Registry: ops.NewRegistry(look, live), Handlers: map[string]handlers.Handler{
+	checked := ops.Describe[pickIn, nothing]("checked", "checked", ops.Write, time.Second)
+	// The handler's own check: 7 is not on this machine; any other n is
+	// found there as n+1.
+	found := handlers.Checked(noop, func(in *pickIn) error {
+		if in.N == 7 {
+			return apitype.Errorf(apitype.BadInput, "no 7 here")
+		}
+		in.N++
+		return nil
+	})
+	x := New(Config{Home: t.TempDir(), Chromium: "/nonexistent", Registry: ops.NewRegistry(look, live, checked), Handlers: map[string]handlers.Handler{
 		"look": noop, "hands": handlers.Func(func(context.Context, *handlers.Deps, *nothing) (*nothing, error) { return &nothing{}, nil }),
+		"checked": found,
 	}})
 	for _, tc := range []struct {
 		name string
@@ -49,6 +60,10 @@ func TestDecodeStage(t *testing.T) {
 		}},
 		{"caller's choices", Request{Op: "look", Session: "work", Client: "mcp-1", Timeout: time.Minute, Decoded: &pickIn{N: 1}}, "", func(c *call) bool {
 			return c.sess.Name() == "work" && c.client.ID() == "mcp-1" && c.task == "mcp-1" && c.timeout == time.Minute
+		}},
+		{"fails the handler's check", Request{Op: "checked", Input: json.RawMessage(`{"n":7}`)}, apitype.BadInput, nil},
+		{"the handler's check fills the input", Request{Op: "checked", Decoded: &pickIn{N: 1}}, "", func(c *call) bool {
+			return c.in.(*pickIn).N == 2 && c.kind == ops.Write
 		}},
 		{"a person's own input runs as a read", Request{Op: "hands"}, "", func(c *call) bool { return c.kind == ops.Read }},
 		{"the command line as a task is a client of its own", Request{Op: "look", Session: "work", Task: "a1", Decoded: &pickIn{}}, "", func(c *call) bool {

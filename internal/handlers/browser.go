@@ -7,6 +7,7 @@ import (
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 
+	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/cookies"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
@@ -16,8 +17,8 @@ import (
 
 func cookieHandlers() map[string]Handler {
 	return map[string]Handler{
-		"import-cookies": Browser(func(ctx context.Context, b *engine.Browser, in *ops.ImportCookiesIn) (*ops.ImportCookiesOut, error) {
-			path := in.Profile // a Cookies database, by Validate
+		"import-cookies": Checked(Browser(func(ctx context.Context, b *engine.Browser, in *ops.ImportCookiesIn) (*ops.ImportCookiesOut, error) {
+			path := in.Profile // a Cookies database, by cookiesFile
 			r, err := cookies.Read(ctx, path, cookies.LinuxKeys(ctx), time.Now())
 			if err != nil {
 				return nil, usage("%v", err)
@@ -36,8 +37,28 @@ func cookieHandlers() map[string]Handler {
 			}
 			return &ops.ImportCookiesOut{From: path, Imported: len(params), SkippedExpired: r.Expired, SkippedAppBound: r.AppBound,
 				SkippedUndecryptable: r.Undecryptable}, nil
-		}),
+		}), cookiesFile),
 	}
+}
+
+// cookiesFile finds the Cookies database an import reads (the profile
+// changed last when none is named) and names it in Profile. It looks at
+// this machine's files, so it is the daemon's check, not the contract's.
+func cookiesFile(in *ops.ImportCookiesIn) error {
+	if in.Profile == "" {
+		p, err := cookies.FindProfile()
+		if err != nil {
+			return usage("%v; name one with %s", err, apitype.Field("profile"))
+		}
+		in.Profile = p
+		return nil
+	}
+	p, err := cookies.CookiesFile(in.Profile)
+	if err != nil {
+		return usage("%v", err)
+	}
+	in.Profile = p
+	return nil
 }
 
 func viewportHandlers() map[string]Handler {

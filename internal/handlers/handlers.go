@@ -33,10 +33,38 @@ import (
 type Handler struct {
 	in, out reflect.Type
 	run     func(ctx context.Context, d *Deps, in any) (any, error)
+	check   func(in any) error
 }
 
 // Run calls the handler.
 func (h Handler) Run(ctx context.Context, d *Deps, in any) (any, error) { return h.run(ctx, d, in) }
+
+// Check is the part of an input's validation that needs this machine
+// rather than the contract (a profile the input names must be here): the
+// contract's Validate runs on every front end, also on one that links
+// none of the daemon (the CLI, a remote MCP server), so what only the
+// daemon can tell is checked here. The executor runs it right after
+// Validate: a failure is refused as any bad input is, before the
+// browser, the approval policy or the ledger see the call. It may write
+// what it found into the input. Most handlers have none.
+func (h Handler) Check(in any) error {
+	if h.check == nil {
+		return nil
+	}
+	return h.check(in)
+}
+
+// Checked gives a handler a check of its input (see Handler.Check).
+func Checked[In any](h Handler, f func(in *In) error) Handler {
+	h.check = func(in any) error {
+		p, ok := in.(*In)
+		if !ok {
+			return fmt.Errorf("handlers: want *%s, got %T", reflect.TypeFor[In](), in)
+		}
+		return f(p)
+	}
+	return h
+}
 
 // In and Out are the input and output types the handler takes and gives.
 func (h Handler) In() reflect.Type  { return h.in }

@@ -137,7 +137,7 @@ func TestInputRules(t *testing.T) {
 		{"human-input", `{"surface_id":"s1","kind":"dance"}`, false},
 		{"human-input", `{"surface_id":"s1"}`, false},
 		{"human-input", `{"kind":"click"}`, false},
-		{"import-cookies", `{"profile":"/nonexistent/profile"}`, false},
+		{"import-cookies", `{"profile":"/nonexistent/profile"}`, true}, // the daemon looks for it (handlers.cookiesFile)
 		{"close", `null`, true},
 	} {
 		op, ok := reg.Lookup(tc.op)
