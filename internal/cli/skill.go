@@ -14,7 +14,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/skill"
-	"github.com/loupe-dev/loupe/internal/snapshot"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 const skillUsage = "usage: loupe skill install [--agent claude|agents|copilot|codex|cursor] [--global] [--dir DIR] | loupe skill print [FILE]"
@@ -121,7 +121,7 @@ func (c *cmd) skillVerb(_ context.Context, args []string) int {
 			Dir    string   `json:"dir"`
 			Files  []string `json:"files"`
 			Tokens int      `json:"skill_tokens"`
-		}{target, written, snapshot.Tokens(files["SKILL.md"])}
+		}{target, written, wire.Tokens(files["SKILL.md"])}
 		return c.print(out, fmt.Sprintf("wrote loupe's skill to %s (SKILL.md ~%d tokens, %d reference pages)", target, out.Tokens, len(written)-1))
 	}
 	return c.usage(fmt.Errorf("skill %q: want install or print", args[0]), skillUsage)

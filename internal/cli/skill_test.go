@@ -11,7 +11,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/skill"
-	"github.com/loupe-dev/loupe/internal/snapshot"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // TestSkillDescribesEveryCommand: the skill's command reference has every
@@ -45,7 +45,7 @@ func TestSkillDescribesEveryCommand(t *testing.T) {
 	if !strings.HasPrefix(main, "---\n") || !ok || !strings.Contains(front, "name: loupe\n") || !strings.Contains(front, "description: ") {
 		t.Fatalf("SKILL.md front matter:\n%s", front)
 	}
-	if n := snapshot.Tokens(main); n > 1500 {
+	if n := wire.Tokens(main); n > 1500 {
 		t.Errorf("SKILL.md is ~%d tokens, more than 1,500", n)
 	}
 	for _, name := range skill.Main {

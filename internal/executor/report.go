@@ -12,8 +12,8 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/status"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/sessions"
-	"github.com/loupe-dev/loupe/internal/snapshot"
 	"github.com/loupe-dev/loupe/internal/textdiff"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // commitWait bounds the wait for a navigation a write set off to commit.
@@ -238,4 +238,4 @@ func (x *Executor) snapshot(ctx context.Context, c *call, in ops.SnapshotIn) (*o
 }
 
 // body drops a snapshot's size footer and its last newline.
-func body(t string) string { return strings.TrimSuffix(snapshot.WithoutFooter(t), "\n") }
+func body(t string) string { return strings.TrimSuffix(wire.WithoutFooter(t), "\n") }

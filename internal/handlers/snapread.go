@@ -7,6 +7,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 	"github.com/loupe-dev/loupe/internal/textdiff"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // Cheap reads of a snapshot, for agents that pay for every character:
@@ -14,7 +15,7 @@ import (
 
 // grep keeps a snapshot's lines that contain needle and their ancestors.
 func grep(out *ops.SnapshotOut, needle string) {
-	kept, n := snapshot.Grep(snapshot.WithoutFooter(out.Snapshot.Text), needle)
+	kept, n := snapshot.Grep(wire.WithoutFooter(out.Snapshot.Text), needle)
 	out.Full = out.Snapshot.Text
 	setText(out, kept)
 	out.Grep, out.Matched = needle, n
@@ -34,9 +35,9 @@ const (
 // stands.
 // The whole text is still the caller's last snapshot from now on.
 func sinceLast(c Caller, in *ops.SnapshotIn, out *ops.SnapshotOut) {
-	full := snapshot.WithoutFooter(out.Snapshot.Text)
+	full := wire.WithoutFooter(out.Snapshot.Text)
 	if out.Full != "" {
-		full = snapshot.WithoutFooter(out.Full)
+		full = wire.WithoutFooter(out.Full)
 	}
 	last, lastIn, ok := c.LastSnapshot(out.SurfaceID)
 	out.Since = "last"
@@ -52,7 +53,7 @@ func sinceLast(c Caller, in *ops.SnapshotIn, out *ops.SnapshotOut) {
 		return
 	}
 	header, body, _ := strings.Cut(full, "\n")
-	_, lastBody, _ := strings.Cut(snapshot.WithoutFooter(last), "\n")
+	_, lastBody, _ := strings.Cut(wire.WithoutFooter(last), "\n")
 	d := textdiff.Lines(lastBody, body)
 	if out.Full == "" {
 		out.Full = out.Snapshot.Text
@@ -91,7 +92,7 @@ func shapeDiff(a, b ops.SnapshotIn) string {
 // cut bounds a read's text to max characters at a line boundary, saying
 // how many of its lines it shows, as a budgeted snapshot does.
 func cut(out *ops.SnapshotOut, max int) {
-	t := snapshot.WithoutFooter(out.Snapshot.Text)
+	t := wire.WithoutFooter(out.Snapshot.Text)
 	if len(t) <= max {
 		return
 	}
@@ -105,8 +106,8 @@ func cut(out *ops.SnapshotOut, max int) {
 }
 
 func setText(out *ops.SnapshotOut, t string) {
-	out.Chars, out.Tokens = len(t), snapshot.Tokens(t)
-	out.Snapshot.Text = t + snapshot.Footer(t)
+	out.Chars, out.Tokens = len(t), wire.Tokens(t)
+	out.Snapshot.Text = t + wire.Footer(t)
 }
 
 func lines(n int) string {

@@ -13,7 +13,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/nearest"
 	"github.com/loupe-dev/loupe/internal/ops"
-	"github.com/loupe-dev/loupe/internal/snapshot"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // handler serves one tool: its arguments are checked against the schema
@@ -226,7 +226,7 @@ func snapText(t string, truncated bool, chars int) string {
 }
 
 // body drops a snapshot's size footer and its last newline.
-func body(t string) string { return strings.TrimSuffix(snapshot.WithoutFooter(t), "\n") }
+func body(t string) string { return strings.TrimSuffix(wire.WithoutFooter(t), "\n") }
 
 // writeReport renders a write's report in tool calls.
 func writeReport(b *strings.Builder, r *apitype.Report) {

@@ -5,23 +5,6 @@ import (
 	"strings"
 )
 
-// Tokens estimates a text's tokens: a quarter of its characters.
-func Tokens(text string) int { return (len(text) + 3) / 4 }
-
-// Footer is the size line a snapshot's text ends with.
-func Footer(text string) string {
-	return fmt.Sprintf("[%d chars, ~%d tokens]\n", len(text), Tokens(text))
-}
-
-// WithoutFooter is a snapshot's text without its size line.
-func WithoutFooter(t string) string {
-	t = strings.TrimSuffix(t, "\n")
-	if i := strings.LastIndex(t, "\n["); i >= 0 && strings.HasSuffix(t, "tokens]") {
-		return t[:i+1]
-	}
-	return t + "\n"
-}
-
 // Grep keeps the lines of a rendered snapshot (its header line, then one
 // node a line, two spaces of indent a level) that contain needle, in any
 // case, and each one's ancestors, so that every kept line still says

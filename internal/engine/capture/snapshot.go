@@ -22,6 +22,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/snapshot"
+	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // SnapshotOptions selects what a snapshot shows. The zero value is the
@@ -190,8 +191,8 @@ func Take(ctx context.Context, t *engine.Surface, o SnapshotOptions) (*Snapshot,
 			title += " (scope " + scopeRef + ")"
 		}
 		r := snapshot.Render(snapshot.Header{Surface: t.ID, Title: title, URL: out.URL}, nodes, ro)
-		out.Chars, out.Tokens, out.Truncated = len(r.Text), snapshot.Tokens(r.Text), r.Truncated
-		out.Text = r.Text + snapshot.Footer(r.Text)
+		out.Chars, out.Tokens, out.Truncated = len(r.Text), wire.Tokens(r.Text), r.Truncated
+		out.Text = r.Text + wire.Footer(r.Text)
 		k.keepSnapshot(o, caps, out)
 		return out, nil
 	})
