@@ -299,8 +299,8 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 // sessionOf is the request's remote session (Loupe-Session), or a 400.
 func sessionOf(w http.ResponseWriter, r *http.Request) (string, bool) {
 	session := r.Header.Get(HeaderSession)
-	if session == "" || !executor.ValidSession(session) {
-		writeError(w, http.StatusBadRequest, apitype.Errorf(apitype.BadInput, "every broker request names its session in the %s header (%s); got %q", HeaderSession, executor.SessionRule, session))
+	if session == "" || !apitype.ValidSession(session) {
+		writeError(w, http.StatusBadRequest, apitype.Errorf(apitype.BadInput, "every broker request names its session in the %s header (%s); got %q", HeaderSession, apitype.SessionRule, session))
 		return "", false
 	}
 	return session, true

@@ -137,8 +137,8 @@ func (c *cmd) globals(args []string) (words []string, helpWanted bool, err error
 				val = args[i]
 			}
 			if name == "--session" {
-				if !executor.ValidSession(val) {
-					return nil, false, fmt.Errorf("--session %q: %s", val, executor.SessionRule)
+				if !apitype.ValidSession(val) {
+					return nil, false, fmt.Errorf("--session %q: %s", val, apitype.SessionRule)
 				}
 				c.session, c.sessionSet = val, true
 				continue

@@ -25,8 +25,8 @@ func (s decodeStage) enter(_ context.Context, c *call) (func(*outcome), error) {
 	if req.Session == "" {
 		req.Session = "default"
 	}
-	if !ValidSession(req.Session) {
-		return nil, apitype.Errorf(apitype.BadInput, "session name %q: %s", req.Session, SessionRule)
+	if !apitype.ValidSession(req.Session) {
+		return nil, apitype.Errorf(apitype.BadInput, "session name %q: %s", req.Session, apitype.SessionRule)
 	}
 	in := req.Decoded
 	if in == nil {

@@ -325,12 +325,6 @@ type Result struct {
 	Warning string
 }
 
-// SessionRule says what a session name may be.
-const SessionRule = "use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
-
-// ValidSession reports whether name can name a session.
-func ValidSession(name string) bool { return sessions.ValidName(name) }
-
 // Do runs one operation through the pipeline and returns its output, or
 // an *apitype.Error whose Op names the operation. Every string a page
 // controls in the output, the report or the error is bounded (wire.Bound).

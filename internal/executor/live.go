@@ -17,8 +17,8 @@ import (
 // running is a session's live browser, or SURFACE_CLOSED saying it has
 // none.
 func (x *Executor) running(session string) (*engine.Browser, error) {
-	if !ValidSession(session) {
-		return nil, apitype.Errorf(apitype.BadInput, "session %q: %s", session, SessionRule)
+	if !apitype.ValidSession(session) {
+		return nil, apitype.Errorf(apitype.BadInput, "session %q: %s", session, apitype.SessionRule)
 	}
 	b := x.sessions.Get(session).Running()
 	if b == nil {

@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/ledger"
@@ -80,7 +81,7 @@ func Start(cfg Config) *Keeper {
 		cfg.Log.Error("reading the tabs file: no tab is restored, and the file is rewritten", "file", cfg.Path, "err", err)
 	}
 	for name, kept := range st.Sessions {
-		if sessions.ValidName(name) && len(kept.Tabs) > 0 {
+		if apitype.ValidSession(name) && len(kept.Tabs) > 0 {
 			k.pending[name] = kept.Tabs
 		}
 	}
@@ -124,12 +125,12 @@ func Start(cfg Config) *Keeper {
 func sessionNames(tabs map[string]restore.Session, marks map[string]ledger.IDMarks) []string {
 	var names []string
 	for name := range tabs {
-		if sessions.ValidName(name) {
+		if apitype.ValidSession(name) {
 			names = append(names, name)
 		}
 	}
 	for name := range marks {
-		if _, dup := tabs[name]; !dup && sessions.ValidName(name) {
+		if _, dup := tabs[name]; !dup && apitype.ValidSession(name) {
 			names = append(names, name)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime/debug"
 	"sort"
 	"sync"
@@ -65,12 +64,6 @@ type Manager struct {
 
 // New returns an empty manager.
 func New(cfg Config) *Manager { return &Manager{cfg: cfg, m: map[string]*Session{}} }
-
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-
-// ValidName reports whether name can name a session: letters, digits,
-// '.', '_' and '-', at most 64, so it is always a safe directory name.
-func ValidName(name string) bool { return nameRE.MatchString(name) }
 
 // Get returns the named session, making it (without a browser) if needed.
 func (m *Manager) Get(name string) *Session {

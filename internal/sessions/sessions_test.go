@@ -47,14 +47,6 @@ func TestClientsOwnTheirState(t *testing.T) {
 	}
 }
 
-func TestValidName(t *testing.T) {
-	for name, want := range map[string]bool{"default": true, "a.b_c-1": true, "": false, "../x": false, ".hidden": false, "a b": false} {
-		if ValidName(name) != want {
-			t.Errorf("ValidName(%q) = %v", name, !want)
-		}
-	}
-}
-
 // TestEpochs: a take-over and a resume each move a tab's epoch on and wake
 // whoever waits on the old one; a crash hand-over is remembered until the
 // tab is resumed.
