@@ -13,6 +13,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/client"
 	"github.com/loupe-dev/loupe/internal/daemon"
+	"github.com/loupe-dev/loupe/internal/homedir"
 )
 
 // startTimeout bounds how long the CLI waits for a daemon it started to
@@ -23,7 +24,7 @@ const startTimeout = 15 * time.Second
 // ensureDaemon returns a client of the running daemon, starting one if
 // none answers.
 func (c *cmd) ensureDaemon(ctx context.Context) (*client.Client, error) {
-	cl := client.New(daemon.SocketPath(c.home), buildID())
+	cl := client.New(homedir.SocketPath(c.home), buildID())
 	if _, err := cl.Status(ctx); err == nil {
 		return cl, nil
 	} else if !errors.Is(err, client.ErrNoDaemon) {
@@ -39,14 +40,14 @@ func (c *cmd) ensureDaemon(ctx context.Context) (*client.Client, error) {
 // terminal, and waits on a pipe for it to report ready: no polling of the
 // socket.
 func (c *cmd) startDaemon(ctx context.Context) error {
-	if err := daemon.PrepareHome(c.home); err != nil {
+	if err := homedir.Prepare(c.home); err != nil {
 		return err
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	logf, err := os.OpenFile(daemon.LogPath(c.home), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	logf, err := os.OpenFile(homedir.LogPath(c.home), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
@@ -78,7 +79,7 @@ func (c *cmd) startDaemon(ctx context.Context) error {
 	case strings.HasPrefix(line, "error: "):
 		return fmt.Errorf("the daemon did not start: %s", strings.TrimPrefix(line, "error: "))
 	default:
-		return fmt.Errorf("the daemon did not start (%v); see %s", err, daemon.LogPath(c.home))
+		return fmt.Errorf("the daemon did not start (%v); see %s", err, homedir.LogPath(c.home))
 	}
 }
 
@@ -105,7 +106,7 @@ func (c *cmd) daemonVerb(ctx context.Context, args []string) int {
 
 // daemonCmd runs `loupe daemon start|stop|status|run`.
 func (c *cmd) daemonCmd(ctx context.Context, sub string) int {
-	cl := client.New(daemon.SocketPath(c.home), buildID())
+	cl := client.New(homedir.SocketPath(c.home), buildID())
 	switch sub {
 	case "run":
 		var ready *os.File
@@ -119,7 +120,7 @@ func (c *cmd) daemonCmd(ctx context.Context, sub string) int {
 		} else {
 			err = daemon.Run(ctx, cfg, nil)
 		}
-		if errors.Is(err, daemon.ErrRunning) {
+		if errors.Is(err, homedir.ErrDaemonRunning) {
 			fmt.Fprintln(c.stderr, "loupe: "+err.Error())
 			return 0
 		}
@@ -175,31 +176,10 @@ func (c *cmd) daemonCmd(ctx context.Context, sub string) int {
 		}
 		// The daemon holds its lock until it has stopped every browser;
 		// taking the lock is the event that says it is done.
-		if err := waitUnlocked(ctx, c.home); err != nil {
+		if err := homedir.WaitUnlocked(ctx, c.home); err != nil {
 			return c.fail(err)
 		}
 		return c.print(map[string]any{"stopped": true, "pid": st.PID}, fmt.Sprintf("daemon stopped (pid %d)", st.PID))
 	}
 	return c.usage(fmt.Errorf("unknown daemon command %q (want start, stop, status or run)", sub), daemonUsage)
-}
-
-// waitUnlocked blocks until the daemon lock is free, i.e. the daemon has
-// finished its shutdown. flock blocks in the kernel; ctx bounds it.
-func waitUnlocked(ctx context.Context, home string) error {
-	f, err := os.OpenFile(daemon.LockPath(home), os.O_RDWR, 0o600)
-	if err != nil {
-		return nil // no lock file: nothing is running
-	}
-	defer f.Close()
-	done := make(chan error, 1)
-	go func() { done <- syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }()
-	select {
-	case err := <-done:
-		if err == nil {
-			_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		}
-		return err
-	case <-ctx.Done():
-		return fmt.Errorf("the daemon did not stop in time: %w", ctx.Err())
-	}
 }

@@ -24,8 +24,8 @@ import (
 	"github.com/loupe-dev/loupe/internal/settings"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
-	"github.com/loupe-dev/loupe/internal/daemon"
 	"github.com/loupe-dev/loupe/internal/executor"
+	"github.com/loupe-dev/loupe/internal/homedir"
 	"github.com/loupe-dev/loupe/internal/mcpserver"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/system"
@@ -192,7 +192,7 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.usage(err, mcpUsage)
 	}
-	if err := daemon.PrepareHome(c.home); err != nil {
+	if err := homedir.Prepare(c.home); err != nil {
 		return c.fail(err)
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
@@ -257,8 +257,8 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 		cfg.Headed = cfg.Headed || f.headed
 		// This server's sessions live apart from the daemon's; a browser
 		// that a killed server left behind is ended first.
-		daemon.ReapLeftovers(c.home)
-		sys, err := system.Open(ctx, system.Config{Home: c.home, Sessions: daemon.MCPHome(c.home), Executor: cfg})
+		system.ReapLeftovers(c.home)
+		sys, err := system.Open(ctx, system.Config{Home: c.home, Sessions: homedir.MCPHome(c.home), Executor: cfg})
 		if err != nil {
 			return c.fail(err)
 		}

@@ -14,21 +14,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/loupe-dev/loupe/internal/chromium"
 	"github.com/loupe-dev/loupe/internal/executor"
+	"github.com/loupe-dev/loupe/internal/homedir"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/policy"
 	"github.com/loupe-dev/loupe/internal/settings"
 )
-
-// LedgerPath is the operation ledger in a home. The daemon and in-process
-// MCP servers share it; each is a generation of its own.
-func LedgerPath(home string) string { return filepath.Join(home, "ledger.db") }
-
-// PolicyPath is the approval policy's file in a home.
-func PolicyPath(home string) string { return filepath.Join(home, "policy.json") }
-
-// TabsPath is the file that keeps the sessions' tabs across restarts.
-func TabsPath(home string) string { return filepath.Join(home, "tabs.json") }
 
 // Config says where a system lives and how its browsers start.
 type Config struct {
@@ -38,7 +30,7 @@ type Config struct {
 	// the daemon, apart for an in-process MCP server ("": Home).
 	Sessions string
 	// KeepTabs keeps the sessions' tabs and id numbers across restarts
-	// in TabsPath(Home) (the daemon's sessions).
+	// in homedir.TabsPath(Home) (the daemon's sessions).
 	KeepTabs bool
 	// Executor is the browser options and the dashboard; its Home,
 	// Settings, Store, Rules, TabsFile and Log are set from the fields
@@ -67,7 +59,7 @@ func Open(ctx context.Context, cfg Config) (*System, error) {
 		xc.Home = cfg.Sessions
 	}
 	xc.Settings = settings.Open(cfg.Home)
-	store, err := ledger.Open(ctx, LedgerPath(cfg.Home))
+	store, err := ledger.Open(ctx, homedir.LedgerPath(cfg.Home))
 	if err != nil {
 		return nil, fmt.Errorf("opening the operation ledger: %w", err)
 	}
@@ -75,12 +67,12 @@ func Open(ctx context.Context, cfg Config) (*System, error) {
 		cfg.Log.Warn("writes left unsettled by a stopped loupe are now unknown (loupe ops --state unknown); none is replayed", "writes", n)
 	}
 	xc.Store = store
-	if xc.Rules, err = policy.Load(PolicyPath(cfg.Home)); err != nil {
+	if xc.Rules, err = policy.Load(homedir.PolicyPath(cfg.Home)); err != nil {
 		store.Close()
 		return nil, err
 	}
 	if cfg.KeepTabs {
-		xc.TabsFile = TabsPath(cfg.Home)
+		xc.TabsFile = homedir.TabsPath(cfg.Home)
 	}
 	xc.Log = cfg.Log
 	return &System{X: executor.New(xc), store: store}, nil
@@ -89,4 +81,12 @@ func Open(ctx context.Context, cfg Config) (*System, error) {
 // Close ends every session and its browser, then closes the ledger.
 func (s *System) Close(ctx context.Context) error {
 	return errors.Join(s.X.Close(ctx), s.store.Close())
+}
+
+// ReapLeftovers ends the browsers that a daemon or an in-process MCP
+// server of this home launched and did not stop because it died. Those
+// of processes that still run are left alone.
+func ReapLeftovers(home string) {
+	chromium.Reap(filepath.Join(home, "sessions"))
+	chromium.Reap(filepath.Join(homedir.MCPHome(home), "sessions"))
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loupe-dev/loupe/internal/homedir"
 	"github.com/loupe-dev/loupe/internal/restore"
 )
 
@@ -28,17 +29,17 @@ func TestOpenAndClose(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := os.Stat(LedgerPath(home)); err != nil {
-			t.Errorf("keep=%v: no ledger at %s: %v", keep, LedgerPath(home), err)
+		if _, err := os.Stat(homedir.LedgerPath(home)); err != nil {
+			t.Errorf("keep=%v: no ledger at %s: %v", keep, homedir.LedgerPath(home), err)
 		}
 		if err := sys.Close(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		st, err := restore.Read(TabsPath(home))
+		st, err := restore.Read(homedir.TabsPath(home))
 		if keep && (err != nil || !st.Clean) {
 			t.Errorf("the daemon's system left no clean tabs file: %+v %v", st, err)
 		}
-		if _, err := os.Stat(TabsPath(home)); !keep && err == nil {
+		if _, err := os.Stat(homedir.TabsPath(home)); !keep && err == nil {
 			t.Error("the in-process server's system wrote a tabs file")
 		}
 	}
@@ -48,13 +49,13 @@ func TestOpenAndClose(t *testing.T) {
 // the ledger closed again (the next open of the home succeeds).
 func TestBadPolicyClosesTheLedger(t *testing.T) {
 	home := t.TempDir()
-	if err := os.WriteFile(PolicyPath(home), []byte("{not json"), 0o600); err != nil {
+	if err := os.WriteFile(homedir.PolicyPath(home), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Open(context.Background(), Config{Home: home, Log: quiet}); err == nil || !strings.Contains(err.Error(), "policy") {
 		t.Fatalf("a bad policy file: %v", err)
 	}
-	os.Remove(PolicyPath(home))
+	os.Remove(homedir.PolicyPath(home))
 	sys, err := Open(context.Background(), Config{Home: home, Log: quiet})
 	if err != nil {
 		t.Fatalf("the home after a failed open: %v", err)
