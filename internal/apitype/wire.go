@@ -17,8 +17,12 @@ const (
 	Host = "loupe"
 )
 
-// OpRequest is the body of POST /v0/op/NAME.
+// OpRequest is a call's request envelope: the body of POST /v0/op/NAME,
+// and what every front end fills in for a call, whether it sends it to
+// the daemon or hands it to an executor in its own process
+// (executor.Request embeds it).
 type OpRequest struct {
+	// Session names the session ("" is "default").
 	Session string `json:"session,omitempty"`
 	// Client names the caller within the session; each client keeps its
 	// own current surface and snapshots ("" is the CLI's).
@@ -26,10 +30,13 @@ type OpRequest struct {
 	// Task is the task the caller works as ("" is its default task);
 	// Grant the grant id it keeps, if any: a write under a grant that is
 	// not current is refused (NO_GRANT).
-	Task      string          `json:"task,omitempty"`
-	Grant     string          `json:"grant,omitempty"`
-	Input     json.RawMessage `json:"input,omitempty"`
-	TimeoutMS int64           `json:"timeout_ms,omitempty"`
+	Task  string `json:"task,omitempty"`
+	Grant string `json:"grant,omitempty"`
+	// Input is the operation's input as JSON.
+	Input json.RawMessage `json:"input,omitempty"`
+	// TimeoutMS overrides the operation's default deadline (0: the
+	// default).
+	TimeoutMS int64 `json:"timeout_ms,omitempty"`
 	// Report asks for a write's report.
 	Report *ReportOptions `json:"report,omitempty"`
 	// OperationID names a write in the ledger; "" lets the executor pick

@@ -269,10 +269,10 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, apitype.Errorf(apitype.BadInput, "bad request: %v", err))
 		return
 	}
-	req := executor.Request{
-		Op: op.Name, Session: s.cfg.Session, Task: Task(h.Name, h.Generation, session), Input: json.RawMessage(bytes.TrimSpace(body)),
-		OperationID: r.Header.Get(HeaderOperationID), DocumentToken: r.Header.Get(HeaderDocumentToken), Confined: true,
-	}
+	req := executor.Request{Op: op.Name, Confined: true, OpRequest: apitype.OpRequest{
+		Session: s.cfg.Session, Task: Task(h.Name, h.Generation, session), Input: json.RawMessage(bytes.TrimSpace(body)),
+		OperationID: r.Header.Get(HeaderOperationID), DocumentToken: r.Header.Get(HeaderDocumentToken),
+	}}
 	req.Client = req.Task // each remote session keeps its own current tab
 	switch r.Header.Get(HeaderReport) {
 	case "":

@@ -49,7 +49,7 @@ type opReply struct {
 
 // do runs an operation as the person's own call.
 func (s *Server) do(ctx context.Context, op, session string, input json.RawMessage) (any, error) {
-	res, err := s.x.Do(ctx, executor.Request{Op: op, Session: session, Client: Client, Task: Task, Person: true, Input: input})
+	res, err := s.x.Do(ctx, executor.Request{Op: op, Person: true, OpRequest: apitype.OpRequest{Session: session, Client: Client, Task: Task, Input: input}})
 	if err != nil {
 		return nil, err
 	}

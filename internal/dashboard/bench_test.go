@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/dashboard"
 	"github.com/loupe-dev/loupe/internal/engine/live"
 	"github.com/loupe-dev/loupe/internal/executor"
@@ -70,7 +71,7 @@ func benchDashboard(b *testing.B, page string) (*dashboard.Server, string, *exec
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, page) }))
 	b.Cleanup(srv.Close)
 	in, _ := json.Marshal(map[string]string{"url": srv.URL})
-	if _, err := x.Do(context.Background(), executor.Request{Op: "open", Session: "default", Input: in}); err != nil {
+	if _, err := x.Do(context.Background(), executor.Request{Op: "open", OpRequest: apitype.OpRequest{Session: "default", Input: in}}); err != nil {
 		b.Fatal(err)
 	}
 	s, err := dashboard.Start(x, "", "bench")
@@ -134,7 +135,7 @@ func BenchmarkLiveView(b *testing.B) {
 		secs := time.Since(start).Seconds()
 		// Every change, with its time, from the page.
 		in, _ := json.Marshal(map[string]string{"expression": "JSON.stringify(window.shown)"})
-		res, err := x.Do(context.Background(), executor.Request{Op: "eval", Session: "default", Input: in})
+		res, err := x.Do(context.Background(), executor.Request{Op: "eval", OpRequest: apitype.OpRequest{Session: "default", Input: in}})
 		if err != nil {
 			b.Fatal(err)
 		}

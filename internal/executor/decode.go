@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ops"
@@ -28,16 +29,9 @@ func (s decodeStage) enter(_ context.Context, c *call) (func(*outcome), error) {
 	if !apitype.ValidSession(req.Session) {
 		return nil, apitype.Errorf(apitype.BadInput, "session name %q: %s", req.Session, apitype.SessionRule)
 	}
-	in := req.Decoded
-	if in == nil {
-		var err error
-		if in, err = ops.Decode(op, req.Input); err != nil {
-			return nil, err
-		}
-	} else if v, ok := in.(ops.Validator); ok {
-		if err := v.Validate(); err != nil {
-			return nil, err
-		}
+	in, err := ops.Decode(op, req.Input)
+	if err != nil {
+		return nil, err
 	}
 	// What only this machine can tell of the input (a file it names).
 	if err := c.handler.Check(in); err != nil {
@@ -51,8 +45,8 @@ func (s decodeStage) enter(_ context.Context, c *call) (func(*outcome), error) {
 		c.kind = ops.Read
 	}
 	c.timeout = op.Timeout
-	if req.Timeout > 0 {
-		c.timeout = req.Timeout
+	if req.TimeoutMS > 0 {
+		c.timeout = time.Duration(req.TimeoutMS) * time.Millisecond
 	}
 	c.task = req.Task
 	if c.task == "" {

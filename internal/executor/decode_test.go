@@ -43,6 +43,7 @@ func TestDecodeStage(t *testing.T) {
 		"look": noop, "hands": handlers.Func(func(context.Context, *handlers.Deps, *nothing) (*nothing, error) { return &nothing{}, nil }),
 		"checked": found,
 	}})
+	req := func(op string, env apitype.OpRequest) Request { return Request{Op: op, OpRequest: env} }
 	for _, tc := range []struct {
 		name string
 		req  Request
@@ -50,26 +51,25 @@ func TestDecodeStage(t *testing.T) {
 		want func(*call) bool
 	}{
 		{"unknown operation", Request{Op: "nope"}, apitype.BadInput, nil},
-		{"bad session name", Request{Op: "look", Session: "../x"}, apitype.BadInput, nil},
-		{"unknown field", Request{Op: "look", Input: json.RawMessage(`{"m":1}`)}, apitype.BadInput, nil},
-		{"fails its rules", Request{Op: "look", Input: json.RawMessage(`{"n":-1}`)}, apitype.BadInput, nil},
-		{"decoded input fails its rules", Request{Op: "look", Decoded: &pickIn{N: -1}}, apitype.BadInput, nil},
-		{"defaults", Request{Op: "look", Input: json.RawMessage(`{"n":3}`)}, "", func(c *call) bool {
+		{"bad session name", req("look", apitype.OpRequest{Session: "../x"}), apitype.BadInput, nil},
+		{"unknown field", req("look", apitype.OpRequest{Input: json.RawMessage(`{"m":1}`)}), apitype.BadInput, nil},
+		{"fails its rules", req("look", apitype.OpRequest{Input: json.RawMessage(`{"n":-1}`)}), apitype.BadInput, nil},
+		{"defaults", req("look", apitype.OpRequest{Input: json.RawMessage(`{"n":3}`)}), "", func(c *call) bool {
 			return c.sess.Name() == "default" && c.in.(*pickIn).N == 3 && c.kind == ops.Read && c.timeout == 2*time.Second &&
 				c.task == "cli" && c.deps.Task == "cli" && c.deps.Session == "default" && c.page != nil
 		}},
-		{"caller's choices", Request{Op: "look", Session: "work", Client: "mcp-1", Timeout: time.Minute, Decoded: &pickIn{N: 1}}, "", func(c *call) bool {
+		{"caller's choices", req("look", apitype.OpRequest{Session: "work", Client: "mcp-1", TimeoutMS: 60000, Input: json.RawMessage(`{"n":1}`)}), "", func(c *call) bool {
 			return c.sess.Name() == "work" && c.client.ID() == "mcp-1" && c.task == "mcp-1" && c.timeout == time.Minute
 		}},
-		{"fails the handler's check", Request{Op: "checked", Input: json.RawMessage(`{"n":7}`)}, apitype.BadInput, nil},
-		{"the handler's check fills the input", Request{Op: "checked", Decoded: &pickIn{N: 1}}, "", func(c *call) bool {
+		{"fails the handler's check", req("checked", apitype.OpRequest{Input: json.RawMessage(`{"n":7}`)}), apitype.BadInput, nil},
+		{"the handler's check fills the input", req("checked", apitype.OpRequest{Input: json.RawMessage(`{"n":1}`)}), "", func(c *call) bool {
 			return c.in.(*pickIn).N == 2 && c.kind == ops.Write
 		}},
 		{"a person's own input runs as a read", Request{Op: "hands"}, "", func(c *call) bool { return c.kind == ops.Read }},
-		{"the command line as a task is a client of its own", Request{Op: "look", Session: "work", Task: "a1", Decoded: &pickIn{}}, "", func(c *call) bool {
+		{"the command line as a task is a client of its own", req("look", apitype.OpRequest{Session: "work", Task: "a1"}), "", func(c *call) bool {
 			return c.client != x.sessions.Get("work").Client("") && c.client == x.sessions.Get("work").Client("cli task a1") && c.task == "a1"
 		}},
-		{"an MCP server with a task keeps its own client", Request{Op: "look", Session: "work", Client: "mcp-2", Task: "a1", Decoded: &pickIn{}}, "", func(c *call) bool {
+		{"an MCP server with a task keeps its own client", req("look", apitype.OpRequest{Session: "work", Client: "mcp-2", Task: "a1"}), "", func(c *call) bool {
 			return c.client.ID() == "mcp-2" && c.task == "a1"
 		}},
 	} {

@@ -266,34 +266,20 @@ func (x *Executor) Events() *events.Bus { return x.events }
 // Registry returns the operation registry the executor runs.
 func (x *Executor) Registry() *ops.Registry { return x.reg }
 
-// Request is one call of an operation.
+// Request is one call of an operation: the request envelope every front
+// end sends (apitype.OpRequest — session, client, task, grant, input,
+// deadline, write report, operation id, document token, local pages),
+// the operation it names, and what only a front end in this process may
+// say of the call. The local API hands the executor the envelope as it
+// arrived (its route names the operation); the MCP server in process, the
+// dashboard and the broker fill in the same type.
+//
+// Person and Confined are not in the envelope on purpose: they widen or
+// narrow what a call may do, so no caller can claim them over a wire; the
+// dashboard sets Person and the broker Confined, each for its own callers.
 type Request struct {
-	Op      string
-	Session string
-	// Client names the caller within the session ("" is the CLI's): each
-	// client keeps its own current surface and last snapshots.
-	Client string
-	// Task is the task the caller works as ("" is DefaultTask(Client));
-	// Grant the grant id it was given, if it keeps one (see package
-	// grants).
-	Task, Grant string
-	// Input is the operation's input as JSON; a pre-decoded input may be
-	// given in Decoded instead.
-	Input   json.RawMessage
-	Decoded any
-	// Timeout overrides the operation's default deadline.
-	Timeout time.Duration
-	// Report asks for a write's report (nil: none).
-	Report *apitype.ReportOptions
-	// OperationID names a write in the ledger ("" picks a new one); an id
-	// is used once, ever. Reads ignore it.
-	OperationID string
-	// DocumentToken, on a write, refuses it (STALE_REF) unless the
-	// caller's surface still shows the document of that token.
-	DocumentToken string
-	// LocalPages lets the caller open file: and chrome: pages (a person
-	// at the CLI; an agent only when allowed, see origins.go).
-	LocalPages bool
+	apitype.OpRequest
+	Op string
 	// Person marks the call as the person's own, made at the dashboard:
 	// it works in any task's tab and in a tab the person has taken over
 	// (their reload leaves it theirs), and a write of theirs is not held

@@ -174,13 +174,13 @@ func TestPipelineFailures(t *testing.T) {
 	if !strings.Contains(strings.Join(tr.steps, " "), "settle:break:failed") {
 		t.Errorf("the failed write was not settled: %v", tr.steps)
 	}
-	_, err = x.Do(context.Background(), Request{Op: "slow", Timeout: 30 * time.Millisecond})
+	_, err = x.Do(context.Background(), Request{Op: "slow", OpRequest: apitype.OpRequest{TimeoutMS: 30}})
 	if e, ok := apitype.As(err); !ok || e.Code != apitype.Timeout || e.TimeoutMS != 30 || e.NotExecuted {
 		t.Errorf("deadline: %+v", err)
 	}
 	// Bad input stops before every stage.
 	tr.steps = nil
-	if _, err := x.Do(context.Background(), Request{Op: "poke", Input: []byte(`{"x":1}`)}); err == nil {
+	if _, err := x.Do(context.Background(), Request{Op: "poke", OpRequest: apitype.OpRequest{Input: []byte(`{"x":1}`)}}); err == nil {
 		t.Error("an unknown field was accepted")
 	}
 	if _, err := x.Do(context.Background(), Request{Op: "nope"}); err == nil {

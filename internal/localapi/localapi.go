@@ -92,11 +92,7 @@ func (s *Server) op(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, apitype.Errorf(apitype.BadInput, "bad request: %v", err))
 		return
 	}
-	out, err := s.x.Do(r.Context(), executor.Request{
-		Op: name, Session: req.Session, Client: req.Client, Task: req.Task, Grant: req.Grant, Input: req.Input,
-		Timeout: time.Duration(req.TimeoutMS) * time.Millisecond, Report: req.Report, OperationID: req.OperationID, DocumentToken: req.DocumentToken,
-		LocalPages: req.LocalPages,
-	})
+	out, err := s.x.Do(r.Context(), executor.Request{Op: name, OpRequest: req})
 	resp, e := executor.Response(out, err)
 	if e != nil {
 		writeJSON(w, statusOf(resp.Error.Code), resp)

@@ -112,8 +112,7 @@ type Local struct {
 
 // Do runs the operation.
 func (l *Local) Do(ctx context.Context, c Call) (*Reply, error) {
-	r, err := l.X.Do(ctx, executor.Request{Op: c.Op.Name, Session: l.Session, Client: l.Client, Task: l.Task, Grant: l.grant.get(),
-		Input: c.Input, Report: c.Report, OperationID: c.OperationID, DocumentToken: c.DocumentToken, LocalPages: l.LocalPages})
+	r, err := l.X.Do(ctx, executor.Request{Op: c.Op.Name, OpRequest: apitype.OpRequest{Session: l.Session, Client: l.Client, Task: l.Task, Grant: l.grant.get(), Input: c.Input, Report: c.Report, OperationID: c.OperationID, DocumentToken: c.DocumentToken, LocalPages: l.LocalPages}})
 	if err != nil {
 		return nil, err
 	}
