@@ -22,7 +22,6 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/client"
-	"github.com/loupe-dev/loupe/internal/executor"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
@@ -41,11 +40,13 @@ type cmd struct {
 	task           string // --task, or LOUPE_TASK
 	docToken       string // --doc
 	reg            *ops.Registry
+	sys            System
 }
 
-// Main runs the command line and returns the exit code.
-func Main(args []string, stdout, stderr io.Writer) int {
-	c := &cmd{stdout: stdout, stderr: stderr, reg: ops.New(), session: "default", task: os.Getenv("LOUPE_TASK")}
+// Main runs the command line and returns the exit code. sys is what it
+// runs in its own process (see System).
+func Main(args []string, stdout, stderr io.Writer, sys System) int {
+	c := &cmd{stdout: stdout, stderr: stderr, reg: ops.New(), session: "default", task: os.Getenv("LOUPE_TASK"), sys: sys}
 	c.home = os.Getenv("LOUPE_HOME")
 	if c.home == "" {
 		h, err := os.UserHomeDir()
@@ -527,17 +528,6 @@ func (c *cmd) toTerminal() bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func (c *cmd) executorConfig() executor.Config {
-	cfg := executor.Config{Home: c.home, Chromium: os.Getenv("LOUPE_CHROMIUM"), Headed: os.Getenv("LOUPE_HEADED") == "1"}
-	if a := os.Getenv("LOUPE_BROWSER_ARGS"); a != "" {
-		cfg.BrowserArgs = strings.Fields(a)
-	}
-	if os.Getenv("LOUPE_BROWSER_LOG") == "1" {
-		cfg.BrowserLog = c.stderr // the daemon's log
-	}
-	return cfg
 }
 
 // openInBrowser opens an address in the person's own browser, with the

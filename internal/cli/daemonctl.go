@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/client"
-	"github.com/loupe-dev/loupe/internal/daemon"
 	"github.com/loupe-dev/loupe/internal/homedir"
 )
 
@@ -109,17 +109,14 @@ func (c *cmd) daemonCmd(ctx context.Context, sub string) int {
 	cl := client.New(homedir.SocketPath(c.home), buildID())
 	switch sub {
 	case "run":
-		var ready *os.File
+		if c.sys.RunDaemon == nil {
+			return c.fail(errors.New("this loupe binary has no daemon in it"))
+		}
+		var ready io.WriteCloser
 		if os.Getenv("LOUPE_READY_FD") == "3" {
 			ready = os.NewFile(3, "ready")
 		}
-		cfg := daemon.Config{Home: c.home, Build: buildID(), Executor: c.executorConfig()}
-		var err error
-		if ready != nil {
-			err = daemon.Run(ctx, cfg, ready)
-		} else {
-			err = daemon.Run(ctx, cfg, nil)
-		}
+		err := c.sys.RunDaemon(ctx, c.home, buildID(), ready)
 		if errors.Is(err, homedir.ErrDaemonRunning) {
 			fmt.Fprintln(c.stderr, "loupe: "+err.Error())
 			return 0

@@ -25,7 +25,7 @@ func runMain(t *testing.T, args ...string) result {
 	t.Helper()
 	t.Setenv("LOUPE_HOME", t.TempDir())
 	var out, errb bytes.Buffer
-	code := Main(args, &out, &errb)
+	code := Main(args, &out, &errb, System{})
 	return result{code, out.String(), errb.String()}
 }
 

@@ -20,15 +20,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/loupe-dev/loupe/internal/secret"
-	"github.com/loupe-dev/loupe/internal/settings"
-
 	"github.com/loupe-dev/loupe/internal/apitype"
-	"github.com/loupe-dev/loupe/internal/executor"
 	"github.com/loupe-dev/loupe/internal/homedir"
 	"github.com/loupe-dev/loupe/internal/mcpserver"
 	"github.com/loupe-dev/loupe/internal/ops"
-	"github.com/loupe-dev/loupe/internal/system"
+	"github.com/loupe-dev/loupe/internal/secret"
+	"github.com/loupe-dev/loupe/internal/settings"
 )
 
 const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon | --broker URL [--reroute]] [--headed] [--cdp URL] [--session NAME] [--task ID] [--allow-eval] [--allow-local-pages] [--tools core|full] [--token TOKEN|auto | --no-token] [--max-sessions N] [--print-config CLIENT]"
@@ -204,7 +201,6 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 	}
 	var backend mcpserver.Backend
 	var offered map[string]bool
-	var x *executor.Executor
 	if f.reroute {
 		// No token needed: this only tells the running front end of the
 		// session, on this machine, where the broker is now.
@@ -250,31 +246,32 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 			}
 			return nil
 		}
-		backend = &mcpserver.Remote{C: cl, Session: session, Client: fmt.Sprintf("mcp-%d", os.Getpid()), Task: c.task, LocalPages: f.localPages,
-			Reconnect: reconnect}
+		r := &mcpserver.Remote{C: cl, Reconnect: reconnect}
+		r.Session, r.Client, r.Task, r.LocalPages = session, fmt.Sprintf("mcp-%d", os.Getpid()), c.task, f.localPages
+		backend = r
 	} else {
-		cfg := c.executorConfig()
-		cfg.Headed = cfg.Headed || f.headed
-		// This server's sessions live apart from the daemon's; a browser
-		// that a killed server left behind is ended first.
-		system.ReapLeftovers(c.home)
-		sys, err := system.Open(ctx, system.Config{Home: c.home, Sessions: homedir.MCPHome(c.home), Executor: cfg})
+		// The engine in this process, from the daemon's side: its
+		// sessions live apart from the daemon's.
+		if c.sys.LocalMCP == nil {
+			return c.fail(errors.New("this loupe binary has no engine in it: use loupe mcp --daemon or --broker URL"))
+		}
+		b, closeSys, err := c.sys.LocalMCP(ctx, MCPConfig{Home: c.home, Session: session, Client: "mcp", Task: c.task,
+			LocalPages: f.localPages, Headed: f.headed})
 		if err != nil {
 			return c.fail(err)
 		}
-		x = sys.X
-		backend = &mcpserver.Local{X: x, Session: session, Client: "mcp", Task: c.task, LocalPages: f.localPages}
+		backend = b
 		defer func() {
 			cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
-			_ = sys.Close(cctx)
+			_ = closeSys(cctx)
 		}()
 	}
 	if f.cdp != "" {
 		actx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		op, _ := c.reg.Lookup("attach")
 		in, _ := json.Marshal(ops.AttachIn{CDP: f.cdp})
-		_, err := backend.Do(actx, mcpserver.Call{Op: op, Input: in})
+		_, err := backend.Do(actx, mcpserver.Call{Op: op, OpRequest: apitype.OpRequest{Input: in}})
 		cancel()
 		if err != nil {
 			return c.fail(err)

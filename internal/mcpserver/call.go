@@ -107,7 +107,7 @@ func (s *Server) call(ctx context.Context, t *tool, raw json.RawMessage) (*mcp.C
 	if opID != "" && m.op.Kind != ops.Write {
 		return nil, apitype.Errorf(apitype.BadInput, "%s: operation_id names a write; %s only reads", name, m.op.Name)
 	}
-	r, err := s.b.Do(ctx, Call{Op: m.op, Input: input, Report: report, OperationID: opID, DocumentToken: docToken})
+	r, err := s.b.Do(ctx, Call{Op: m.op, OpRequest: apitype.OpRequest{Input: input, Report: report, OperationID: opID, DocumentToken: docToken}})
 	if err != nil {
 		return nil, err
 	}

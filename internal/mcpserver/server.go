@@ -3,8 +3,11 @@
 // internal/ops (each op's Tools): names, descriptions, input schemas and
 // which operation a call runs all come from there, so MCP never drifts from
 // the CLI and the local API. Every call runs through a Backend (the
-// executor in this process, or the daemon) as this server's own client of
-// the session: its current tab and last snapshots are its own.
+// daemon, a broker on the browser's machine, or — wired in from the
+// daemon's side, package mcplocal — an executor in this process) as this
+// server's own client of the session: its current tab and last snapshots
+// are its own. The package links no engine: a remote front end (loupe mcp
+// --broker) is built of it alone.
 //
 // What an agent gets:
 //   - inputs checked against each tool's schema before anything runs; a
@@ -25,7 +28,6 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -37,196 +39,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
-	"github.com/loupe-dev/loupe/internal/client"
-	"github.com/loupe-dev/loupe/internal/executor"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/secret"
 )
-
-// Call is one operation call through a Backend: the operation, its input
-// as JSON, the write report asked for, and the write's operation id ("" for
-// a read, or to let the executor pick one).
-type Call struct {
-	Op          *ops.Op
-	Input       json.RawMessage
-	Report      *apitype.ReportOptions
-	OperationID string
-	// DocumentToken refuses a write planned on another document.
-	DocumentToken string
-}
-
-// Reply is a call's typed output (a pointer from ops.Op.NewOut), the
-// write's operation id and its report.
-type Reply struct {
-	Out         any
-	OperationID string
-	Report      *apitype.Report
-	// ApprovedAfter is how long the write waited for a person's approval.
-	ApprovedAfter time.Duration
-	// Notice is said before the result: what changed under the agent
-	// since its last call (the daemon restarted), or that the write's
-	// outcome could not be recorded in the ledger.
-	Notice string
-}
-
-// Backend runs calls for the server's session and client, or returns a
-// registry error.
-type Backend interface {
-	Do(ctx context.Context, c Call) (*Reply, error)
-}
-
-// grantKeeper holds the grant id a server's task was given, to present
-// with each call: once the daemon restarts or a person ends the task, the
-// agent's next write is refused (NO_GRANT) rather than run under a grant
-// that is gone, and its next read gets it a new one.
-type grantKeeper struct {
-	mu sync.Mutex
-	id string
-}
-
-func (k *grantKeeper) get() string {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.id
-}
-
-func (k *grantKeeper) set(id string) {
-	if id == "" {
-		return
-	}
-	k.mu.Lock()
-	k.id = id
-	k.mu.Unlock()
-}
-
-// Local runs operations on an executor in this process.
-type Local struct {
-	X       *executor.Executor
-	Session string
-	Client  string
-	Task    string // "": the client's default task
-	// LocalPages lets the agent open file: and chrome: pages.
-	LocalPages bool
-	grant      grantKeeper
-}
-
-// Do runs the operation.
-func (l *Local) Do(ctx context.Context, c Call) (*Reply, error) {
-	r, err := l.X.Do(ctx, executor.Request{Op: c.Op.Name, OpRequest: apitype.OpRequest{Session: l.Session, Client: l.Client, Task: l.Task, Grant: l.grant.get(), Input: c.Input, Report: c.Report, OperationID: c.OperationID, DocumentToken: c.DocumentToken, LocalPages: l.LocalPages}})
-	if err != nil {
-		return nil, err
-	}
-	l.grant.set(r.Grant)
-	return &Reply{Out: r.Out, OperationID: r.OperationID, Report: r.Report, ApprovedAfter: r.ApprovedAfter, Notice: r.Warning}, nil
-}
-
-// Remote runs operations through the daemon, sharing its sessions. A write
-// gets its operation id here, before it is sent: when the daemon's reply
-// never comes, the agent is told which write's outcome is unknown.
-type Remote struct {
-	C       *client.Client
-	Session string
-	Client  string
-	Task    string // "": the client's default task
-	// LocalPages lets the agent open file: and chrome: pages.
-	LocalPages bool
-	// Reconnect, when set, brings a daemon back that cannot be reached
-	// (the CLI starts one as it does for its own commands); the call is
-	// then sent once more: a daemon that could not be reached certainly
-	// did not receive it. Without it, or when it fails, the call is
-	// DAEMON_UNAVAILABLE, not executed.
-	Reconnect func(ctx context.Context) error
-	grant     grantKeeper
-	daemon    daemonSeen
-}
-
-// daemonSeen is the daemon process that last answered this server.
-type daemonSeen struct {
-	mu sync.Mutex
-	id string
-}
-
-// changed records the daemon that answered and reports whether another
-// answered before it (the daemon restarted between two calls).
-func (d *daemonSeen) changed(id string) bool {
-	if id == "" {
-		return false
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	was := d.id
-	d.id = id
-	return was != "" && was != id
-}
-
-// restartNotice tells the agent what a daemon restart between its calls
-// changed: ids from before are refused, never reused, and the daemon
-// knows this server afresh.
-const restartNotice = "the daemon restarted since your last call: tab ids and refs from before are gone (refused, never reused), tabs that were kept came back under new ids, your current tab is the session's first tab again, and a task's grant starts afresh; list the tabs (browser_tabs) and take a snapshot (browser_snapshot) before acting"
-
-// Do runs the operation and decodes its output.
-func (r *Remote) Do(ctx context.Context, c Call) (*Reply, error) {
-	timeout := c.Op.Timeout
-	if dl, ok := ctx.Deadline(); ok {
-		timeout = time.Until(dl)
-	}
-	if c.Op.Kind == ops.Write && c.OperationID == "" {
-		c.OperationID = apitype.NewOperationID()
-	}
-	send := func() (*apitype.OpResponse, error) {
-		return r.C.Do(ctx, c.Op.Name, apitype.OpRequest{Session: r.Session, Client: r.Client, Task: r.Task, Grant: r.grant.get(), Input: c.Input,
-			TimeoutMS: timeout.Milliseconds(), Report: c.Report, OperationID: c.OperationID, DocumentToken: c.DocumentToken,
-			LocalPages: r.LocalPages})
-	}
-	resp, err := send()
-	if errors.Is(err, client.ErrNoDaemon) && r.Reconnect != nil {
-		if rerr := r.Reconnect(ctx); rerr != nil {
-			err = rerr
-		} else {
-			resp, err = send()
-		}
-	}
-	restarted := r.daemon.changed(r.C.Daemon())
-	if err != nil {
-		return nil, daemonError(err, restarted)
-	}
-	r.grant.set(resp.Grant)
-	out := c.Op.NewOut()
-	if err := json.Unmarshal(resp.Result, out); err != nil {
-		return nil, fmt.Errorf("mcpserver: decoding %s: %w", c.Op.Name, err)
-	}
-	reply := &Reply{Out: out, OperationID: resp.OperationID, Report: resp.Report,
-		ApprovedAfter: time.Duration(resp.ApprovedAfterMS) * time.Millisecond}
-	reply.Notice = resp.Warning
-	if restarted {
-		reply.Notice = strings.TrimSuffix(restartNotice+"; "+resp.Warning, "; ")
-	}
-	return reply, nil
-}
-
-// daemonError is a Remote call's error as the agent reads it: a daemon
-// that cannot be reached is DAEMON_UNAVAILABLE, not executed (the call
-// never arrived), and an answer from a daemon that restarted since the
-// last call says so first.
-func daemonError(err error, restarted bool) error {
-	if !errors.Is(err, client.ErrNoDaemon) && !errors.Is(err, errStartDaemon) {
-		if e, ok := apitype.As(err); ok && restarted {
-			c := *e
-			c.Message = restartNotice + ". " + c.Message
-			return &c
-		}
-		return err
-	}
-	return apitype.Wrap(apitype.DaemonUnavailable, err, "the loupe daemon this server uses is not running, and it could not be started: %v", err).
-		Fix("a person can start it on this machine (loupe daemon start) or look at its log (loupe daemon log); then call the tool again")
-}
-
-// errStartDaemon marks a Reconnect's failure.
-var errStartDaemon = errors.New("starting the daemon")
-
-// StartError is what a Reconnect returns when it could not start the
-// daemon.
-func StartError(err error) error { return fmt.Errorf("%w: %w", errStartDaemon, err) }
 
 // Options configure a server.
 type Options struct {

@@ -34,7 +34,7 @@ func TestBodyDropsSizeFooter(t *testing.T) {
 func TestErrorResult(t *testing.T) {
 	e := apitype.Errorf(apitype.StaleRef, "e5 is stale")
 	e.SimilarRefs = []string{"e9"}
-	s, err := New(Options{Backend: &Local{}})
+	s, err := New(Options{Backend: &fakeBackend{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/loupe-dev/loupe/internal/chromium"
 	"github.com/loupe-dev/loupe/internal/executor"
@@ -89,4 +91,21 @@ func (s *System) Close(ctx context.Context) error {
 func ReapLeftovers(home string) {
 	chromium.Reap(filepath.Join(home, "sessions"))
 	chromium.Reap(filepath.Join(homedir.MCPHome(home), "sessions"))
+}
+
+// BrowserFromEnv is how the system's browsers start, as the environment
+// says: LOUPE_CHROMIUM (the browser to run; "" finds one), LOUPE_HEADED=1
+// (show its window; headed asks for that too), LOUPE_BROWSER_ARGS (more
+// flags, split on white space) and LOUPE_BROWSER_LOG=1 (the browser's
+// output goes to log). The daemon and an in-process MCP server read it
+// alike.
+func BrowserFromEnv(headed bool, log io.Writer) executor.Config {
+	cfg := executor.Config{Chromium: os.Getenv("LOUPE_CHROMIUM"), Headed: headed || os.Getenv("LOUPE_HEADED") == "1"}
+	if a := os.Getenv("LOUPE_BROWSER_ARGS"); a != "" {
+		cfg.BrowserArgs = strings.Fields(a)
+	}
+	if os.Getenv("LOUPE_BROWSER_LOG") == "1" {
+		cfg.BrowserLog = log
+	}
+	return cfg
 }

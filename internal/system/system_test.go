@@ -62,3 +62,25 @@ func TestBadPolicyClosesTheLedger(t *testing.T) {
 	}
 	sys.Close(context.Background())
 }
+
+// TestBrowserFromEnv: the browser options the daemon and an in-process
+// MCP server start their browsers with come from the environment.
+func TestBrowserFromEnv(t *testing.T) {
+	t.Setenv("LOUPE_CHROMIUM", "/opt/chromium")
+	t.Setenv("LOUPE_HEADED", "")
+	t.Setenv("LOUPE_BROWSER_ARGS", " --lang=fr  --mute-audio ")
+	t.Setenv("LOUPE_BROWSER_LOG", "1")
+	log := &strings.Builder{}
+	cfg := BrowserFromEnv(false, log)
+	if cfg.Chromium != "/opt/chromium" || cfg.Headed || strings.Join(cfg.BrowserArgs, "|") != "--lang=fr|--mute-audio" || cfg.BrowserLog != log {
+		t.Fatalf("from the environment: %+v", cfg)
+	}
+	if !BrowserFromEnv(true, nil).Headed {
+		t.Error("--headed did not show the window")
+	}
+	t.Setenv("LOUPE_HEADED", "1")
+	t.Setenv("LOUPE_BROWSER_LOG", "")
+	if cfg := BrowserFromEnv(false, log); !cfg.Headed || cfg.BrowserLog != nil {
+		t.Errorf("LOUPE_HEADED=1 without a browser log: %+v", cfg)
+	}
+}

@@ -1,4 +1,4 @@
-package mcpserver
+package mcplocal
 
 import (
 	"context"
@@ -10,7 +10,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/executor"
+	"github.com/loupe-dev/loupe/internal/mcpserver"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
@@ -26,11 +28,12 @@ func BenchmarkMCPOverhead(b *testing.B) {
 	srv := testpages.Start(b, "127.0.0.1")
 	x := executor.New(executor.Config{Home: b.TempDir(), Chromium: os.Getenv("LOUPE_CHROMIUM")})
 	defer x.Close(context.Background())
-	backend := &Local{X: x, Session: "bench", Client: "mcp"}
+	backend := &Local{X: x}
+	backend.Session, backend.Client = "bench", "mcp"
 	reg := ops.New()
 	openOp, _ := reg.Lookup("open")
 	textOp, _ := reg.Lookup("text")
-	s, err := New(Options{Backend: backend, Version: "bench"})
+	s, err := mcpserver.New(mcpserver.Options{Backend: backend, Version: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,7 +44,7 @@ func BenchmarkMCPOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer cs.Close()
-	if _, err := backend.Do(ctx, Call{Op: openOp, Input: json.RawMessage(`{"url":"` + srv.Page("basic.html") + `"}`)}); err != nil {
+	if _, err := backend.Do(ctx, mcpserver.Call{Op: openOp, OpRequest: apitype.OpRequest{Input: json.RawMessage(`{"url":"` + srv.Page("basic.html") + `"}`)}}); err != nil {
 		b.Fatal(err)
 	}
 	var direct, viaMCP []time.Duration
@@ -49,7 +52,7 @@ func BenchmarkMCPOverhead(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		if _, err := backend.Do(ctx, Call{Op: textOp}); err != nil {
+		if _, err := backend.Do(ctx, mcpserver.Call{Op: textOp}); err != nil {
 			b.Fatal(err)
 		}
 		direct = append(direct, time.Since(t0))
