@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -62,11 +59,10 @@ type pkg struct {
 // imports (go list -deps -json, without tests: what the binary links).
 func graph(t *testing.T, roots ...string) map[string][]string {
 	t.Helper()
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		if goBin, err = exec.LookPath("go"); err != nil {
-			t.Fatalf("no go command to list the packages with: %v", err)
-		}
+	// go test puts its own toolchain's bin first in the test's PATH.
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command to list the packages with: %v", err)
 	}
 	var stderr bytes.Buffer
 	cmd := exec.Command(goBin, append([]string{"list", "-deps", "-json=ImportPath,Imports"}, roots...)...)
