@@ -564,6 +564,10 @@ func TestRealApps(t *testing.T) {
 		{"quill", quillTasks},
 		{"sortable", sortableTasks},
 		{"leaflet", leafletTasks},
+		{"fluent", fluentTasks},
+		{"choices", choicesTasks},
+		{"slimSelect", slimSelectTasks},
+		{"ace", aceTasks},
 	} {
 		t.Run(lib.name, func(t *testing.T) {
 			t.Parallel()

@@ -1,0 +1,42 @@
+package e2e
+
+// Ace (ace-builds): a code editor that takes its input through a textarea
+// it keeps out of sight (transparent, a few pixels wide, moved to the
+// caret), beside the text layer a person sees and clicks.
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// aceTasks: an Ace editor with a short JavaScript file (the same file as
+// the CodeMirror page's).
+func aceTasks(a *realAgent) {
+	a.task("readCode", func(a *realAgent) {
+		snap := a.open("ace.html", "editor ready")
+		a.logSize("ace.html")
+		// Every line of the file is in the snapshot as a line of text.
+		var lines []string
+		if err := json.Unmarshal([]byte(a.eval("window.__result.lines")), &lines); err != nil || len(lines) != 6 {
+			a.t.Fatalf("the page's lines: %v %v", lines, err)
+		}
+		for _, l := range lines {
+			if l = strings.TrimSpace(l); l == "" {
+				continue
+			}
+			if !regexp.MustCompile(`(?m)(: |")` + regexp.QuoteMeta(l) + `("|$)`).MatchString(snap) {
+				a.t.Errorf("the code line %q is not a line of the snapshot", l)
+			}
+		}
+		if a.t.Failed() {
+			a.t.Logf("snapshot:\n%s", clip(snap))
+		}
+	})
+	a.task("foldFunction", func(a *realAgent) {
+		snap := a.open("ace.html", "editor ready")
+		// The fold marker beside line 1 in the gutter folds the function.
+		a.click(a.findIn(snap, `.`, `: 1$`, `- button\b`))
+		a.expect("the function is folded", "window.__result.folded", 1)
+	})
+}

@@ -1,0 +1,35 @@
+package e2e
+
+// Slim Select: each <select> is kept in the page shrunk to 1px,
+// transparent and clipped, under the combobox Slim Select draws; each
+// combobox's list stays in the page while closed (transparent, squashed
+// to no height); a chosen value of a multiple select has its own
+// "Remove" control inside the combobox.
+
+// slimSelectTasks: a job form with two offices (the same four cities)
+// and a multiple select of skills (Go and Rust chosen).
+func slimSelectTasks(a *realAgent) {
+	a.task("pickOffice", func(a *realAgent) {
+		snap := a.open("slim-select.html", "form ready")
+		a.logSize("slim-select.html")
+		a.click(a.find(snap, `combobox "Office"`))
+		oslo := a.await(`option "Oslo"`)
+		a.logSize("slim-select.html (office list open)")
+		a.click(oslo)
+		a.expect("Oslo is the office", "window.__result.office", "oslo")
+	})
+	a.task("searchSkill", func(a *realAgent) {
+		snap := a.open("slim-select.html", "form ready")
+		// Open the skills, type part of one into the list's search field,
+		// click it.
+		a.click(a.find(snap, `combobox "Skills"`))
+		a.typeText("", "pyt")
+		a.click(a.await(`option "Python"`))
+		a.expect("Python is added", "window.__result.skills", []string{"go", "python", "rust"})
+	})
+	a.task("removeSkill", func(a *realAgent) {
+		snap := a.open("slim-select.html", "form ready")
+		a.click(a.find(snap, `button "Remove Rust"`))
+		a.expect("only Go is left", "window.__result.skills", []string{"go"})
+	})
+}
