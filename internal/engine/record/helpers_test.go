@@ -102,12 +102,18 @@ func run(t *testing.T, rec *record.Recording, d time.Duration) {
 // done waits (bounded) for a recording to end by itself.
 func done(t testing.TB, rec *record.Recording) record.Result {
 	t.Helper()
-	timer := time.NewTimer(enginetest.StepTimeout)
+	return doneWithin(t, rec, enginetest.StepTimeout)
+}
+
+// doneWithin waits at most d for a recording to end by itself.
+func doneWithin(t testing.TB, rec *record.Recording, d time.Duration) record.Result {
+	t.Helper()
+	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
 	case <-rec.Done():
 	case <-timer.C:
-		t.Fatalf("the recording did not end within %v: %+v", enginetest.StepTimeout, rec.Status())
+		t.Fatalf("the recording did not end within %v: %+v", d, rec.Status())
 	}
 	res, ok := rec.Result()
 	if !ok {
