@@ -10,8 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/testpages"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestRemoteMCPThroughTheBroker: a remote agent's MCP server (loupe mcp
@@ -202,4 +204,76 @@ func (f *forward) stop() {
 		c.Close()
 	}
 	f.conns = nil
+}
+
+// TestRemoteWriteWhenTheBrokerDies: the daemon (and its broker) killed
+// while a remote agent's write is under way. The agent is told
+// OUTCOME_UNKNOWN with the write's operation id, and nothing sends it
+// again; once the person serves the broker again and the front end is
+// re-pointed, the agent reads the write back from the ledger as
+// unknown — its own operation, visible to it — and the page got no more
+// of it.
+func TestRemoteWriteWhenTheBrokerDies(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv, keys := countingPage(t, `<textarea aria-label="Notes" oninput="navigator.sendBeacon('/hit')"></textarea>`)
+	var served struct{ URL string }
+	e.okJSON(&served, "broker", "serve")
+	var reg struct{ Token string }
+	e.okJSON(&reg, "broker", "register", "--host", "box")
+	var st struct{ PID int }
+	e.okJSON(&st, "daemon", "status")
+
+	remote := newEnv(t)
+	remote.extra = append(remote.extra, "LOUPE_BROKER_TOKEN="+reg.Token)
+	m := startMCP(t, remote, "--broker", served.URL, "--session", "ws1")
+	snap := m.ok("browser_navigate", map[string]any{"url": srv.URL + "/"})
+	ref := regexp.MustCompile(`textbox "Notes"[^\n]*\[ref=(e\d+)\]`).FindStringSubmatch(snap)
+	if ref == nil {
+		t.Fatalf("no Notes box:\n%s", snap)
+	}
+
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		r, err := m.cs.CallTool(m.ctx, &mcp.CallToolParams{Name: "browser_type", Arguments: map[string]any{"ref": ref[1], "text": strings.Repeat("a", 3000)}})
+		if err != nil {
+			r = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "transport: " + err.Error()}}}
+		}
+		done <- r
+	}()
+	eventually(t, "keys reaching the page", func() bool { return keys.Load() >= 20 })
+	if err := kill(st.PID); err != nil {
+		t.Fatal(err)
+	}
+	var r *mcp.CallToolResult
+	select {
+	case r = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the remote write did not return after the broker's daemon was killed")
+	}
+	text := ""
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	id := regexp.MustCompile(`operation (op-[0-9a-z-]+)`).FindStringSubmatch(text)
+	if !r.IsError || !strings.Contains(text, "OUTCOME_UNKNOWN") || id == nil || !strings.Contains(text, "not sent again") {
+		t.Fatalf("the remote write with the broker gone: %s", text)
+	}
+	e.waitNoProcesses(15 * time.Second)
+	sent := settledCount(keys)
+
+	// The person serves the broker again (a new daemon, a new port); the
+	// agent's front end is re-pointed and reads its write back.
+	var again struct{ URL string }
+	e.okJSON(&again, "broker", "serve")
+	remote.ok("mcp", "--broker", again.URL, "--session", "ws1", "--reroute")
+	op := m.ok("browser_operations", map[string]any{"action": "show", "operation_id": id[1]})
+	if !strings.Contains(op, "unknown") || !strings.Contains(op, "type") {
+		t.Fatalf("the write read back from the ledger:\n%s", op)
+	}
+	if n := keys.Load(); n != sent {
+		t.Errorf("%d keys reached the page after the broker came back", n-sent)
+	}
 }

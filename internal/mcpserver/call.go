@@ -61,9 +61,13 @@ func (s *Server) call(ctx context.Context, t *tool, raw json.RawMessage) (*mcp.C
 		return nil, apitype.Errorf(apitype.BadInput, "arguments of %s: %v", name, err)
 	}
 	snap, snapGiven := args["snapshot"].(bool)
-	opID, _ := args["operation_id"].(string)
-	docToken, _ := args["document_token"].(string)
+	// operation_id and document_token belong to the write's envelope only
+	// on a tool that writes; on one that only reads they are its input's
+	// own fields (browser_operations show names the operation to show).
+	var opID, docToken string
 	if t.write {
+		opID, _ = args["operation_id"].(string)
+		docToken, _ = args["document_token"].(string)
 		delete(args, "snapshot")
 		delete(args, "operation_id")
 		delete(args, "document_token")
