@@ -324,6 +324,9 @@ function labelledBy(el, hit) {
 // other control). Anything else on top covers it.
 function ownPart(el, hit) {
   if (hit === el || flatContains(el, hit)) return true;
+  // The invisible control it stands for, lying over it (32-twins.js).
+  const tw = twinInput(el);
+  if (tw && (hit === tw || flatContains(tw, hit))) return true;
   // A shadow host never covers its own shadow tree.
   if (hit.shadowRoot && flatContains(hit, el)) return true;
   const lbl = hit.closest && hit.closest('label');
@@ -584,7 +587,7 @@ function focus(id) {
 function isSecret(el) { return !!el && el.localName === 'input' && el.type === 'password'; }
 
 // secret reports whether an element is a field whose text is a secret.
-function secret(id) { return isSecret(target(id)); }
+function secret(id) { const el = target(id); return isSecret(el && (twinInput(el) || el)); }
 
 function readValue(el) {
   if ('value' in el && (el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select')) return String(el.value);
@@ -595,14 +598,17 @@ function readValue(el) {
 function read(id, what, arg) {
   const el = target(id);
   if (!el) return fail('gone');
+  // What an element that stands for an invisible control says of it is
+  // that control's (its value, its state); where it is, its own.
+  const input = twinInput(el) || el;
   switch (what) {
     case 'text': return { ok: true, value: el.innerText !== undefined ? el.innerText : el.textContent };
     case 'html': return { ok: true, value: el.outerHTML };
     case 'value': {
       // A password field's value is shown as the snapshot shows it: a
       // mask, never the secret.
-      const v = readValue(el);
-      return isSecret(el) ? { ok: true, value: v ? '•'.repeat(Math.min(v.length, 8)) : '', secret: true } : { ok: true, value: v };
+      const v = readValue(input);
+      return isSecret(input) ? { ok: true, value: v ? '•'.repeat(Math.min(v.length, 8)) : '', secret: true } : { ok: true, value: v };
     }
     case 'attr': return { ok: true, value: el.getAttribute(arg), present: el.hasAttribute(arg) };
     case 'box': {
@@ -610,16 +616,17 @@ function read(id, what, arg) {
       return { ok: true, x: r.x, y: r.y, width: r.width, height: r.height, scrollX, scrollY };
     }
     case 'state': {
-      const role = roleOf(el);
+      const role = roleOf(input);
       const r = visibleBox(el);
-      const c = CHECKABLE.has(role) ? checkedState(el, role) : '';
+      const c = CHECKABLE.has(role) ? checkedState(input, role) : '';
+      const a = deepActiveElement();
       return {
-        ok: true, role, visible: !!r, enabled: !isDisabled(el), editable: isEditable(el),
+        ok: true, role, visible: !!r && unseenHow(el) !== 'tiny', enabled: !isDisabled(input), editable: isEditable(input),
         checked: c === 'true' ? true : c === 'mixed' ? 'mixed' : c === 'false' ? false : null,
-        focused: deepActiveElement() === el, inViewport: !!r && inViewport(r), tag: el.localName,
+        focused: a === el || a === input, inViewport: !!r && inViewport(r), tag: input.localName,
         // Its role or states come from its internals, as of the last
         // answer: the engine asks again (25-internals.js).
-        internals: fromInternals(el),
+        internals: fromInternals(input),
       };
     }
   }
@@ -769,8 +776,10 @@ async function frameOffset(id, x, y, hit) {
 // chooser from a hidden file input inside it, or the label of one); i is
 // then the file input's id.
 function fileInput(id) {
-  const el = target(id);
-  if (!el) return fail('gone');
+  const t = target(id);
+  if (!t) return fail('gone');
+  // (A file input is hidden by design: it is reached hidden or not.)
+  const el = twinInput(t) || t;
   const isFile = (n) => n && n.localName === 'input' && n.type === 'file';
   let input = isFile(el) ? el : null;
   if (!input && el.localName === 'label' && isFile(el.control)) input = el.control;
@@ -782,7 +791,7 @@ function fileInput(id) {
   if (!input) return fail('notfile', describe(el));
   if (isDisabled(input)) return fail('disabled', describe(input));
   const out = { ok: true, multiple: input.multiple };
-  if (input !== el) { out.i = idOf(input); out.via = 'through its file input ' + describe(input); }
+  if (input !== t) { out.i = idOf(input); out.via = 'through its file input ' + describe(input); }
   return out;
 }
 
