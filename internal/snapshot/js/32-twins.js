@@ -410,3 +410,37 @@ function twinShown(el) {
   const v = twinOf.get(el);
   return v && v.isConnected && twinHost.get(v) === el ? v : null;
 }
+
+// twinFor is the counterpart of el when a person cannot see el: the one
+// the last walk paired it with, or one found now (el was not walked, or
+// only changed since); null when el is seen or has none.
+function twinFor(el) {
+  const how = unseenHow(el);
+  if (!how) return null;
+  const v = twinShown(el);
+  if (v && seen(v)) return v;
+  return withWalkState(() => matchOne(el, how, { taken: new Map(twinHost), scopes: new Map() }));
+}
+
+// reachInput is how a verb that does not point (fill, type, focus,
+// select) reaches the control behind el, with the same idea of what a
+// person can see as a click has (prepare): {ok, input, host} where input
+// takes the value or keys and host is the visible element that stands
+// for it (null when el is seen itself), or a failure. An element that
+// stands for an invisible control reaches that control; an invisible
+// control its counterpart shows is reached as it is; one drawn one pixel
+// or less across, or placed off the page, with no counterpart is refused,
+// as a click on it is.
+function reachInput(el) {
+  const h = twinInput(el);
+  if (h) return visibleBox(el) ? { ok: true, input: h, host: el } : fail('hidden', describe(el));
+  const how = unseenHow(el);
+  if (how) {
+    const v = twinFor(el);
+    if (v) return { ok: true, input: el, host: v };
+    if (how === 'tiny') return fail('hidden', describe(el) + ', drawn one pixel or less across, with no visible counterpart');
+  }
+  if (!visibleBox(el)) return fail('hidden', describe(el));
+  if (offPage(el)) return fail('hidden', describe(el) + ', placed off the page where nothing scrolls to it');
+  return { ok: true, input: el, host: null };
+}

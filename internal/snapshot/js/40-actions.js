@@ -406,15 +406,24 @@ async function prepare(id, o) {
   if (!el) return fail('gone');
   let r = visibleBox(el);
   let via = null;
-  if (o.hit !== false && (!r || tiny(r))) via = toggleProxy(el);
+  // A control a person cannot see is pointed at where they would point:
+  // its visible counterpart (32-twins.js), or a native toggle's label or
+  // the wrapper that draws it.
+  let how = unseenHow(el);
+  const twin = how ? twinFor(el) : null;
+  if (twin) via = twin;
+  else if (o.hit !== false && (!r || tiny(r))) via = toggleProxy(el);
   // A popup animating open is not visible for a few frames: wait for it,
   // a frame at a time, at most settleFrames.
-  for (let i = 0; i < settleFrames && !r && !via; i++) {
+  for (let i = 0; i < settleFrames && (!r || how === 'tiny') && !via; i++) {
     await nextFrame();
     if (!el.isConnected) return fail('gone');
     r = visibleBox(el);
+    how = unseenHow(el);
   }
+  // (One pixel or less across is nothing to see or point at either.)
   if (!r && !via) return fail('hidden', describe(el));
+  if (how === 'tiny' && !via) return fail('hidden', describe(el) + ', drawn ' + Math.round(r.width) + '×' + Math.round(r.height) + ' px, with no visible counterpart');
   if (o.enabled !== false && isDisabled(el)) return fail('disabled', describe(el));
   if (o.editable && !isEditable(el)) return fail('noteditable', describe(el));
   const box = via || el;
@@ -479,13 +488,18 @@ async function prepare(id, o) {
   }
   prepared = { el, via };
   const out = { ok: true, x, y, w: r.width, h: r.height };
-  if (via) out.via = 'through ' + describe(via) + ' (it draws the input)';
+  if (twin) {
+    out.via = 'at ' + describe(twin) + ', which shows it (' + describe(el) + ' is not drawn)';
+    // The keys of an editor go to an input it hides: a click on that
+    // input is the editor taking focus where its caret is.
+    if (twinEditor(twin, el)) out.focus = true;
+  } else if (via) out.via = 'through ' + describe(via) + ' (it draws the input)';
   else if (part) out.via = 'at ' + part + ' (its own widget part, on top)';
   return out;
 }
 
 function isEditable(el) {
-  if (el.isContentEditable) return true;
+  if (el.isContentEditable || el.editContext) return true;
   if (el.localName === 'textarea') return !el.readOnly && !el.disabled;
   if (el.localName === 'input') {
     const t = el.type;
@@ -508,10 +522,22 @@ function editingHost(el) {
 // goes to its end. A block inside a rich-text editor (a paragraph ref from
 // the snapshot) focuses its editor and puts the selection in that block.
 function focusSelect(id, selectAll) {
-  const el = target(id);
-  if (!el) return fail('gone');
-  if (!visibleBox(el)) return fail('hidden', describe(el));
+  const t = target(id);
+  if (!t) return fail('gone');
+  // The field a visible element stands for, or the one an invisible
+  // field's counterpart shows (32-twins.js).
+  const reach = reachInput(t);
+  if (!reach.ok) return reach;
+  const el = reach.input;
   if (isDisabled(el)) return fail('disabled', describe(el));
+  if (reach.host && twinEditor(reach.host, el) && (isEditable(el) || el.tabIndex >= 0)) {
+    // An editor's hidden input: its text is the editor's, which the
+    // editor's own keys select (all, or to its end), sent by the engine.
+    el.focus();
+    const a = deepActiveElement();
+    if (!(a === el || flatContains(el, a))) return fail('unfocusable', describe(el));
+    return { ok: true, empty: readValue(el) === '' && collapse(reach.host.innerText || '') === '', keys: selectAll ? 'all' : 'end' };
+  }
   if (!isEditable(el)) return fail('noteditable', describe(el));
   const host = el.isContentEditable ? editingHost(el) : el;
   host.focus();
@@ -533,11 +559,13 @@ function focusSelect(id, selectAll) {
 // value — after focusing it (its keys then move it); {range: false} for
 // any other element.
 function rangeOf(id) {
-  const el = target(id);
-  if (!el) return fail('gone');
+  const t = target(id);
+  if (!t) return fail('gone');
+  const el = twinInput(t) || t;
   if (el.localName === 'input' && pickerTypes.has(el.type)) return { ok: true, range: false, picker: true };
   if (!(el.localName === 'input' && el.type === 'range')) return { ok: true, range: false };
-  if (!visibleBox(el)) return fail('hidden', describe(el));
+  const reach = reachInput(t);
+  if (!reach.ok) return reach;
   if (isDisabled(el)) return fail('disabled', describe(el));
   const num = (v, d) => (v === '' || isNaN(Number(v)) ? d : Number(v));
   const min = num(el.min, 0), max = num(el.max, 100);
@@ -556,9 +584,11 @@ const pickerTypes = new Set(['date', 'datetime-local', 'month', 'week', 'time', 
 // value the input does not take (a wrong format) leaves it as it was and
 // fails with the format it wants.
 function setPicked(id, value) {
-  const el = target(id);
-  if (!el) return fail('gone');
-  if (!visibleBox(el)) return fail('hidden', describe(el));
+  const t = target(id);
+  if (!t) return fail('gone');
+  const reach = reachInput(t);
+  if (!reach.ok) return reach;
+  const el = reach.input;
   if (isDisabled(el) || el.readOnly) return fail('disabled', describe(el));
   const before = el.value;
   el.focus();
@@ -575,8 +605,13 @@ function setPicked(id, value) {
 }
 
 function focus(id) {
-  const el = target(id);
-  if (!el) return fail('gone');
+  const t = target(id);
+  if (!t) return fail('gone');
+  // As every verb: what a person cannot see is reached through what they
+  // see, or not at all.
+  const reach = reachInput(t);
+  if (!reach.ok) return reach;
+  const el = reach.input;
   el.focus();
   const a = deepActiveElement();
   if (!(a === el || flatContains(el, a))) return fail('unfocusable', describe(el));
@@ -637,8 +672,11 @@ function read(id, what, arg) {
 // fires input and change as a person's choice would. The native popup is
 // not reachable by trusted input in a headless browser.
 function selectOptions(id, values) {
-  const el = target(id);
-  if (!el) return fail('gone');
+  const t = target(id);
+  if (!t) return fail('gone');
+  const reach = reachInput(t);
+  if (!reach.ok) return reach;
+  const el = reach.input;
   if (el.localName !== 'select') return fail('notselect', describe(el));
   if (isDisabled(el)) return fail('disabled', describe(el));
   const opts = Array.from(el.options);
