@@ -1,6 +1,9 @@
 package capture_test
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -171,6 +174,58 @@ func TestTwinsDrawnToggles(t *testing.T) {
 	for _, want := range []string{`link "Skip to content" [url=#main] [ref=`, `textbox "Honeypot" [ref=`} {
 		if !strings.Contains(s.Text, want) {
 			t.Errorf("missing %q:\n%s", want, s.Text)
+		}
+	}
+}
+
+// twinMutations are what a list with a hidden copy does between two
+// snapshots (twins-list.html): the copy comes and goes or becomes
+// visible, items are renamed, chosen, hidden, added and removed on one
+// side or both, the visible list is rebuilt, the transparent copy shows.
+var twinMutations = []string{
+	`(n) => { const c = document.getElementById('fruit-list'); if (c) { window.__copy = c; c.remove(); } else if (window.__copy) document.getElementById('fruit-drop').prepend(window.__copy); }`,
+	`(n) => { const c = document.getElementById('fruit-list'); if (c) c.classList.toggle('a11y'); }`,
+	`(n) => { const items = document.querySelectorAll('#fruit-items .content, #fruit-list [role=option]'); if (items.length) items[n % items.length].textContent = ['Apple', 'Banana', 'Cherry', 'Damson'][n % 4]; }`,
+	`(n) => { const o = document.querySelectorAll('#fruit-list [role=option], #color-list [role=option]'); if (o.length) o[n % o.length].setAttribute('aria-selected', String(n % 2 === 0)); }`,
+	`(n) => { const i = document.querySelectorAll('.item'); if (i.length) i[n % i.length].style.display = i[n % i.length].style.display ? '' : 'none'; }`,
+	`(n) => { const g = document.getElementById('color-list'); g.style.opacity = g.style.opacity === '1' ? '' : '1'; }`,
+	`(n) => { const name = 'Fig ' + n; document.getElementById('fruit-items').insertAdjacentHTML('beforeend', '<div class="item"><div class="content">' + name + '</div></div>'); const c = document.getElementById('fruit-list'); if (c && n % 2) c.insertAdjacentHTML('beforeend', '<div role="option">' + name + '</div>'); }`,
+	`(n) => { const i = document.querySelectorAll('#fruit-items .item'); if (i.length > 1) i[n % i.length].remove(); }`,
+	`(n) => { const l = document.getElementById('fruit-items'); l.innerHTML = l.innerHTML; }`,
+	`(n) => { const d = document.getElementById('color-drop'); d.hidden = !d.hidden; }`,
+	`(n) => { if (n % 2) document.querySelector('[role=combobox]').focus(); else document.activeElement.blur(); }`,
+	`(n) => {}`,
+}
+
+// TestTwinsCachedEqualsFresh: after every change of a seeded random
+// sequence, the snapshot made from the page agent's kept walk equals a
+// fresh walk — text and refs — wherever the pairs of copies and their
+// stand-ins come, go or change.
+func TestTwinsCachedEqualsFresh(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "twins-list.html")
+	steps := 40
+	if testing.Short() {
+		steps = 20
+	}
+	rng := rand.New(rand.NewPCG(26, 1))
+	for step := range steps {
+		ctx := ctxT(t)
+		i, n := rng.IntN(len(twinMutations)), rng.IntN(1000)
+		expr := fmt.Sprintf("(%s)(%d), new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", twinMutations[i], n)
+		if err := tab.Session().Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true}, nil); err != nil {
+			t.Fatal(err)
+		}
+		cached, err := capture.Take(ctx, tab, capture.SnapshotOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := capture.Take(ctx, tab, capture.SnapshotOptions{NoCache: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cached.Text != fresh.Text || !reflect.DeepEqual(cached.Refs, fresh.Refs) {
+			t.Fatalf("step %d (mutation %d, n %d): the snapshot differs from a fresh walk\ncached:\n%s\nfresh:\n%s", step, i, n, cached.Text, fresh.Text)
 		}
 	}
 }
