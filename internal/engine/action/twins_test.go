@@ -201,4 +201,15 @@ func TestTwinsVerbsAgree(t *testing.T) {
 	if _, err := action.SetChecked(ctxT(t), tab, `#remember`, false); err != nil {
 		t.Errorf("uncheck #remember: %v", err)
 	}
+	// A clipped checkbox whose label holds a link as well keeps its own
+	// line; every verb reaches it through its label.
+	terms := firstRef(t, s, "checkbox", "I accept the terms")
+	for _, v := range verbs[:3] {
+		if err := v.do(terms); err != nil {
+			t.Errorf("%s the terms checkbox: %v", v.name, err)
+		}
+	}
+	if got := evalString(t, tab, `String(document.getElementById('terms').checked)`); got != "true" {
+		t.Errorf("the terms checkbox after a click: checked %s", got)
+	}
 }

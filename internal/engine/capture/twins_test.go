@@ -170,8 +170,14 @@ func TestTwinsDrawnToggles(t *testing.T) {
 	if !strings.Contains(s.Text, `radio "Free" [checked] [ref=`) {
 		t.Errorf("the checked radio's state is lost:\n%s", s.Text)
 	}
+	// A label that holds a link too stands for nothing: the link would
+	// be lost. The checkbox keeps its line (and is clicked through the
+	// label, see the action tests).
+	if r := firstRef(t, s, "checkbox", "I accept the terms"); attrOf(t, tab, r, "id") != "terms" {
+		t.Errorf("the checkbox whose label holds a link is not the checkbox itself:\n%s", s.Text)
+	}
 	// What has no visible counterpart keeps its line and ref.
-	for _, want := range []string{`link "Skip to content" [url=#main] [ref=`, `textbox "Honeypot" [ref=`} {
+	for _, want := range []string{`link "terms" [url=#terms-text] [ref=`, `link "Skip to content" [url=#main] [ref=`, `textbox "Honeypot" [ref=`} {
 		if !strings.Contains(s.Text, want) {
 			t.Errorf("missing %q:\n%s", want, s.Text)
 		}

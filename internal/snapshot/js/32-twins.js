@@ -267,7 +267,7 @@ function matchOne(h, how, ctx) {
   if (CHECKABLE.has(role)) {
     // Whether it lies over or under what draws it, a click on its label
     // or on the wrapper that holds it reaches it.
-    for (const l of h.labels || []) if (usable(l, h, role, ctx.taken)) return l;
+    for (const l of h.labels || []) if (holdsOnly(l, h, false) && usable(l, h, role, ctx.taken)) return l;
     return wrapper(h, role, ctx, false);
   }
   if (how === 'clear') {
@@ -302,12 +302,19 @@ function wrapper(h, role, ctx, text) {
     const r = p.getBoundingClientRect();
     const min = text ? 8 : 4;
     if (r.width < min || r.height < min || !inBox(p, h)) return null;
-    for (const c of p.querySelectorAll(text ? 'input, textarea, select, [contenteditable]' : OTHER_CONTROLS)) {
-      if (c !== h && !flatContains(h, c) && !(text && !textField(c))) return null;
-    }
-    return usable(p, h, role, ctx.taken) ? p : null;
+    return holdsOnly(p, h, text) && usable(p, h, role, ctx.taken) ? p : null;
   }
   return null;
+}
+
+// holdsOnly reports whether p holds no control but h (with text, no text
+// field but h): a stand-in prints as h alone, and whatever else it held
+// would be lost from the snapshot.
+function holdsOnly(p, h, text) {
+  for (const c of p.querySelectorAll(text ? 'input, textarea, select, [contenteditable]' : OTHER_CONTROLS)) {
+    if (c !== h && !flatContains(h, c) && !(text && !textField(c))) return false;
+  }
+  return true;
 }
 
 // editorOf is the editor a hidden text field takes the keys for: an
@@ -436,7 +443,9 @@ function reachInput(el) {
   if (h) return visibleBox(el) ? { ok: true, input: h, host: el } : fail('hidden', describe(el));
   const how = unseenHow(el);
   if (how) {
-    const v = twinFor(el);
+    // (A native toggle drawn by a label or wrapper that holds more than
+    // it is clicked there too: see toggleProxy.)
+    const v = twinFor(el) || toggleProxy(el);
     if (v) return { ok: true, input: el, host: v };
     if (how === 'tiny') return fail('hidden', describe(el) + ', drawn one pixel or less across, with no visible counterpart');
   }
