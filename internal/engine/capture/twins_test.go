@@ -80,6 +80,14 @@ func TestTwinsOptionListShowsVisibleItems(t *testing.T) {
 			t.Errorf("%s is #%s, want #%s", c.line, got, c.id)
 		}
 	}
+	// A closed list kept in the page has no counterpart: the value its
+	// combobox shows is part of that combobox, not the chosen option.
+	if r := firstRef(t, s, "option", "Berlin"); attrOf(t, tab, r, "class") != "opt" {
+		t.Errorf("the closed list's option is folded into what its combobox shows:\n%s", s.Text)
+	}
+	if !regexp.MustCompile(`- combobox "City" \[ref=e\d+\]: Berlin`).MatchString(s.Text) {
+		t.Errorf("the combobox no longer shows its value:\n%s", s.Text)
+	}
 	if strings.Contains(s.Text, "[clickable]") {
 		t.Errorf("a visible item still prints as a plain clickable element:\n%s", s.Text)
 	}

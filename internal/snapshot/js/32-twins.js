@@ -240,14 +240,22 @@ function matchTwins(cands) {
 }
 
 // usable reports whether v may stand for h: a visible element of the
-// page's content, not standing for another copy, and not a control of
-// another kind (one of the same kind is shown as it is, and h left out).
+// page's content, not standing for another copy, not a control of another
+// kind (one of the same kind is shown as it is, and h left out), and not
+// part of one (the value a combobox shows is no option of its closed
+// list, whatever its text).
 function usable(v, h, role, taken) {
   if (!v || v.nodeType !== 1 || v === document.body || v === document.documentElement) return false;
   const other = taken.get(v);
   if ((other && other !== h) || v === h || !seen(v)) return false;
   const own = twinRole(v);
-  return own === role || !ACTION_ROLES.has(own);
+  if (own !== role && ACTION_ROLES.has(own)) return false;
+  for (let p = flatParent(v); p && p.nodeType === 1 && p !== document.body; p = flatParent(p)) {
+    if (p === h || flatContains(p, h)) break; // (h's own wrapper or label)
+    const r = twinRole(p);
+    if (ACTION_ROLES.has(r) && !TWIN_LISTS.has(r)) return false;
+  }
+  return true;
 }
 
 function commonAncestor(a, b) {
