@@ -22,6 +22,11 @@ type Node struct {
 	// container to scope to, an editor, or an element with a pointer
 	// cursor, handler or tabindex); the interactive view keeps these.
 	Control bool `json:"control,omitzero"`
+	// Twin is the agent's id of the invisible control this node stands
+	// for (its role, name and states are that control's; its ref is the
+	// visible element's): a copy a person never sees, such as an editor's
+	// hidden input or a list mirrored for screen readers.
+	Twin int64 `json:"twin,omitzero"`
 	// Cells are the texts of a table row whose cells are only text: the
 	// row prints them on its own line, and they take no refs.
 	Cells    []string `json:"cells,omitzero"`
@@ -86,6 +91,7 @@ type agentNode struct {
 	U  string   `json:"u,omitzero"`
 	FR int      `json:"fr,omitzero"`
 	K  int      `json:"k,omitzero"`
+	TW int64    `json:"tw,omitzero"`
 	CS []string `json:"cs,omitzero"`
 	C  []*Node  `json:"c,omitzero"`
 	M  int64    `json:"m,omitzero"`
@@ -114,7 +120,7 @@ func (n *Node) UnmarshalJSONFrom(dec *jsonv2.Decoder) error {
 	}
 	*n = Node{
 		Role: a.R, Name: a.N, NameFromContent: a.NF != 0, Elem: a.I, States: a.S,
-		Value: a.V, URL: a.U, Frame: a.FR != 0, Control: a.K != 0, Cells: a.CS, Children: a.C, Key: a.M, Reuses: a.At,
+		Value: a.V, URL: a.U, Frame: a.FR != 0, Control: a.K != 0, Twin: a.TW, Cells: a.CS, Children: a.C, Key: a.M, Reuses: a.At,
 	}
 	if a.At != 0 && (a.R != "" || len(a.C) != 0) {
 		return fmt.Errorf("snapshot: a reused node (@%d) with content of its own", a.At)

@@ -45,6 +45,9 @@ type Result struct {
 type target struct {
 	*capture.Element
 	via string
+	// focusOnly (set by point) says the element is an editor's hidden
+	// input: a click focuses it instead (see agentResult.Focus).
+	focusOnly bool
 }
 
 // resolve finds the element a ref or locator names (see capture.Resolve).
@@ -67,7 +70,7 @@ func point(ctx context.Context, t *engine.Surface, tg *target, hit, enabled bool
 	if err != nil {
 		return 0, 0, err
 	}
-	tg.via = r.Via
+	tg.via, tg.focusOnly = r.Via, r.Focus
 	if x, y, err = toTop(ctx, t, tg.Ref, tg.Frame, r.X, r.Y, hit); err != nil {
 		return 0, 0, err
 	}
@@ -180,6 +183,9 @@ func Click(ctx context.Context, t *engine.Surface, ref string, o ClickOptions) (
 		x, y, err := point(ctx, t, tg, true, true)
 		if err != nil {
 			return nil, err
+		}
+		if tg.focusOnly && o.Button != "right" {
+			return focusEditor(ctx, t, tg)
 		}
 		if o.Count < 1 {
 			o.Count = 1
@@ -310,6 +316,9 @@ func Fill(ctx context.Context, t *engine.Surface, ref, text string) (*Result, er
 		if err != nil {
 			return nil, err
 		}
+		if err := editorKeys(ctx, t, r); err != nil {
+			return nil, err
+		}
 		switch {
 		case text != "":
 			err = input.InsertText(ctx, t.Session(), text)
@@ -336,7 +345,11 @@ func Type(ctx context.Context, t *engine.Surface, ref, text string) (*Result, er
 			if err := focusFirst(ctx, t, tg); err != nil {
 				return nil, err
 			}
-			if _, err := runOn(ctx, tg, "focusSelect", false); err != nil {
+			r, err := runOn(ctx, tg, "focusSelect", false)
+			if err != nil {
+				return nil, err
+			}
+			if err := editorKeys(ctx, t, r); err != nil {
 				return nil, err
 			}
 		}
@@ -348,6 +361,39 @@ func Type(ctx context.Context, t *engine.Surface, ref, text string) (*Result, er
 		}
 		return withValue(ctx, t, tg), nil
 	})
+}
+
+// focusEditor is a click on an editor's hidden input (see
+// agentResult.Focus): the input takes focus, as the editor gives it when a
+// person clicks at its caret; the caret stays where it was.
+func focusEditor(ctx context.Context, t *engine.Surface, tg *target) (*Result, error) {
+	if err := focusFirst(ctx, t, tg); err != nil {
+		return nil, err
+	}
+	if _, err := runOn(ctx, tg, "focus"); err != nil {
+		return nil, err
+	}
+	r := result(t, tg)
+	r.Note = "focused the editor's input, which is not drawn (its caret stays where it was); " + tg.via
+	return r, nil
+}
+
+// editorKeys selects the text of the editor whose hidden input
+// focusSelect focused (r.Keys), with the editor's own keys: its text is
+// the editor's, not the input's (a code editor's textarea holds a few
+// lines, or none). Control+A selects it all (fill), Control+End puts the
+// caret at its end (type).
+func editorKeys(ctx context.Context, t *engine.Surface, r *agentResult) error {
+	var chord string
+	switch r.Keys {
+	case "all":
+		chord = "Control+a"
+	case "end":
+		chord = "Control+End"
+	default:
+		return nil
+	}
+	return input.Press(ctx, t.Session(), mustChord(chord))
 }
 
 func withValue(ctx context.Context, t *engine.Surface, tg *target) *Result {

@@ -30,9 +30,18 @@ type agentResult struct {
 	Seq      int64    `json:"seq"`
 	I        int64    `json:"i"` // another element the action goes to (fileInput)
 	// Via says where the input went in the element's stead: through the
-	// label or drawn wrapper of a hidden native toggle, or at a part of
-	// its own widget lying on top of it.
+	// label or drawn wrapper of a hidden native toggle, at the visible
+	// element that stands for an invisible control, or at a part of its
+	// own widget lying on top of it.
 	Via string `json:"via"`
+	// Focus (prepare) says the element is the hidden input of an editor
+	// it lies in: a click on it is the editor taking focus at its caret,
+	// not a press somewhere in the editor's text.
+	Focus bool `json:"focus"`
+	// Keys (focusSelect) says the field is an editor's hidden input,
+	// focused, and what of the editor's text the engine selects with the
+	// editor's own keys before it types: "all" (fill) or "end" (type).
+	Keys string `json:"keys"`
 }
 
 // notActionable words the agent's refusals: the ref, then the agent's

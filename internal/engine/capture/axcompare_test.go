@@ -131,6 +131,7 @@ type axFacts struct {
 // agentElem is one element node of the agent's tree.
 type agentElem struct {
 	id         int64
+	twin       int64 // the invisible control the element stands for (Node.Twin)
 	role, name string
 	states     string
 	desc       string // the element as describeDOM gives it
@@ -212,17 +213,26 @@ func compareAX(ctx context.Context, tab *engine.Surface) (*axResult, error) {
 		// Text in the document's root carries the root's id only to be
 		// acted on: the root is no element of the tree to compare.
 		if n.Elem != 0 && !n.IsText() {
-			elems = append(elems, agentElem{id: n.Elem, role: n.Role, name: n.Name, states: n.States})
+			elems = append(elems, agentElem{id: n.Elem, twin: n.Twin, role: n.Role, name: n.Name, states: n.States})
 		}
 		return true
 	})
-	ids := make([]int64, len(elems))
-	for i, e := range elems {
-		ids[i] = e.id
+	ids := make([]int64, 0, 2*len(elems))
+	for _, e := range elems {
+		ids = append(ids, e.id)
 	}
-	nodes, err := elemNodes(ctx, tab, w, ids)
+	for _, e := range elems {
+		if e.twin != 0 {
+			ids = append(ids, e.twin)
+		}
+	}
+	all, err := elemNodes(ctx, tab, w, ids)
 	if err != nil {
 		return nil, err
+	}
+	nodes, twins := all[:len(elems)], map[int64]*cdpproto.Node{}
+	for i, id := range ids[len(elems):] {
+		twins[id] = all[len(elems)+i]
 	}
 	tree, err := cdpproto.Call(ctx, tab.Session(), accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
 	if err != nil {
@@ -255,6 +265,20 @@ func compareAX(ctx context.Context, tab *engine.Surface) (*axResult, error) {
 		emitted[n.BackendNodeID] = &elems[i]
 		desc := describeDOM(n)
 		elems[i].desc = desc
+		if e.twin != 0 {
+			// A visible element that stands for an invisible control
+			// (an editor's hidden input, a list's copy for screen
+			// readers) carries that control's role, name and states:
+			// they are compared with Chromium's for the control.
+			tn := twins[e.twin]
+			if tn == nil {
+				add(desc, "resolve twin", "", "")
+				continue
+			}
+			n = tn
+			emitted[n.BackendNodeID] = &elems[i]
+			desc += " for " + describeDOM(n)
+		}
 		f, ok := ax[n.BackendNodeID]
 		r.compared++
 		if !ok || f.ignored {
@@ -278,7 +302,12 @@ func compareAX(ctx context.Context, tab *engine.Surface) (*axResult, error) {
 			add(desc, "role", e.role, f.role)
 		}
 		if name != normName(e.name) {
-			if normName(invisible.Replace(name)) == normName(e.name) {
+			if e.twin != 0 && name == "" {
+				// A control with no name of its own, shown by a visible
+				// element: named by the text that element shows
+				// (docs/fidelity.md).
+				r.known = append(r.known, axDiff{desc, "name (shown by its stand-in)", e.name, name})
+			} else if normName(invisible.Replace(name)) == normName(e.name) {
 				// Zero-width characters and icon glyphs show nothing;
 				// loupe drops them, Chromium keeps them.
 				r.known = append(r.known, axDiff{desc, "name (zero-width)", e.name, name})

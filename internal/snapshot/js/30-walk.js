@@ -394,6 +394,10 @@ function visitEl(el, st) {
     return;
   }
   noteCustom(el);
+  // A visible element that stands for an invisible control prints as it
+  // (32-twins.js).
+  const stands = twinHost.size ? twinHost.get(el) : undefined;
+  if (stands && twinPromoted(el, stands)) return visitTwin(el, stands, st);
   let role = roleOf(el);
   if (role === 'generic' && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) role = 'textbox';
   const control = isControl(el, role);
@@ -444,6 +448,8 @@ function visitEl(el, st) {
   flush(st);
   const at = st.out.length;
   st.spentAt = walkSpent; // what the block itself makes, for a budget (see visit)
+  // An invisible control whose visible counterpart prints in its stead.
+  if (control && !inAriaHidden && TWIN_ROLES.has(role) && twinFolded(el)) return at;
   if (role === 'rowgroup' && !control && !ariaLabel(el)) {
     // A row group (a table's head, body or foot) groups nothing a reader
     // needs: its rows belong to the table.
@@ -476,15 +482,7 @@ function visitEl(el, st) {
   if (role === 'link' && el.href) node.u = typeof el.href === 'string' ? el.href : el.href.baseVal;
   if (role === 'iframe') node.fr = 1;
   if (tag === 'select') {
-    const kids = [];
-    for (const o of el.querySelectorAll('option')) {
-      if (excluded(o)) continue;
-      const on = { r: 'option', n: collapse(o.label || o.textContent || '') };
-      if (walkAll) on.i = idOf(o);
-      if (o.selected) on.s = 'selected';
-      if (o.matches(':disabled')) on.s = (on.s ? on.s + ' ' : '') + 'disabled';
-      kids.push(on);
-    }
+    const kids = selectOptionNodes(el);
     if (kids.length) node.c = kids;
   } else if (tag === 'details' && !el.open) {
     const sum = Array.from(el.children).find((c) => c.localName === 'summary');
@@ -551,6 +549,20 @@ function visitEl(el, st) {
   }
   st.out.push(node);
   return pending ? undefined : at;
+}
+
+// selectOptionNodes lists a <select>'s options, the chosen ones marked.
+function selectOptionNodes(el) {
+  const kids = [];
+  for (const o of el.querySelectorAll('option')) {
+    if (excluded(o)) continue;
+    const on = { r: 'option', n: collapse(o.label || o.textContent || '') };
+    if (walkAll) on.i = idOf(o);
+    if (o.selected) on.s = 'selected';
+    if (o.matches(':disabled')) on.s = (on.s ? on.s + ' ' : '') + 'disabled';
+    kids.push(on);
+  }
+  return kids;
 }
 
 // withWalkState runs fn with what a walk needs set up (style and name

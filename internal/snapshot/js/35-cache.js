@@ -372,6 +372,9 @@ function snapshot(opts) {
   opts = opts || {};
   // A walk in slices is under way: this one follows it.
   if (sliced) return sliced.then(() => snapshot(opts));
+  // The invisible controls this snapshot's walks meet (32-twins.js).
+  twinCands = new Map();
+  twinSeen = new Set();
   startWatching();
   noteRecords(walkObserver.takeRecords());
   // The engine's answers about custom elements (25-internals.js): a
@@ -399,7 +402,10 @@ function snapshot(opts) {
 
 // pureWalk walks afresh and keeps nothing of it.
 function pureWalk(opts) {
-  const w = walkFresh(opts, false, false);
+  let w = walkFresh(opts, false, false);
+  // Pairs of invisible controls and their counterparts that changed: the
+  // walk is made again with them (and the kept walk will re-walk them).
+  if (!w.error && settleTwins()) w = walkFresh(opts, false, false);
   return w.error ? JSON.stringify({ error: w.error }) : pageJSON(w.count, 0, JSON.stringify(w.tree), w.cut, w.ax);
 }
 
@@ -420,7 +426,12 @@ function keptWalk(opts, key, controls, last, full, fresh) {
     // memo later: its recorded output is out of date.
     for (const el of dirtyEls) memo.delete(el);
   }
-  const w = walkFresh(opts, !full, true);
+  let w = walkFresh(opts, !full, true);
+  // Pairs of invisible controls and their counterparts that the walk
+  // found changed are walked again at once, the rest taken from the walk
+  // just made (twice at most: a pair that keeps changing is left to the
+  // next snapshot).
+  for (let i = 0; i < 2 && !w.error && twinsMoved(); i++) w = walkFresh(opts, true, true);
   lastWalk = null;
   dirtyAll = true;
   dirtyEls = new Set();
@@ -438,6 +449,17 @@ function keptWalk(opts, key, controls, last, full, fresh) {
   // What came before the walk is in it; the walk itself changes nothing.
   walkObserver.takeRecords();
   return pageJSON(w.count, lastWalk.seq, full || !floor ? JSON.stringify(w.tree) : deltaJSON(w.tree, floor), w.cut, w.ax);
+}
+
+// twinsMoved settles the pairs of invisible controls after a kept walk
+// (settleTwins) and, when they changed, readies the walk of what they
+// touched: the elements marked, and their outputs out of the memo.
+function twinsMoved() {
+  dirtyEls = new Set();
+  deepDirty = new Set();
+  if (!settleTwins()) return false;
+  for (const el of dirtyEls) memo.delete(el);
+  return true;
 }
 
 // rootText gives text that lies directly in the document's root (the

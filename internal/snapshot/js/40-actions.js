@@ -324,6 +324,9 @@ function labelledBy(el, hit) {
 // other control). Anything else on top covers it.
 function ownPart(el, hit) {
   if (hit === el || flatContains(el, hit)) return true;
+  // The invisible control it stands for, lying over it (32-twins.js).
+  const tw = twinInput(el);
+  if (tw && (hit === tw || flatContains(tw, hit))) return true;
   // A shadow host never covers its own shadow tree.
   if (hit.shadowRoot && flatContains(hit, el)) return true;
   const lbl = hit.closest && hit.closest('label');
@@ -403,15 +406,24 @@ async function prepare(id, o) {
   if (!el) return fail('gone');
   let r = visibleBox(el);
   let via = null;
-  if (o.hit !== false && (!r || tiny(r))) via = toggleProxy(el);
+  // A control a person cannot see is pointed at where they would point:
+  // its visible counterpart (32-twins.js), or a native toggle's label or
+  // the wrapper that draws it.
+  let how = unseenHow(el);
+  const twin = how ? twinFor(el) : null;
+  if (twin) via = twin;
+  else if (o.hit !== false && (!r || tiny(r))) via = toggleProxy(el);
   // A popup animating open is not visible for a few frames: wait for it,
   // a frame at a time, at most settleFrames.
-  for (let i = 0; i < settleFrames && !r && !via; i++) {
+  for (let i = 0; i < settleFrames && (!r || how === 'tiny') && !via; i++) {
     await nextFrame();
     if (!el.isConnected) return fail('gone');
     r = visibleBox(el);
+    how = unseenHow(el);
   }
+  // (One pixel or less across is nothing to see or point at either.)
   if (!r && !via) return fail('hidden', describe(el));
+  if (how === 'tiny' && !via) return fail('hidden', describe(el) + ', drawn ' + Math.round(r.width) + '×' + Math.round(r.height) + ' px, with no visible counterpart');
   if (o.enabled !== false && isDisabled(el)) return fail('disabled', describe(el));
   if (o.editable && !isEditable(el)) return fail('noteditable', describe(el));
   const box = via || el;
@@ -476,13 +488,18 @@ async function prepare(id, o) {
   }
   prepared = { el, via };
   const out = { ok: true, x, y, w: r.width, h: r.height };
-  if (via) out.via = 'through ' + describe(via) + ' (it draws the input)';
+  if (twin) {
+    out.via = 'at ' + describe(twin) + ', which shows it (' + describe(el) + ' is not drawn)';
+    // The keys of an editor go to an input it hides: a click on that
+    // input is the editor taking focus where its caret is.
+    if (twinEditor(twin, el)) out.focus = true;
+  } else if (via) out.via = 'through ' + describe(via) + ' (it draws the input)';
   else if (part) out.via = 'at ' + part + ' (its own widget part, on top)';
   return out;
 }
 
 function isEditable(el) {
-  if (el.isContentEditable) return true;
+  if (el.isContentEditable || el.editContext) return true;
   if (el.localName === 'textarea') return !el.readOnly && !el.disabled;
   if (el.localName === 'input') {
     const t = el.type;
@@ -505,10 +522,22 @@ function editingHost(el) {
 // goes to its end. A block inside a rich-text editor (a paragraph ref from
 // the snapshot) focuses its editor and puts the selection in that block.
 function focusSelect(id, selectAll) {
-  const el = target(id);
-  if (!el) return fail('gone');
-  if (!visibleBox(el)) return fail('hidden', describe(el));
+  const t = target(id);
+  if (!t) return fail('gone');
+  // The field a visible element stands for, or the one an invisible
+  // field's counterpart shows (32-twins.js).
+  const reach = reachInput(t);
+  if (!reach.ok) return reach;
+  const el = reach.input;
   if (isDisabled(el)) return fail('disabled', describe(el));
+  if (reach.host && twinEditor(reach.host, el) && (isEditable(el) || el.tabIndex >= 0)) {
+    // An editor's hidden input: its text is the editor's, which the
+    // editor's own keys select (all, or to its end), sent by the engine.
+    el.focus();
+    const a = deepActiveElement();
+    if (!(a === el || flatContains(el, a))) return fail('unfocusable', describe(el));
+    return { ok: true, empty: readValue(el) === '' && collapse(reach.host.innerText || '') === '', keys: selectAll ? 'all' : 'end' };
+  }
   if (!isEditable(el)) return fail('noteditable', describe(el));
   const host = el.isContentEditable ? editingHost(el) : el;
   host.focus();
@@ -530,11 +559,13 @@ function focusSelect(id, selectAll) {
 // value — after focusing it (its keys then move it); {range: false} for
 // any other element.
 function rangeOf(id) {
-  const el = target(id);
-  if (!el) return fail('gone');
+  const t = target(id);
+  if (!t) return fail('gone');
+  const el = twinInput(t) || t;
   if (el.localName === 'input' && pickerTypes.has(el.type)) return { ok: true, range: false, picker: true };
   if (!(el.localName === 'input' && el.type === 'range')) return { ok: true, range: false };
-  if (!visibleBox(el)) return fail('hidden', describe(el));
+  const reach = reachInput(t);
+  if (!reach.ok) return reach;
   if (isDisabled(el)) return fail('disabled', describe(el));
   const num = (v, d) => (v === '' || isNaN(Number(v)) ? d : Number(v));
   const min = num(el.min, 0), max = num(el.max, 100);
@@ -553,9 +584,11 @@ const pickerTypes = new Set(['date', 'datetime-local', 'month', 'week', 'time', 
 // value the input does not take (a wrong format) leaves it as it was and
 // fails with the format it wants.
 function setPicked(id, value) {
-  const el = target(id);
-  if (!el) return fail('gone');
-  if (!visibleBox(el)) return fail('hidden', describe(el));
+  const t = target(id);
+  if (!t) return fail('gone');
+  const reach = reachInput(t);
+  if (!reach.ok) return reach;
+  const el = reach.input;
   if (isDisabled(el) || el.readOnly) return fail('disabled', describe(el));
   const before = el.value;
   el.focus();
@@ -572,8 +605,13 @@ function setPicked(id, value) {
 }
 
 function focus(id) {
-  const el = target(id);
-  if (!el) return fail('gone');
+  const t = target(id);
+  if (!t) return fail('gone');
+  // As every verb: what a person cannot see is reached through what they
+  // see, or not at all.
+  const reach = reachInput(t);
+  if (!reach.ok) return reach;
+  const el = reach.input;
   el.focus();
   const a = deepActiveElement();
   if (!(a === el || flatContains(el, a))) return fail('unfocusable', describe(el));
@@ -584,7 +622,7 @@ function focus(id) {
 function isSecret(el) { return !!el && el.localName === 'input' && el.type === 'password'; }
 
 // secret reports whether an element is a field whose text is a secret.
-function secret(id) { return isSecret(target(id)); }
+function secret(id) { const el = target(id); return isSecret(el && (twinInput(el) || el)); }
 
 function readValue(el) {
   if ('value' in el && (el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select')) return String(el.value);
@@ -595,14 +633,17 @@ function readValue(el) {
 function read(id, what, arg) {
   const el = target(id);
   if (!el) return fail('gone');
+  // What an element that stands for an invisible control says of it is
+  // that control's (its value, its state); where it is, its own.
+  const input = twinInput(el) || el;
   switch (what) {
     case 'text': return { ok: true, value: el.innerText !== undefined ? el.innerText : el.textContent };
     case 'html': return { ok: true, value: el.outerHTML };
     case 'value': {
       // A password field's value is shown as the snapshot shows it: a
       // mask, never the secret.
-      const v = readValue(el);
-      return isSecret(el) ? { ok: true, value: v ? '•'.repeat(Math.min(v.length, 8)) : '', secret: true } : { ok: true, value: v };
+      const v = readValue(input);
+      return isSecret(input) ? { ok: true, value: v ? '•'.repeat(Math.min(v.length, 8)) : '', secret: true } : { ok: true, value: v };
     }
     case 'attr': return { ok: true, value: el.getAttribute(arg), present: el.hasAttribute(arg) };
     case 'box': {
@@ -610,16 +651,17 @@ function read(id, what, arg) {
       return { ok: true, x: r.x, y: r.y, width: r.width, height: r.height, scrollX, scrollY };
     }
     case 'state': {
-      const role = roleOf(el);
+      const role = roleOf(input);
       const r = visibleBox(el);
-      const c = CHECKABLE.has(role) ? checkedState(el, role) : '';
+      const c = CHECKABLE.has(role) ? checkedState(input, role) : '';
+      const a = deepActiveElement();
       return {
-        ok: true, role, visible: !!r, enabled: !isDisabled(el), editable: isEditable(el),
+        ok: true, role, visible: !!r && unseenHow(el) !== 'tiny', enabled: !isDisabled(input), editable: isEditable(input),
         checked: c === 'true' ? true : c === 'mixed' ? 'mixed' : c === 'false' ? false : null,
-        focused: deepActiveElement() === el, inViewport: !!r && inViewport(r), tag: el.localName,
+        focused: a === el || a === input, inViewport: !!r && inViewport(r), tag: input.localName,
         // Its role or states come from its internals, as of the last
         // answer: the engine asks again (25-internals.js).
-        internals: fromInternals(el),
+        internals: fromInternals(input),
       };
     }
   }
@@ -630,8 +672,11 @@ function read(id, what, arg) {
 // fires input and change as a person's choice would. The native popup is
 // not reachable by trusted input in a headless browser.
 function selectOptions(id, values) {
-  const el = target(id);
-  if (!el) return fail('gone');
+  const t = target(id);
+  if (!t) return fail('gone');
+  const reach = reachInput(t);
+  if (!reach.ok) return reach;
+  const el = reach.input;
   if (el.localName !== 'select') return fail('notselect', describe(el));
   if (isDisabled(el)) return fail('disabled', describe(el));
   const opts = Array.from(el.options);
@@ -769,8 +814,10 @@ async function frameOffset(id, x, y, hit) {
 // chooser from a hidden file input inside it, or the label of one); i is
 // then the file input's id.
 function fileInput(id) {
-  const el = target(id);
-  if (!el) return fail('gone');
+  const t = target(id);
+  if (!t) return fail('gone');
+  // (A file input is hidden by design: it is reached hidden or not.)
+  const el = twinInput(t) || t;
   const isFile = (n) => n && n.localName === 'input' && n.type === 'file';
   let input = isFile(el) ? el : null;
   if (!input && el.localName === 'label' && isFile(el.control)) input = el.control;
@@ -782,7 +829,7 @@ function fileInput(id) {
   if (!input) return fail('notfile', describe(el));
   if (isDisabled(input)) return fail('disabled', describe(input));
   const out = { ok: true, multiple: input.multiple };
-  if (input !== el) { out.i = idOf(input); out.via = 'through its file input ' + describe(input); }
+  if (input !== t) { out.i = idOf(input); out.via = 'through its file input ' + describe(input); }
   return out;
 }
 

@@ -143,6 +143,9 @@ function query(spec) {
 // locRoleName is an element's role and name as a snapshot would show them
 // if it took a ref.
 function locRoleName(el) {
+  // (An element that stands for an invisible control shows as it.)
+  const h = twinInput(el);
+  if (h) el = h;
   let role = roleOf(el);
   if (role === 'generic' && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) role = 'textbox';
   return [role, accName(el, role, false)[0] || ''];
@@ -253,8 +256,16 @@ function locRoleQuery(spec, m) {
     }
   };
   scan(document);
+  const pushed = new Set();
   for (const [el, option] of found) {
     const name = option ? collapse(el.label || el.textContent || '') : accName(el, spec.r, false)[0] || '';
-    if (!spec.hn || name === spec.n) m.push({ i: idOf(el), r: spec.r, n: name });
+    if (spec.hn && name !== spec.n) continue;
+    // An invisible control the snapshot shows as its visible counterpart
+    // is found as that counterpart (32-twins.js), once.
+    const v = option ? null : twinShown(el);
+    const at = v && seen(v) ? v : el;
+    if (pushed.has(at)) continue;
+    pushed.add(at);
+    m.push({ i: idOf(at), r: spec.r, n: name });
   }
 }
