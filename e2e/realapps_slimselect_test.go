@@ -1,5 +1,7 @@
 package e2e
 
+import "strings"
+
 // Slim Select: each <select> is kept in the page shrunk to 1px,
 // transparent and clipped, under the combobox Slim Select draws; each
 // combobox's list stays in the page while closed (transparent, squashed
@@ -24,7 +26,24 @@ func slimSelectTasks(a *realAgent) {
 		// click it.
 		a.click(a.find(snap, `combobox "Skills"`))
 		a.typeText("", "pyt")
-		a.click(a.await(`option "Python"`))
+		// The list is drawn again as the search settles: an option found
+		// a moment before may be gone (STALE_REF) or replaced as it is
+		// pressed (no click reached it); a new snapshot and another click
+		// is what an agent does next.
+		for try := 0; ; try++ {
+			r := a.call("browser_click", map[string]any{"ref": a.await(`option "Python"`)})
+			if !r.isErr && !strings.Contains(r.text, "no click reached") {
+				break
+			}
+			if !r.isErr && try < 2 {
+				a.t.Logf("retrying after %s", r.text)
+				continue
+			}
+			if code, _ := errorOf(a.t, r); code != "STALE_REF" || try == 2 {
+				a.t.Fatalf("click Python:\n%s", r.text)
+			}
+			a.t.Logf("retrying after %s", r.text)
+		}
 		a.expect("Python is added", "window.__result.skills", []string{"go", "python", "rust"})
 	})
 	a.task("removeSkill", func(a *realAgent) {
