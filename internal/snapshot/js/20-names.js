@@ -129,8 +129,13 @@ function rootHasPseudo(root) {
 
 function pseudoText(el, which) {
   if (!pseudoAny) return '';
-  const c = getComputedStyle(el, which).content;
+  const cs = getComputedStyle(el, which);
+  const c = cs.content;
   if (!c || c === 'none' || c === 'normal') return '';
+  // Hidden generated content names nothing, as in Chromium's tree: UI
+  // kits keep a hidden copy of a label in ::after (to reserve its bold
+  // width), which would otherwise double the name ("ProfileProfile").
+  if (cs.display === 'none' || cs.visibility === 'hidden' || cs.visibility === 'collapse') return '';
   // Only literal strings; counters, attr() and images are left out.
   let out = '';
   const re = /"((?:[^"\\]|\\.)*)"/g;
