@@ -110,25 +110,15 @@ func (d Dir) Adopt(src string) (string, error) {
 		return "", err
 	}
 	name := filepath.Base(src)
-	ext := filepath.Ext(name)
-	stem := strings.TrimSuffix(name, ext)
-	for i := 0; i < 1000; i++ {
-		p := filepath.Join(dir, name)
-		err := os.Link(src, p)
-		if errors.Is(err, fs.ErrExist) {
-			name = fmt.Sprintf("%s (%d)%s", stem, i+1, ext)
-			continue
-		}
-		if err != nil {
-			data, rerr := os.ReadFile(src)
-			if rerr != nil {
-				return "", rerr
-			}
-			return saveFile(dir, name, data)
-		}
-		return p, nil
+	p, err := firstFree(dir, name, func(p string) error { return os.Link(src, p) })
+	if err == nil || errors.Is(err, ErrNoFreeName) {
+		return p, err
 	}
-	return "", fmt.Errorf("%s has a thousand files named like %s", dir, filepath.Base(src))
+	data, rerr := os.ReadFile(src) // another file system: a copy
+	if rerr != nil {
+		return "", rerr
+	}
+	return saveFile(dir, name, data)
 }
 
 // Own makes the files directory if missing, checks that it is a
@@ -183,6 +173,26 @@ const MaxRenames = 1000
 // through) gets " (1)", " (2)", … before its extension. Each file is
 // created with O_EXCL|O_NOFOLLOW; a failed write removes what it began.
 func CreateNew(dir, name string, data []byte, perm os.FileMode) (string, error) {
+	return firstFree(dir, name, func(p string) error {
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(p)
+		}
+		return err
+	})
+}
+
+// firstFree creates name in dir with create, or the first of "name (1)",
+// "name (2)", … (before the extension, up to MaxRenames) that create does
+// not find taken (fs.ErrExist), and returns its path.
+func firstFree(dir, name string, create func(path string) error) (string, error) {
 	ext := filepath.Ext(name)
 	stem := strings.TrimSuffix(name, ext)
 	for i := 0; i <= MaxRenames; i++ {
@@ -191,19 +201,11 @@ func CreateNew(dir, name string, data []byte, perm os.FileMode) (string, error) 
 			n = fmt.Sprintf("%s (%d)%s", stem, i, ext)
 		}
 		p := filepath.Join(dir, n)
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
+		err := create(p)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
-			return "", err
-		}
-		_, err = f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(p)
 			return "", err
 		}
 		return p, nil

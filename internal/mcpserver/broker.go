@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/filesdir"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/secret"
 )
@@ -177,7 +178,8 @@ func (b *Broker) dropped(c Call, err error) error {
 }
 
 // relay writes a file made on the browser's machine under Relay, named as
-// it was there, never over another, and returns its path here.
+// it was there, never over another (filesdir.CreateNew), and returns its
+// path here.
 func (b *Broker) relay(data []byte, remote string) (string, error) {
 	if err := os.MkdirAll(b.Relay, 0o700); err != nil {
 		return "", apitype.Wrap(apitype.FileError, err, "the relay directory %s: %v", b.Relay, err)
@@ -186,27 +188,9 @@ func (b *Broker) relay(data []byte, remote string) (string, error) {
 	if name == "." || name == "/" || name == "" {
 		name = "screenshot.png"
 	}
-	ext := filepath.Ext(name)
-	stem := strings.TrimSuffix(name, ext)
-	for i := 0; i < 1000; i++ {
-		p := filepath.Join(b.Relay, name)
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, os.ErrExist) {
-			name = fmt.Sprintf("%s (%d)%s", stem, i+1, ext)
-			continue
-		}
-		if err != nil {
-			return "", apitype.Wrap(apitype.FileError, err, "writing %s: %v", p, err)
-		}
-		_, werr := f.Write(data)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			os.Remove(p)
-			return "", apitype.Wrap(apitype.FileError, werr, "writing %s: %v", p, werr)
-		}
-		return p, nil
+	p, err := filesdir.CreateNew(b.Relay, name, data, 0o600)
+	if err != nil {
+		return "", apitype.Wrap(apitype.FileError, err, "writing %s in %s: %v", name, b.Relay, err)
 	}
-	return "", apitype.Errorf(apitype.FileError, "the relay directory %s has a thousand files named like %s", b.Relay, name)
+	return p, nil
 }
