@@ -213,3 +213,31 @@ func TestTwinsVerbsAgree(t *testing.T) {
 		t.Errorf("the terms checkbox after a click: checked %s", got)
 	}
 }
+
+// TestTwinsClosedListTakesNoClick: two comboboxes offer the same cities
+// and the first one's list is closed (kept in the page, transparent,
+// scaled to nothing): the first option "Oslo" an agent finds is the open
+// list's (the lines of the closed ones have no refs), and a click picks
+// it.
+func TestTwinsClosedListTakesNoClick(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "twins-list.html")
+	s := snap(t, tab)
+	oslo := ""
+	for _, l := range strings.Split(s.Text, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(l, " -"), `option "Oslo"`) {
+			if oslo = refOfLine(l); oslo != "" {
+				break
+			}
+		}
+	}
+	if oslo == "" {
+		t.Fatalf("no option Oslo with a ref:\n%s", s.Text)
+	}
+	if _, err := action.Click(ctxT(t), tab, oslo, action.ClickOptions{}); err != nil {
+		t.Fatalf("click the first option Oslo: %v", err)
+	}
+	if got := byID(t, tab, "backup-out"); got != "oslo" {
+		t.Errorf("click the first option Oslo: backup %q", got)
+	}
+}

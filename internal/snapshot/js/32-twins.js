@@ -73,6 +73,42 @@ function seen(el) {
   return !unseenHow(el);
 }
 
+// ---- closed lists --------------------------------------------------------
+// A dropdown kept in the page while closed (transparent, squashed to no
+// height or scaled to nothing) still holds its items, and another list,
+// open, may offer the same names (two comboboxes of the same cities). No
+// verb reaches an item of a closed list, and an agent that takes the
+// first item with the name it wants would take that one: so a closed
+// list and what it holds print without refs, there to read (what the
+// list offers), not to act on. A list that is only transparent, with a
+// box, takes the clicks where it lies and keeps its refs; a native
+// <select> is a form's control, hidden or not (its options take no refs
+// anyway), and keeps its ref as any control a person cannot see does.
+
+// refless reports a control the walk met (role: its role) that is, or is
+// in, a closed list. Only controls a person cannot see are asked about
+// (twinFolded noted how), and only their list's box is read.
+function refless(el, role) {
+  const how = twinCands.get(el);
+  if (!how) return false;
+  if (TWIN_LISTS.has(role)) return el.localName !== 'select' && closedList(el, how);
+  let level = 0;
+  for (let p = flatParent(el); p && p.nodeType === 1 && level < 4; p = flatParent(p), level++) {
+    if (p === document.body || p === document.documentElement) break;
+    if (TWIN_LISTS.has(twinRole(p))) return closedList(p, unseenHow(p));
+  }
+  return false;
+}
+
+// closedList reports a list a person can neither see nor point at: unseen
+// (how), and drawn, transforms included, one pixel or less across.
+function closedList(el, how) {
+  if (how === 'tiny') return true;
+  if (!how) return false;
+  const r = rendered(el).getBoundingClientRect();
+  return r.width <= 1 || r.height <= 1;
+}
+
 // twinRole is the role a walk gives the element.
 function twinRole(el) {
   const r = roleOf(el);
