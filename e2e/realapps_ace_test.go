@@ -61,4 +61,22 @@ func aceTasks(a *realAgent) {
 		a.click(a.findIn(snap, `- generic`, `textbox "Replace with"`, `: All$`))
 		a.expect("every total is now sum", "window.__result.lines.slice(4)", []string{"const sum = add(15, 27);", "console.log(sum);"})
 	})
+	a.task("typeInEditorTextbox", func(a *realAgent) {
+		snap := a.open("ace.html", "editor ready")
+		// The editor is a textbox: type into it, as into any field (the
+		// text goes at its end).
+		editor := `textbox "Cursor at row \d+"`
+		a.typeText(a.find(snap, editor), "\n// done")
+		a.expect("the text is the editor's last line", "window.__result.lines.slice(5)", []string{"console.log(total);", "// done"})
+		// With the find panel open inside the editor (its own fields
+		// beside the editor's), the editor's textbox is Ace's hidden
+		// textarea on a line of its own: a click on it, and typing into
+		// it, still reach the editor.
+		a.press("Control+f")
+		a.await(`textbox "Search for"`)
+		snap = a.snapshot()
+		a.click(a.find(snap, editor))
+		a.typeText(a.find(snap, editor), "!")
+		a.expect("the text went to the editor", "window.__result.lines[6]", "// done!")
+	})
 }

@@ -470,7 +470,45 @@ function twinFor(el) {
   if (!how) return null;
   const v = twinShown(el);
   if (v && seen(v)) return v;
-  return withWalkState(() => matchOne(el, how, { taken: new Map(twinHost), scopes: new Map() }));
+  return withWalkState(() => matchOne(el, how, { taken: new Map(twinHost), scopes: new Map() }) || (how === 'tiny' && textField(el) ? caretHost(el) : null));
+}
+
+// caretHost is the editor an invisible text field takes the keys for
+// when that editor holds other fields as well (a find panel open inside
+// a code editor), so that it stands for the field in no snapshot: the
+// nearest visible ancestor, a few levels up, that draws a text surface
+// where the field lies (the field sits at the editor's caret). A person
+// clicks that surface to type there; an action on the field acts on the
+// editor in the same way. A form's hidden field (a honeypot) lies at no
+// such place. null when there is none.
+function caretHost(h) {
+  const r = h.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  let level = 0;
+  for (let p = flatParent(h); p && p.nodeType === 1 && level < 4; p = flatParent(p), level++) {
+    if (p === document.body || p === document.documentElement) return null;
+    if (!seen(p)) continue;
+    return visibleBox(p) && textSurfaceAt(p, h, x, y) ? p : null;
+  }
+  return null;
+}
+
+// textSurfaceAt reports whether what p draws at (x, y) — p, or the
+// element its children stack there, a few levels down (the last child
+// whose box holds the point is the one on top) — is a surface drawn for
+// typing (a text cursor) that is no field itself. h is left out.
+function textSurfaceAt(p, h, x, y) {
+  for (let e = p, depth = 0; e && depth < 8; depth++) {
+    if (cursorOf(e) === 'text' && !textField(e)) return true;
+    let next = null;
+    for (const c of e.children) {
+      if (c === h || flatContains(c, h)) continue;
+      const b = c.getBoundingClientRect();
+      if (x >= b.left && x <= b.right && y >= b.top && y <= b.bottom) next = c;
+    }
+    e = next;
+  }
+  return false;
 }
 
 // reachInput is how a verb that does not point (fill, type, focus,
