@@ -32,4 +32,13 @@ func choicesTasks(a *realAgent) {
 		a.click(a.find(snap, `button "Remove item: Design"`))
 		a.expect("only Urgent is left", "window.__result.labels", []string{"urgent"})
 	})
+	a.task("addLabel", func(a *realAgent) {
+		snap := a.open("choices.html", "form ready")
+		// The labels are the listbox named Labels (the native select,
+		// transparent over the combobox Choices draws): click it to open
+		// the list, pick a label that is not chosen yet.
+		a.click(a.find(snap, `listbox "Labels"`))
+		a.click(a.await(`option "Bug"`))
+		a.expect("Bug is added", "window.__result.labels", []string{"bug", "design", "urgent"})
+	})
 }

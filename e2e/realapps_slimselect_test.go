@@ -58,4 +58,12 @@ func slimSelectTasks(a *realAgent) {
 		a.click(a.find(snap, `button "Remove Rust"`))
 		a.expect("only Go is left", "window.__result.skills", []string{"go"})
 	})
+	a.task("pickBackupOffice", func(a *realAgent) {
+		snap := a.open("slim-select.html", "form ready")
+		// The backup office offers the same cities as the office: the
+		// Oslo to click is the one its open list shows.
+		a.click(a.find(snap, `combobox "Backup office"`))
+		a.click(a.await(`option "Oslo"`))
+		a.expect("Oslo is the backup office", "window.__result", map[string]any{"office": "berlin", "backup": "oslo", "skills": []string{"go", "rust"}})
+	})
 }

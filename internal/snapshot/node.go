@@ -27,6 +27,11 @@ type Node struct {
 	// visible element's): a copy a person never sees, such as an editor's
 	// hidden input or a list mirrored for screen readers.
 	Twin int64 `json:"twin,omitzero"`
+	// NoRef marks an element printed to be read but given no ref: no
+	// verb reaches it (a list kept in the page while closed, and its
+	// items). Its Elem still names it, for what compares the tree with
+	// the browser's.
+	NoRef bool `json:"noRef,omitzero"`
 	// Cells are the texts of a table row whose cells are only text: the
 	// row prints them on its own line, and they take no refs.
 	Cells    []string `json:"cells,omitzero"`
@@ -92,6 +97,7 @@ type agentNode struct {
 	FR int      `json:"fr,omitzero"`
 	K  int      `json:"k,omitzero"`
 	TW int64    `json:"tw,omitzero"`
+	NR int      `json:"nr,omitzero"`
 	CS []string `json:"cs,omitzero"`
 	C  []*Node  `json:"c,omitzero"`
 	M  int64    `json:"m,omitzero"`
@@ -120,7 +126,7 @@ func (n *Node) UnmarshalJSONFrom(dec *jsonv2.Decoder) error {
 	}
 	*n = Node{
 		Role: a.R, Name: a.N, NameFromContent: a.NF != 0, Elem: a.I, States: a.S,
-		Value: a.V, URL: a.U, Frame: a.FR != 0, Control: a.K != 0, Twin: a.TW, Cells: a.CS, Children: a.C, Key: a.M, Reuses: a.At,
+		Value: a.V, URL: a.U, Frame: a.FR != 0, Control: a.K != 0, Twin: a.TW, NoRef: a.NR != 0, Cells: a.CS, Children: a.C, Key: a.M, Reuses: a.At,
 	}
 	if a.At != 0 && (a.R != "" || len(a.C) != 0) {
 		return fmt.Errorf("snapshot: a reused node (@%d) with content of its own", a.At)

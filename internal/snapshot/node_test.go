@@ -51,6 +51,24 @@ func TestDecodePage(t *testing.T) {
 	if p.Nodes[1].IsText() {
 		t.Error("an object decoded as text")
 	}
+	for i, n := range p.Nodes {
+		if n.NoRef {
+			t.Errorf("node %d: NoRef without \"nr\"", i)
+		}
+	}
+}
+
+// A node printed to be read but given no ref ("nr": a closed list's item)
+// keeps its element id.
+func TestDecodePageNoRef(t *testing.T) {
+	p, err := DecodePage(`{"url": "u", "nodes": [{"r": "listbox", "n": "Cities", "i": 7, "nr": 1, "c": [{"r": "option", "n": "Oslo", "i": 8, "nr": 1}]}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := p.Nodes[0]
+	if !l.NoRef || l.Elem != 7 || l.Control || !l.Children[0].NoRef || l.Children[0].Elem != 8 {
+		t.Errorf("nodes = %+v, %+v", l, l.Children[0])
+	}
 }
 
 func TestDecodePageTextKeepsCharacters(t *testing.T) {

@@ -213,3 +213,66 @@ func TestTwinsVerbsAgree(t *testing.T) {
 		t.Errorf("the terms checkbox after a click: checked %s", got)
 	}
 }
+
+// TestTwinsEditorWithPanel: an editor whose find panel is open inside it
+// stands for its hidden textarea in no snapshot (it holds a field of its
+// own too); the textarea's line is still acted on where a person would:
+// a click focuses the editor at its caret, typing goes to it. A form's
+// hidden field beside a visible one is refused by every verb.
+func TestTwinsEditorWithPanel(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "twins-editor.html")
+	s := snap(t, tab)
+	doc := firstRef(t, s, "textbox", "Document")
+	r, err := action.Click(ctxT(t), tab, doc, action.ClickOptions{})
+	if err != nil {
+		t.Fatalf("click the editor's textarea: %v", err)
+	}
+	if got := byID(t, tab, "doc-status"); got != "focused" || !strings.Contains(r.Note, "div#doc") {
+		t.Fatalf("click the editor's textarea: status %q, note %q", got, r.Note)
+	}
+	if _, err := action.Type(ctxT(t), tab, doc, "!"); err != nil {
+		t.Fatalf("type into the editor's textarea: %v", err)
+	}
+	if got := evalString(t, tab, `document.getElementById('doc-input').value`); got != "hello!" {
+		t.Fatalf("type into the editor's textarea: %q", got)
+	}
+	trap := firstRef(t, s, "textbox", "Leave empty")
+	if _, err := action.Click(ctxT(t), tab, trap, action.ClickOptions{}); !strings.Contains(wantCode(t, err, apitype.NotActionable).Message, "not visible") {
+		t.Errorf("click the hidden form field: %v", err)
+	}
+	if _, err := action.Type(ctxT(t), tab, trap, "x"); !strings.Contains(wantCode(t, err, apitype.NotActionable).Message, "not visible") {
+		t.Errorf("type into the hidden form field: %v", err)
+	}
+	if got := evalString(t, tab, `document.getElementById('trap').value`); got != "" {
+		t.Errorf("a refused verb reached the hidden form field: %q", got)
+	}
+}
+
+// TestTwinsClosedListTakesNoClick: two comboboxes offer the same cities
+// and the first one's list is closed (kept in the page, transparent,
+// scaled to nothing): the first option "Oslo" an agent finds is the open
+// list's (the lines of the closed ones have no refs), and a click picks
+// it.
+func TestTwinsClosedListTakesNoClick(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "twins-list.html")
+	s := snap(t, tab)
+	oslo := ""
+	for _, l := range strings.Split(s.Text, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(l, " -"), `option "Oslo"`) {
+			if oslo = refOfLine(l); oslo != "" {
+				break
+			}
+		}
+	}
+	if oslo == "" {
+		t.Fatalf("no option Oslo with a ref:\n%s", s.Text)
+	}
+	if _, err := action.Click(ctxT(t), tab, oslo, action.ClickOptions{}); err != nil {
+		t.Fatalf("click the first option Oslo: %v", err)
+	}
+	if got := byID(t, tab, "backup-out"); got != "oslo" {
+		t.Errorf("click the first option Oslo: backup %q", got)
+	}
+}

@@ -404,7 +404,7 @@ func bindRefs(t *engine.Surface, caps []*frameCapture, out *Snapshot) {
 		}
 		t.Refs().Forget(doc, c.page.Gone)
 		snapshot.Walk(c.page.Nodes, func(n *snapshot.Node, _ int) bool {
-			if n.Elem != 0 {
+			if n.Elem != 0 && !n.NoRef {
 				b := t.Refs().Bind(doc, n.Elem, n.Role, n.Name)
 				n.Ref = b.Ref
 				out.Refs = append(out.Refs, RefInfo{Ref: b.Ref, FrameID: frameID, BackendNodeID: b.BackendNodeID, Role: n.Role, Name: n.Name, Control: n.Control})

@@ -82,8 +82,10 @@ func TestTwinsOptionListShowsVisibleItems(t *testing.T) {
 	}
 	// A closed list kept in the page has no counterpart: the value its
 	// combobox shows is part of that combobox, not the chosen option.
-	if r := firstRef(t, s, "option", "Berlin"); attrOf(t, tab, r, "class") != "opt" {
-		t.Errorf("the closed list's option is folded into what its combobox shows:\n%s", s.Text)
+	// The list prints, to read, without refs (see
+	// TestTwinsClosedListsTakeNoRefs).
+	if !regexp.MustCompile(`- listbox "Cities":\n +- option "Berlin" \[selected\]\n +- option "Oslo"\n`).MatchString(s.Text) {
+		t.Errorf("the closed list's options are not printed as its own:\n%s", s.Text)
 	}
 	if !regexp.MustCompile(`- combobox "City" \[ref=e\d+\]: Berlin`).MatchString(s.Text) {
 		t.Errorf("the combobox no longer shows its value:\n%s", s.Text)
@@ -96,6 +98,55 @@ func TestTwinsOptionListShowsVisibleItems(t *testing.T) {
 	el, err := capture.Resolve(ctxT(t), tab, `role=option[name="Banana"]`)
 	if err != nil || el.Ref != r {
 		t.Errorf("role=option[name=Banana]: %+v, %v; want %s", el, err, r)
+	}
+}
+
+// TestTwinsClosedListsTakeNoRefs: a list kept in the page while closed —
+// squashed to no height, or transparent and scaled to nothing — prints
+// its items to read, without refs: no verb reaches them, and the first
+// option "Oslo" with a ref is the one a person sees, in the open list of
+// another combobox with the same cities.
+func TestTwinsClosedListsTakeNoRefs(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "twins-list.html")
+	s := snap(t, tab)
+	lines := strings.Split(s.Text, "\n")
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+	for _, list := range []string{"Cities", "Offices"} {
+		// The list's line and the lines under it.
+		var block []string
+		for i, l := range lines {
+			if strings.HasPrefix(strings.TrimLeft(l, " "), `- listbox "`+list+`"`) {
+				block = []string{l}
+				for _, k := range lines[i+1:] {
+					if indent(k) <= indent(l) {
+						break
+					}
+					block = append(block, k)
+				}
+				break
+			}
+		}
+		text := strings.Join(block, "\n")
+		if len(block) == 0 || strings.Contains(text, "[ref=") || !strings.Contains(text, `option "Oslo"`) {
+			t.Errorf("the closed list %q is missing, prints with refs, or without its items:\n%s", list, s.Text)
+		}
+	}
+	if !regexp.MustCompile(`- listbox "Backup offices" \[ref=e\d+\]:\n +- option "Berlin" \[selected\] \[ref=e\d+\]\n +- option "Oslo" \[ref=e\d+\]`).MatchString(s.Text) {
+		t.Errorf("the open list lost its refs:\n%s", s.Text)
+	}
+	// The first option "Oslo" with a ref, what an agent takes, is one a
+	// person sees.
+	oslo := ""
+	for _, l := range lines {
+		if strings.HasPrefix(strings.TrimLeft(l, " -"), `option "Oslo"`) {
+			if oslo = refOfLine(l); oslo != "" {
+				break
+			}
+		}
+	}
+	if st, err := action.State(ctxT(t), tab, oslo); err != nil || !st.Visible {
+		t.Errorf("the first option Oslo with a ref (%s) is not visible: %+v, %v\n%s", oslo, st, err, s.Text)
 	}
 }
 

@@ -471,7 +471,9 @@ function visitEl(el, st) {
   const pending = role === 'cell' && !control;
   if (pending) pendingCells.push([node, el]);
   else node.i = idOf(el);
-  if (control) node.k = 1;
+  // A closed list and its items take no ref (nr; 32-twins.js).
+  if (control && !inAriaHidden && TWIN_ROLES.has(role) && refless(el, role)) node.nr = 1;
+  else if (control) node.k = 1;
   const states = statesOf(el, role, walkActive);
   if (mark) states.push(mark);
   if (states.length) node.s = states.join(' ');

@@ -73,6 +73,42 @@ function seen(el) {
   return !unseenHow(el);
 }
 
+// ---- closed lists --------------------------------------------------------
+// A dropdown kept in the page while closed (transparent, squashed to no
+// height or scaled to nothing) still holds its items, and another list,
+// open, may offer the same names (two comboboxes of the same cities). No
+// verb reaches an item of a closed list, and an agent that takes the
+// first item with the name it wants would take that one: so a closed
+// list and what it holds print without refs, there to read (what the
+// list offers), not to act on. A list that is only transparent, with a
+// box, takes the clicks where it lies and keeps its refs; a native
+// <select> is a form's control, hidden or not (its options take no refs
+// anyway), and keeps its ref as any control a person cannot see does.
+
+// refless reports a control the walk met (role: its role) that is, or is
+// in, a closed list. Only controls a person cannot see are asked about
+// (twinFolded noted how), and only their list's box is read.
+function refless(el, role) {
+  const how = twinCands.get(el);
+  if (!how) return false;
+  if (TWIN_LISTS.has(role)) return el.localName !== 'select' && closedList(el, how);
+  let level = 0;
+  for (let p = flatParent(el); p && p.nodeType === 1 && level < 4; p = flatParent(p), level++) {
+    if (p === document.body || p === document.documentElement) break;
+    if (TWIN_LISTS.has(twinRole(p))) return closedList(p, unseenHow(p));
+  }
+  return false;
+}
+
+// closedList reports a list a person can neither see nor point at: unseen
+// (how), and drawn, transforms included, one pixel or less across.
+function closedList(el, how) {
+  if (how === 'tiny') return true;
+  if (!how) return false;
+  const r = rendered(el).getBoundingClientRect();
+  return r.width <= 1 || r.height <= 1;
+}
+
 // twinRole is the role a walk gives the element.
 function twinRole(el) {
   const r = roleOf(el);
@@ -434,7 +470,45 @@ function twinFor(el) {
   if (!how) return null;
   const v = twinShown(el);
   if (v && seen(v)) return v;
-  return withWalkState(() => matchOne(el, how, { taken: new Map(twinHost), scopes: new Map() }));
+  return withWalkState(() => matchOne(el, how, { taken: new Map(twinHost), scopes: new Map() }) || (how === 'tiny' && textField(el) ? caretHost(el) : null));
+}
+
+// caretHost is the editor an invisible text field takes the keys for
+// when that editor holds other fields as well (a find panel open inside
+// a code editor), so that it stands for the field in no snapshot: the
+// nearest visible ancestor, a few levels up, that draws a text surface
+// where the field lies (the field sits at the editor's caret). A person
+// clicks that surface to type there; an action on the field acts on the
+// editor in the same way. A form's hidden field (a honeypot) lies at no
+// such place. null when there is none.
+function caretHost(h) {
+  const r = h.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  let level = 0;
+  for (let p = flatParent(h); p && p.nodeType === 1 && level < 4; p = flatParent(p), level++) {
+    if (p === document.body || p === document.documentElement) return null;
+    if (!seen(p)) continue;
+    return visibleBox(p) && textSurfaceAt(p, h, x, y) ? p : null;
+  }
+  return null;
+}
+
+// textSurfaceAt reports whether what p draws at (x, y) — p, or the
+// element its children stack there, a few levels down (the last child
+// whose box holds the point is the one on top) — is a surface drawn for
+// typing (a text cursor) that is no field itself. h is left out.
+function textSurfaceAt(p, h, x, y) {
+  for (let e = p, depth = 0; e && depth < 8; depth++) {
+    if (cursorOf(e) === 'text' && !textField(e)) return true;
+    let next = null;
+    for (const c of e.children) {
+      if (c === h || flatContains(c, h)) continue;
+      const b = c.getBoundingClientRect();
+      if (x >= b.left && x <= b.right && y >= b.top && y <= b.bottom) next = c;
+    }
+    e = next;
+  }
+  return false;
 }
 
 // reachInput is how a verb that does not point (fill, type, focus,

@@ -324,6 +324,9 @@ function labelledBy(el, hit) {
 // other control). Anything else on top covers it.
 function ownPart(el, hit) {
   if (hit === el || flatContains(el, hit)) return true;
+  // The ancestor that takes the clicks of a layer that takes none
+  // (39-through.js).
+  if (clickedThrough(el, hit)) return true;
   // The invisible control it stands for, lying over it (32-twins.js).
   const tw = twinInput(el);
   if (tw && (hit === tw || flatContains(tw, hit))) return true;
@@ -407,12 +410,15 @@ async function prepare(id, o) {
   let r = visibleBox(el);
   let via = null;
   // A control a person cannot see is pointed at where they would point:
-  // its visible counterpart (32-twins.js), or a native toggle's label or
-  // the wrapper that draws it.
+  // its visible counterpart (32-twins.js), a native toggle's label or
+  // the wrapper that draws it, or, for one that takes no pointer events
+  // where it lies, the widget drawn under it (39-through.js).
   let how = unseenHow(el);
   const twin = how ? twinFor(el) : null;
+  let drawn = null;
   if (twin) via = twin;
   else if (o.hit !== false && (!r || tiny(r))) via = toggleProxy(el);
+  else if (o.hit !== false && how === 'clear' && noPointer(el)) via = drawn = drawnBy(el);
   // A popup animating open is not visible for a few frames: wait for it,
   // a frame at a time, at most settleFrames.
   for (let i = 0; i < settleFrames && (!r || how === 'tiny') && !via; i++) {
@@ -461,7 +467,7 @@ async function prepare(id, o) {
   }
   let x = (vp.left + vp.right) / 2;
   let y = (vp.top + vp.bottom) / 2;
-  let part = '';
+  let part = '', through = '';
   // What covers it may be going away (a closing overlay, a parent that
   // clips it while it expands): the hit test is tried again each frame, at
   // most settleFrames, before the element is called covered.
@@ -472,7 +478,11 @@ async function prepare(id, o) {
     else if (via) {
       if (!(hit === via || flatContains(via, hit) || flatContains(hit, el) && hit.shadowRoot)) why = describe(hit) + ' covers ' + describe(via) + ', which draws ' + describe(el);
     } else if (!ownPart(el, hit)) {
-      why = describe(hit) + ' covers ' + describe(el);
+      why = flatContains(hit, el) && noPointer(el)
+        ? describe(el) + ' takes no pointer events (pointer-events: none): a click at its place goes to ' + describe(hit)
+        : describe(hit) + ' covers ' + describe(el);
+    } else if (clickedThrough(el, hit)) {
+      through = describe(hit);
     } else if (hit !== el && !flatContains(el, hit) && !(hit.shadowRoot && flatContains(hit, el))) {
       const lbl = hit.closest && hit.closest('label');
       if (!(lbl && lbl.control === el)) part = describe(hit);
@@ -493,7 +503,9 @@ async function prepare(id, o) {
     // The keys of an editor go to an input it hides: a click on that
     // input is the editor taking focus where its caret is.
     if (twinEditor(twin, el)) out.focus = true;
-  } else if (via) out.via = 'through ' + describe(via) + ' (it draws the input)';
+  } else if (drawn) out.via = 'at ' + describe(drawn) + ', the widget drawn under it (' + describe(el) + ' is transparent and takes no pointer events)';
+  else if (via) out.via = 'through ' + describe(via) + ' (it draws the input)';
+  else if (through) out.via = 'at ' + through + ', which takes the clicks there (' + describe(el) + ' takes no pointer events)';
   else if (part) out.via = 'at ' + part + ' (its own widget part, on top)';
   return out;
 }
