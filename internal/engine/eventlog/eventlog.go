@@ -204,40 +204,45 @@ func appendBounded[T any](s []T, v T, max int) []T {
 }
 
 // Console returns the console records, oldest first, of one surface (or
-// all when surface is ""); clear empties the list after reading.
+// all when surface is ""); clear forgets the records it returns, and only
+// those: another surface's stay for whoever reads them (an agent clearing
+// its own tab's messages must not take another task's).
 func (l *Log) Console(surface string, clear bool) []ConsoleRecord {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := []ConsoleRecord{}
+	var keep []ConsoleRecord
 	for _, r := range l.console {
 		if surface == "" || r.SurfaceID == surface {
 			out = append(out, r)
+		} else if clear {
+			keep = append(keep, r)
 		}
 	}
 	if clear {
-		l.console = nil
+		l.console = keep
 	}
 	return out
 }
 
 // Network returns copies of the network records, oldest first, of one
-// surface (or all); clear forgets the finished ones after reading.
+// surface (or all); clear forgets the finished ones it returns (pending
+// ones are still followed, and another surface's stay, as in Console).
 func (l *Log) Network(surface string, clear bool) []NetworkRecord {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := []NetworkRecord{}
+	var keep []*NetworkRecord
 	for _, r := range l.network {
-		if surface == "" || r.SurfaceID == surface {
+		mine := surface == "" || r.SurfaceID == surface
+		if mine {
 			out = append(out, *r)
+		}
+		if clear && (!mine || r.State == "pending") {
+			keep = append(keep, r)
 		}
 	}
 	if clear {
-		var keep []*NetworkRecord
-		for _, r := range l.network {
-			if r.State == "pending" {
-				keep = append(keep, r)
-			}
-		}
 		l.network = keep
 	}
 	return out

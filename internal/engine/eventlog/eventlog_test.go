@@ -29,8 +29,15 @@ func TestRecordProvenanceAndRedirects(t *testing.T) {
 	if len(c) != 2 || c[0].SurfaceID != "s2" || c[0].Level != "error" || c[0].Text != "x 1" || c[1].SurfaceID != "" || c[1].Text != "undefined" {
 		t.Fatalf("console: %+v", c)
 	}
+	// Clearing one surface's messages leaves another's.
 	if got := l.Console("s2", true); len(got) != 1 {
 		t.Fatalf("console of s2: %+v", got)
+	}
+	if got := l.Console("", false); len(got) != 1 || got[0].Text != "undefined" {
+		t.Fatalf("console after clearing s2's: %+v", got)
+	}
+	if got := l.Console("", true); len(got) != 1 {
+		t.Fatalf("console of all: %+v", got)
 	}
 	if got := l.Console("", false); len(got) != 0 {
 		t.Fatalf("console after clear: %+v", got)
@@ -43,10 +50,18 @@ func TestRecordProvenanceAndRedirects(t *testing.T) {
 	l.Record(event("Network.requestWillBeSent", fmt.Sprintf(req, "http://b/")), src)
 	l.Record(event("Network.responseReceived", `{"requestId":"R","response":{"status":200,"mimeType":"text/html"}}`), src)
 	l.Record(event("Network.loadingFinished", `{"requestId":"R","timestamp":1.25,"encodedDataLength":42}`), src)
+	// A request of another surface (s2's context has no frame here: its
+	// records name the surface of their frame), kept by s1's clear.
+	l.Record(event("Network.requestWillBeSent", `{"requestId":"Q","frameId":"F2","type":"Document","timestamp":1,"request":{"method":"GET","url":"http://c/"}}`), source{frames: map[string]string{"F2": "s2"}})
+	l.Record(event("Network.loadingFinished", `{"requestId":"Q","timestamp":1.5,"encodedDataLength":7}`), src)
 	n := l.Network("s1", true)
 	if len(n) != 2 || n[0].State != "done" || n[0].Status != 0 || n[1].State != "done" || n[1].Status != 200 || n[1].Bytes != 42 || n[1].DurationMS != 250 {
 		t.Fatalf("network: %+v", n)
 	}
+	if got := l.Network("", false); len(got) != 1 || got[0].SurfaceID != "s2" || got[0].State != "done" {
+		t.Fatalf("after clearing s1's: %+v", got)
+	}
+	l.Network("", true)
 	if got := l.Network("", false); len(got) != 0 {
 		t.Fatalf("finished requests kept after clear: %+v", got)
 	}
