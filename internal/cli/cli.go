@@ -18,15 +18,21 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/buildid"
 	"github.com/loupe-dev/loupe/internal/client"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
 // Version is loupe's release version.
 const Version = "0.1.0-dev"
+
+// buildID names this build (buildid.Of), once per process and only for the
+// commands that talk to a daemon or print it.
+var buildID = sync.OnceValue(func() string { return buildid.Of(Version) })
 
 type cmd struct {
 	stdout, stderr io.Writer

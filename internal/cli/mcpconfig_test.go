@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"github.com/loupe-dev/loupe/internal/mcpconfig"
 )
 
 // TestPrintConfigParses: every client's snippet parses as what that
@@ -18,7 +19,7 @@ import (
 func TestPrintConfigParses(t *testing.T) {
 	bin := `/opt/my tools/lou'pe`
 	args := []string{"mcp", "--session", "work", "--daemon"}
-	for _, name := range mcpClientNames() {
+	for _, name := range mcpconfig.Names() {
 		var out, errb bytes.Buffer
 		c := &cmd{stdout: &out, stderr: &errb}
 		if code := c.printMCPConfig(name, bin, args); code != 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/shellword"
 )
 
 // renderer writes recovery advice as loupe commands (apitype.Renderer).
@@ -61,12 +62,8 @@ func (r renderer) Step(s apitype.Step) string {
 	return "`" + strings.Join(append(words, flags...), " ") + "`"
 }
 
-func quote(v string) string {
-	if v == "" || strings.ContainsAny(v, " \t'\"`$\\*?[]#;&|<>()") {
-		return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
-	}
-	return v
-}
+// quote is v as one shell word (shellword.Quote).
+func quote(v string) string { return shellword.Quote(v) }
 
 // Field is the flag (--max-chars) or the positional (TARGET) that sets a
 // field of op.

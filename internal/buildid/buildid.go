@@ -1,4 +1,6 @@
-package cli
+// Package buildid names a build of the running executable, so that a CLI
+// notices a daemon started from another binary.
+package buildid
 
 import (
 	"bytes"
@@ -9,32 +11,31 @@ import (
 	"errors"
 	"io"
 	"os"
-	"sync"
 )
 
-// buildID names this build, so that a CLI notices a daemon started from
-// another binary. It is the Go linker's build id where the executable has
+// Of names this build: the Go linker's build id where the executable has
 // one (an ELF note of a few dozen bytes: its last part is a hash the
 // linker takes of the binary's content, so byte-identical binaries share
 // it wherever they were copied to), and otherwise a hash of the whole
-// file. Reading the note costs a few system calls; hashing the 25 MB
-// binary cost ~20 ms of CPU on every command that talks to the daemon,
-// which scripts and agents run by the thousand. It is computed once, and
-// only by the commands that need it; help and usage errors never pay.
-var buildID = sync.OnceValue(func() string {
+// file; fallback when neither can be read. Reading the note costs a few
+// system calls; hashing the 25 MB binary cost ~20 ms of CPU on every
+// command that talks to the daemon, which scripts and agents run by the
+// thousand. Callers compute it once, and only where they need it (help
+// and usage errors never pay).
+func Of(fallback string) string {
 	exe, err := os.Executable()
 	if err != nil {
-		return Version
+		return fallback
 	}
 	if id, err := goBuildID(exe); err == nil {
 		return id
 	}
 	id, err := fileBuildID(exe)
 	if err != nil {
-		return Version
+		return fallback
 	}
 	return id
-})
+}
 
 // errNoBuildID is an executable without a Go build id note.
 var errNoBuildID = errors.New("no Go build id note")

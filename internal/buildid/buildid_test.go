@@ -1,4 +1,4 @@
-package cli
+package buildid
 
 import (
 	"encoding/binary"
@@ -62,8 +62,8 @@ func TestBuildIDIsTheLinkersBuildID(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the test binary (%s) has no Go build id note: %v", exe, err)
 	}
-	if got := buildID(); got != want || len(got) != 12 {
-		t.Errorf("buildID() = %s, want the linker's build id of %s, %s", got, exe, want)
+	if got := Of(""); got != want || len(got) != 12 {
+		t.Errorf("Of = %s, want the linker's build id of %s, %s", got, exe, want)
 	}
 	content, err := os.ReadFile(exe)
 	if err != nil {
@@ -103,7 +103,7 @@ func TestBuildIDIsTheLinkersBuildID(t *testing.T) {
 			t.Errorf("note %q: id %q, want an error", bad, id)
 		}
 	}
-	// A file that is not ELF falls back to hashing (see buildID).
+	// A file that is not ELF falls back to hashing (see Of).
 	if _, err := goBuildID(cp + "-missing"); err == nil {
 		t.Error("no error for a missing file")
 	}
