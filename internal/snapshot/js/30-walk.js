@@ -63,6 +63,8 @@ function statesOf(el, role, active) {
   return s;
 }
 
+const HOLDS_FIELD = 'input,select,textarea,[role=listbox],[role=option],[role=textbox],[role=searchbox],[contenteditable]';
+
 function valueOf(el, role) {
   const tag = el.localName;
   switch (role) {
@@ -72,6 +74,11 @@ function valueOf(el, role) {
         return el.value;
       }
       if (tag === 'select') return Array.from(el.selectedOptions).map((o) => o.label).join(', ');
+      // A widget that holds its own field or list (a kit's combobox
+      // wrapping a hidden <select>, a listbox and a search field) shows
+      // them as its children: its text content would say them all again
+      // on its own line, run together, options never shown included.
+      if (el.querySelector(HOLDS_FIELD)) return '';
       return collapse(el.textContent || '');
     case 'slider': case 'progressbar': case 'meter': case 'scrollbar':
       return aria(el, 'aria-valuetext') || aria(el, 'aria-valuenow') || (el.value !== undefined && el.value !== '' ? String(el.value) : '');
