@@ -33,6 +33,7 @@ const PAGES = [
   ['leaflet.html', 'map ready'], ['material.html', 'kit ready'], ['quill.html', 'editor connected'],
   ['shoelace.html', 'kit ready'], ['sortable.html', 'lists ready'], ['swagger.html', 'explorer ready'],
   ['swagger-big.html', 'explorer ready'], ['swagger-big.html?huge', 'explorer ready'], ['tom-select.html', 'form ready'],
+  ['ace.html', 'editor ready'], ['choices.html', 'form ready'], ['fluent.html', 'kit ready'], ['slim-select.html', 'form ready'],
 ];
 
 // The API documents the swagger pages load (as the e2e server serves them).

@@ -12,6 +12,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
+	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
 // mutations are what a page does between two snapshots; each is a script
@@ -206,6 +207,103 @@ func TestKeptLocatorsFollowStructure(t *testing.T) {
 	eval(`const b = document.getElementById('b'); b.removeAttribute('data-testid'); b.removeAttribute('id'); b.nextElementSibling.remove()`)
 	if l := locOf(); l != `role=button[name="Go"]` {
 		t.Fatalf("after the other button went: %q, want the role locator", l)
+	}
+}
+
+// TestTextChangeKeepsStructure: a text node replaced or added (as
+// textContent does) leaves the document's elements as they were, so the
+// walk's structure number (Page.Struct, on which the kept locator facts
+// hang) stays; an element added moves it to the new walk.
+func TestTextChangeKeepsStructure(t *testing.T) {
+	t.Parallel()
+	tab := enginetest.OpenTab(t, "cache/locs.html")
+	ctx := enginetest.Ctx(t)
+	w, err := tab.World(ctx, tab.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk := func(have int64) *snapshot.Page {
+		t.Helper()
+		opts := map[string]any{}
+		if have != 0 {
+			opts["have"] = have
+		}
+		var raw string
+		if err := w.Call(ctx, "snapshot", &raw, opts); err != nil {
+			t.Fatal(err)
+		}
+		p, err := snapshot.DecodePage(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Seq == 0 || p.Same {
+			t.Fatalf("the walk is not a kept one that changed: %+v", p)
+		}
+		return p
+	}
+	eval := func(expr string) {
+		t.Helper()
+		if err := tab.Session().Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := walk(0)
+	eval(`document.getElementById('t').textContent = 'text 1'; document.getElementById('t').append(' more')`)
+	text := walk(first.Seq)
+	if text.Struct != first.Struct {
+		t.Fatalf("after text changes only, struct %d, want %d (walk %d)", text.Struct, first.Struct, text.Seq)
+	}
+	eval(`document.getElementById('t').append(document.createElement('b'))`)
+	if el := walk(text.Seq); el.Struct != el.Seq {
+		t.Fatalf("after an element was added, struct %d, want this walk's %d", el.Struct, el.Seq)
+	}
+}
+
+// TestKeptWalkMemory: the walk the page agent keeps of the large page
+// (its tree and memo) costs the page's heap at most about what a fresh
+// walk leaves (its element ids): its nodes stay plain objects. A node
+// that lost a property to delete became a hash table several times its
+// size, and the kept walk cost 2.2 times the fresh one's 1.5 MB.
+// Without -short only: two walks of the large page.
+func TestKeptWalkMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two walks of the large page: make test-long")
+	}
+	t.Parallel()
+	tab := bigTab(t, "large.html")
+	ctx := enginetest.LongCtx(t)
+	heap := func() float64 {
+		t.Helper()
+		if err := tab.Session().Call(ctx, "HeapProfiler.collectGarbage", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		var u struct {
+			UsedSize float64 `json:"usedSize"`
+		}
+		if err := tab.Session().Call(ctx, "Runtime.getHeapUsage", nil, &u); err != nil {
+			t.Fatal(err)
+		}
+		return u.UsedSize / (1 << 20)
+	}
+	w, err := tab.World(ctx, tab.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Eval(ctx, "0", nil); err != nil {
+		t.Fatal(err)
+	}
+	h0 := heap()
+	if _, err := capture.Take(ctx, tab, capture.SnapshotOptions{NoCache: true}); err != nil {
+		t.Fatal(err)
+	}
+	h1 := heap()
+	if _, err := capture.Take(ctx, tab, capture.SnapshotOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h2 := heap()
+	t.Logf("a fresh walk left %.2f MB, the kept walk %.2f MB more", h1-h0, h2-h1)
+	if h2-h1 > 1.5*(h1-h0) {
+		t.Fatalf("the kept walk costs %.2f MB, %.1f times a fresh walk's %.2f MB", h2-h1, (h2-h1)/(h1-h0), h1-h0)
 	}
 }
 

@@ -23,6 +23,7 @@ var (
 	SimilarRefs    = similarRefs
 	WithSimilar    = withSimilar
 	Merge          = merge
+	InTreeOrder    = inTreeOrder
 )
 
 type (

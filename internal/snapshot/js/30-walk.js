@@ -63,6 +63,8 @@ function statesOf(el, role, active) {
   return s;
 }
 
+const HOLDS_FIELD = 'input,select,textarea,[role=listbox],[role=option],[role=textbox],[role=searchbox],[contenteditable]';
+
 function valueOf(el, role) {
   const tag = el.localName;
   switch (role) {
@@ -72,6 +74,11 @@ function valueOf(el, role) {
         return el.value;
       }
       if (tag === 'select') return Array.from(el.selectedOptions).map((o) => o.label).join(', ');
+      // A widget that holds its own field or list (a kit's combobox
+      // wrapping a hidden <select>, a listbox and a search field) shows
+      // them as its children: its text content would say them all again
+      // on its own line, run together, options never shown included.
+      if (el.querySelector(HOLDS_FIELD)) return '';
       return collapse(el.textContent || '');
     case 'slider': case 'progressbar': case 'meter': case 'scrollbar':
       return aria(el, 'aria-valuetext') || aria(el, 'aria-valuenow') || (el.value !== undefined && el.value !== '' ? String(el.value) : '');
@@ -460,6 +467,10 @@ function visitEl(el, st) {
   }
   walkCount++;
   const node = { r: role };
+  // The node's children: set on it last, once it is known to keep them
+  // (an object that lost a property to delete turns into a hash table,
+  // several times its size; the kept walk holds thousands of nodes).
+  let c = null;
   // Inside an aria-hidden subtree nothing has an accessible name: what an
   // element shows is printed as its text (a hidden copy's "Save" button is
   // `button: Save`, never `button "Save"`).
@@ -485,10 +496,10 @@ function visitEl(el, st) {
   if (role === 'iframe') node.fr = 1;
   if (tag === 'select') {
     const kids = selectOptionNodes(el);
-    if (kids.length) node.c = kids;
+    if (kids.length) c = kids;
   } else if (tag === 'details' && !el.open) {
     const sum = Array.from(el.children).find((c) => c.localName === 'summary');
-    if (sum) { const kids = []; const s2 = { out: kids, buf: '', carrier: null }; visit(sum, s2); flush(s2); if (kids.length) node.c = kids; }
+    if (sum) { const kids = []; const s2 = { out: kids, buf: '', carrier: null }; visit(sum, s2); flush(s2); if (kids.length) c = kids; }
   } else if (INNER_HOSTS.has(role) && !inAriaHidden && (inner = innerControls(el))) {
     // Controls inside: each a child of its own. The host's name from
     // its content leaves their text out; when nothing else is left, the
@@ -500,7 +511,7 @@ function visitEl(el, st) {
       for (const c of inner) visit(c, s2);
       flush(s2);
       if (kids.length) {
-        node.c = kids;
+        c = kids;
         name = rest;
         // The name no longer repeats the children: printed in full on
         // the host's line (a content name beside other children would
@@ -511,7 +522,7 @@ function visitEl(el, st) {
   } else if (!LEAF_ROLES.has(role) || editor || inAriaHidden) {
     const kids = [];
     walkInto(el, kids);
-    if (kids.length) node.c = kids;
+    if (kids.length) c = kids;
     if (fromContent && NAMED_ITEMS.has(role) && !inAriaHidden && (inner = innerControls(el))) {
       // An item named by its content leaves out the controls inside it
       // (a tree item's "rename" link), which print as its children.
@@ -527,11 +538,11 @@ function visitEl(el, st) {
       if (cells) {
         node.cs = cells;
         for (const k of kids) k.x = 1;
-        delete node.c;
+        c = null;
       }
     }
   }
-  if (role === 'generic' && !name && !node.c && !v) {
+  if (role === 'generic' && !name && !c && !v) {
     // An empty element with nothing to see (a focus trap, a zero-size
     // handle) is no line: a person cannot see or point at it.
     const r = el.getBoundingClientRect();
@@ -539,16 +550,17 @@ function visitEl(el, st) {
   }
   if (name) node.n = name;
   walkSpent += role.length + name.length + (v ? v.length : 0) + 8;
-  if (fromContent && node.c && onlyText(node.c)) {
+  if (fromContent && c && onlyText(c)) {
     // Wrappers that only hold the text its name already says (a column
     // header's label inside presentational divs) add nothing.
-    delete node.c;
+    c = null;
   }
   if (fromContent) {
     node.nf = 1;
     // Text children that only repeat the name are left out.
-    if (node.c && node.c.every((k) => typeof k === 'string') && collapse(node.c.join(' ')) === name) delete node.c;
+    if (c && c.every((k) => typeof k === 'string') && collapse(c.join(' ')) === name) c = null;
   }
+  if (c) node.c = c;
   st.out.push(node);
   return pending ? undefined : at;
 }

@@ -155,8 +155,13 @@ function isSheet(n) {
 function noteRecords(records) {
   for (const r of records) {
     if (r.type === 'characterData') continue;
+    if (r.type === 'childList') {
+      unswept = true;
+      // Text replaced (textContent, a text node added or removed) leaves
+      // the elements as they were.
+      if (!hasElement(r.addedNodes) && !hasElement(r.removedNodes)) continue;
+    }
     structChanged = true;
-    if (r.type === 'childList') unswept = true;
   }
   if (dirtyAll || !records.length) return;
   changes += records.length;
@@ -191,6 +196,11 @@ function noteRecords(records) {
     }
     if (borrowers.size) for (const n of r.removedNodes) if (n.nodeType === 1) markSources(n);
   }
+}
+
+function hasElement(nodes) {
+  for (const n of nodes) if (n.nodeType === 1) return true;
+  return false;
 }
 
 // readSheetRisk finds which kinds of selector in the page's style sheets
