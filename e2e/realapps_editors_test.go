@@ -120,10 +120,12 @@ func codemirrorTasks(a *realAgent) {
 		a.expect("line 350 got the comment", "window.__result.lines[349]", "function target() { return 350; } // found")
 	})
 	a.task("foldFunction", func(a *realAgent) {
-		snap := a.open("codemirror.html", "editor ready")
+		a.open("codemirror.html", "editor ready")
 		// The fold marker (⌄) beside line 1 in the gutter folds the
-		// function's body.
-		a.click(a.find(snap, `"Fold line"|: ⌄$`))
+		// function's body. CodeMirror draws the markers once it has parsed
+		// the code, in the page's idle time: on a loaded machine after
+		// "editor ready" (await takes snapshots until one shows it).
+		a.click(a.await(`"Fold line"|: ⌄$`))
 		a.expect("the function is folded", "window.__result.folded", 1)
 	})
 }
