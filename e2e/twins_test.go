@@ -12,7 +12,9 @@ import (
 // TestMCPTwins drives, through MCP, pages whose widgets keep a control a
 // person never sees beside the one they draw (twins-*.html): an option
 // list mirrored for screen readers, editors whose input element is
-// invisible, native toggles clipped under drawn ones. The agent does what
+// invisible, native toggles clipped under drawn ones; and controls inside
+// presentational items (inner.html) and elements with no box of their own
+// (contents.html). The agent does what
 // a model does: it takes the first line with the role and name it wants
 // and acts on that line's ref; every task must succeed, and each write's
 // report shows the change on that same line.
@@ -103,4 +105,33 @@ func TestMCPTwins(t *testing.T) {
 			t.Errorf("%s on the off-page link: %s (not executed %v)", tool, code, notExecuted)
 		}
 	}
+
+	// Working controls inside items whose children are presentational (a
+	// remove button in an option, a close button in a tab, a link in a
+	// tree item named by its content): each is a line of its own, and
+	// the item's name leaves it out.
+	snap = open("inner.html")
+	status := "document.getElementById('status').textContent"
+	first(snap, "option", "Alpha") // the option's name is not "Alpha Remove Alpha"
+	m.ok("browser_click", map[string]any{"ref": first(snap, "button", "Remove Alpha")})
+	want("remove Alpha", status, "removed Alpha")
+	m.ok("browser_click", map[string]any{"ref": first(snap, "button", "Remove Beta")})
+	want("remove Beta", status, "removed Beta")
+	first(snap, "tab", "Home")
+	m.ok("browser_click", map[string]any{"ref": first(snap, "button", "Close")})
+	want("close the Home tab", status, "closed Home")
+	first(snap, "treeitem", "Folder")
+	m.ok("browser_click", map[string]any{"ref": first(snap, "link", "rename")})
+	want("rename the folder", status, "rename Folder")
+	m.ok("browser_click", map[string]any{"ref": first(snap, "option", "Alpha")})
+	want("pick Alpha itself", status, "picked Alpha")
+
+	// Elements with a role and no box of their own (a display: contents
+	// button, an option whose text is projected through a slot): their
+	// refs are clicked where what renders them is.
+	snap = open("contents.html")
+	m.ok("browser_click", map[string]any{"ref": first(snap, "button", "Wrapped go")})
+	want("the display: contents button", status, "clicked-contents")
+	m.ok("browser_click", map[string]any{"ref": first(snap, "option", "Slotted pear")})
+	want("the slotted option", status, "clicked-slotted")
 }
