@@ -344,6 +344,43 @@ func (a *realAgent) await(pattern string) string {
 // "Product 3", or the switch beside the text "Dark mode".
 func (a *realAgent) findIn(snap, container, anchor, pattern string) string {
 	a.t.Helper()
+	ref, anchors := lookIn(snap, container, anchor, pattern)
+	switch {
+	case ref != "":
+		return ref
+	case anchors == nil:
+		a.t.Fatalf("no snapshot line matches %q; snapshot (%d chars):\n%s", anchor, len(snap), clip(snap))
+	default:
+		a.t.Fatalf("no line matching %q with a ref around the lines matching %q:\n%s\n\nsnapshot:\n%s", pattern, anchor, strings.Join(anchors, "\n"), clip(snap))
+	}
+	return ""
+}
+
+// awaitIn is findIn on new snapshots until one has the line: for what a
+// page draws a moment after it says it is ready (an editor's gutter
+// markers, drawn at its next frame), as a model takes another snapshot.
+// Bounded: 10 s, a snapshot every 100 ms.
+func (a *realAgent) awaitIn(container, anchor, pattern string) string {
+	a.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for n := 1; ; n++ {
+		snap := a.snapshot()
+		if ref, _ := lookIn(snap, container, anchor, pattern); ref != "" {
+			if n > 1 {
+				a.t.Logf("note: %q had a ref around %q only in snapshot %d", pattern, anchor, n)
+			}
+			return ref
+		}
+		if time.Now().After(deadline) {
+			return a.findIn(snap, container, anchor, pattern) // fails with the snapshot
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// lookIn is findIn's search: the ref found ("" for none) and the lines
+// that matched anchor.
+func lookIn(snap, container, anchor, pattern string) (string, []string) {
 	anchorRE, containerRE, re := regexp.MustCompile(anchor), regexp.MustCompile(container), regexp.MustCompile(pattern)
 	lines := strings.Split(snap, "\n")
 	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
@@ -364,16 +401,12 @@ func (a *realAgent) findIn(snap, container, anchor, pattern string) string {
 			}
 			for j := c; j < len(lines) && (j == c || indent(lines[j]) > depth); j++ {
 				if m := refRE.FindStringSubmatch(lines[j]); m != nil && re.MatchString(lines[j]) {
-					return m[1]
+					return m[1], anchors
 				}
 			}
 		}
 	}
-	if anchors == nil {
-		a.t.Fatalf("no snapshot line matches %q; snapshot (%d chars):\n%s", anchor, len(snap), clip(snap))
-	}
-	a.t.Fatalf("no line matching %q with a ref around the lines matching %q:\n%s\n\nsnapshot:\n%s", pattern, anchor, strings.Join(anchors, "\n"), clip(snap))
-	return ""
+	return "", anchors
 }
 
 // control returns the ref of the control with this role and name; when
