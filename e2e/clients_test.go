@@ -114,11 +114,27 @@ func TestMCPClickThatNavigates(t *testing.T) {
 		t.Errorf("structured content of the click: %s", b)
 	}
 	// A dialog the click's handler opens a moment later, from a timer, is
-	// in the click's report.
-	snap = m.ok("browser_navigate", map[string]any{"url": srv.Page("later.html")})
-	r = m.call("browser_click", map[string]any{"ref": refAfter(t, snap, "Later", "button", "Later")})
-	if r.isErr || !strings.Contains(r.text, `alert "later"`) {
-		t.Fatalf("a click whose handler opens an alert 25 ms later: %s", r.text)
+	// in the click's report. The report waits for one until 75 ms after
+	// the input; a machine loaded far beyond its cores can run the page's
+	// 25 ms timer later than that, so a click whose report missed it is
+	// tried again (at most three clicks, one must report it), and the
+	// dialog it missed must be in the dialog log: answered, not lost.
+	for try := 1; ; try++ {
+		snap = m.ok("browser_navigate", map[string]any{"url": srv.Page("later.html")})
+		r = m.call("browser_click", map[string]any{"ref": refAfter(t, snap, "Later", "button", "Later")})
+		if r.isErr {
+			t.Fatalf("a click whose handler opens an alert 25 ms later: %s", r.text)
+		}
+		if strings.Contains(r.text, `alert "later"`) {
+			break
+		}
+		t.Logf("click %d: the alert came after the report's window: %s", try, r.text)
+		eventually(t, "the late alert in the dialog log", func() bool {
+			return strings.Count(m.ok("browser_dialogs", nil), "later") >= try
+		})
+		if try == 3 {
+			t.Fatalf("three clicks whose handler opens an alert 25 ms later, none reported it; the last: %s", r.text)
+		}
 	}
 }
 
