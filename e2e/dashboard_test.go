@@ -342,9 +342,27 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	}
 	person("click", `role=button[name="Retry"]`)
 	personWait("--text", "This page did not load")
-	person("click", `role=button[name="Close tab"]`)
-	eventually(t, "the person's tab closing", func() bool {
+	// The error was on the page before the retry too, so the wait above
+	// does not prove the retry's answer has been drawn: a click on Close
+	// tab while the panel is drawn again can land on the button being
+	// replaced, as a person's can. Like a person, click again if the tab
+	// is still there (at most three clicks).
+	closed := func() bool {
 		e.okJSON(&after, "--session", "work", "tabs")
 		return len(after.Tabs) == 1 && after.Tabs[0].ID != mineTab
-	})
+	}
+	for try := 1; ; try++ {
+		person("click", `role=button[name="Close tab"]`)
+		deadline := time.Now().Add(5 * time.Second)
+		for !closed() && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond) // a bounded poll of the tab list
+		}
+		if closed() {
+			break
+		}
+		if try == 3 {
+			t.Fatalf("three clicks on Close tab, and the person's tab is still open: %+v\n%s", after.Tabs, person("snapshot"))
+		}
+		t.Logf("click %d on Close tab: the tab is still open; clicking again", try)
+	}
 }
