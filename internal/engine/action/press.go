@@ -2,10 +2,13 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/input"
 )
@@ -80,9 +83,16 @@ func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) 
 		t.NoteInput(time.Now()) // the click was just sent
 		var r agentResult
 		if err := tg.World.Call(ctx, "afterPress", &r, armed.Seq, settleMs, lateMs, quietMs); err != nil {
-			// The document went away as it answered: the click led
-			// somewhere (a link, a submit), which the caller sees.
-			return "", nil
+			if documentLeft(err, t.Navigating(tg.Frame)) {
+				// The document went away as it answered: the click led
+				// somewhere (a link, a submit), which the caller sees.
+				return "", nil
+			}
+			// The click was sent and its document is still there, but
+			// whether it reached the element could not be checked: say
+			// so rather than report a click that may not have landed as
+			// one that did.
+			return fmt.Sprintf("clicked; whether the click reached %s could not be checked (%v): take a snapshot to see what it did", tg.Ref, err), nil
 		}
 		if r.Missed {
 			return "", apitype.Errorf(apitype.NotActionable,
@@ -98,6 +108,14 @@ func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) 
 		return "", apitype.Errorf(apitype.NotActionable,
 			"%s moved as it was clicked: the press landed on %s and was stopped before the page's handlers saw it", tg.Ref, r.Detail).Executed()
 	}, nil
+}
+
+// documentLeft reports whether err, from the click's document, says that
+// document went away, or navigating (its frame or one above it is
+// navigating) says it is on its way out: the click led somewhere.
+func documentLeft(err error, navigating bool) bool {
+	return navigating || errors.Is(err, engine.ErrDocumentGone) || errors.Is(err, cdp.ErrSessionGone) ||
+		strings.Contains(err.Error(), "navigated or closed")
 }
 
 // afterInput waits, bounded by 8 frames or quietFor, until the document the input went
