@@ -104,18 +104,16 @@ func TestRecordMaxLimit(t *testing.T) {
 }
 
 // At MaxBytes the recording ends by itself, and the file stays under it.
-// The page draws a square of noise at every frame, which no encoder
-// shrinks, so 100 KiB fill in a few pictures (about a second alone; the
-// moving page alone took 10 s of recording and encoding, a tenth of make
-// test's record package). A loaded make test was seen to starve a page
-// to six pictures a minute: the recording may run its longest, 90 s, and
-// the test waits as long. (A smaller limit is no way out: the encoder
-// holds back more than the headroom of a 40 KiB file, which then ends
-// over it, not kept; the tools' limit is 64 MiB.)
+// A loaded make test was seen to starve the moving page to six pictures
+// a minute, when 100 KiB of mostly repeated frames took over the minute
+// to fill: the recording may run its longest, 90 s, and the test waits as
+// long. (A smaller limit is no way out: the encoder holds back more than
+// the headroom of a 40 KiB file, which then ends over it, not kept; the
+// tools' limit is 64 MiB.)
 func TestRecordByteLimit(t *testing.T) {
 	t.Parallel()
 	needFFmpeg(t)
-	tab := openPage(t, "moving.html?noise")
+	tab := openPage(t, "moving.html")
 	o := options(t)
 	o.Max = 90 * time.Second
 	o.MaxBytes = 100 << 10
