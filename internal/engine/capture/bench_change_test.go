@@ -147,35 +147,7 @@ func BenchmarkSnapshotCacheMemory(b *testing.B) {
 		if _, err := nav.Navigate(ctx, tab, enginetest.Page("large.html")); err != nil {
 			b.Fatal(err)
 		}
-		heap := func() float64 {
-			if err := tab.Session().Call(ctx, "HeapProfiler.collectGarbage", nil, nil); err != nil {
-				b.Fatal(err)
-			}
-			var u struct {
-				UsedSize float64 `json:"usedSize"`
-			}
-			if err := tab.Session().Call(ctx, "Runtime.getHeapUsage", nil, &u); err != nil {
-				b.Fatal(err)
-			}
-			return u.UsedSize / (1 << 20)
-		}
-		// The agent itself, installed by its world's first call.
-		w, err := tab.World(ctx, tab.Root())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := w.Eval(ctx, "0", nil); err != nil {
-			b.Fatal(err)
-		}
-		h0 := heap()
-		if _, err := capture.Take(ctx, tab, capture.SnapshotOptions{NoCache: true}); err != nil {
-			b.Fatal(err)
-		}
-		h1 := heap()
-		if _, err := capture.Take(ctx, tab, capture.SnapshotOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		h2 := heap()
+		h0, h1, h2 := walkHeaps(b, ctx, tab)
 		b.ReportMetric(h1-h0, "fresh-walk-MB")
 		b.ReportMetric(h2-h1, "cache-MB")
 		b.ReportMetric(h2-h0, "with-cache-MB")
