@@ -11,6 +11,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/locator"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/safetext"
+	"github.com/loupe-dev/loupe/internal/shellword"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
 
@@ -42,7 +43,7 @@ func (c *cmd) historyScript(h *ops.HistoryOut) string {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n# What ran, as loupe history printed it: the executed writes, done again.\n")
 	b.WriteString("# Run it against a fresh page: LOUPE_SESSION picks the session (default \"default\").\n")
-	b.WriteString("set -e\nLOUPE=${LOUPE:-" + quote(bin) + "}\nS=${LOUPE_SESSION:-default}\n\n")
+	b.WriteString("set -e\nLOUPE=${LOUPE:-" + shellword.Quote(bin) + "}\nS=${LOUPE_SESSION:-default}\n\n")
 	secrets, uploads := 0, 0
 	for _, o := range h.Operations {
 		line, why := c.replayLine(o.Op, o.Input, o.Locator)
@@ -52,7 +53,7 @@ func (c *cmd) historyScript(h *ops.HistoryOut) string {
 			}
 			uploads++
 			v := fmt.Sprintf("LOUPE_UPLOAD_%d", uploads)
-			line = strings.Replace(line, quote(uploadMark), `"$`+v+`"`, 1)
+			line = strings.Replace(line, shellword.Quote(uploadMark), `"$`+v+`"`, 1)
 			if why == "" && o.State == wire.OpExecuted {
 				fmt.Fprintf(&b, ": \"${%s:?set %s to the path of the file uploaded as %s}\"\n", v, v, inertText(name))
 			}
@@ -62,7 +63,7 @@ func (c *cmd) historyScript(h *ops.HistoryOut) string {
 			// script asks for it when it runs.
 			secrets++
 			v := fmt.Sprintf("LOUPE_SECRET_%d", secrets)
-			line = strings.Replace(line, quote(secretMark), `"$`+v+`"`, 1)
+			line = strings.Replace(line, shellword.Quote(secretMark), `"$`+v+`"`, 1)
 			if why == "" && o.State == wire.OpExecuted {
 				fmt.Fprintf(&b, ": \"${%s:?set %s to the secret typed into %s}\"\n", v, v, inertText(o.Locator))
 			}
@@ -89,7 +90,7 @@ func (c *cmd) historyScript(h *ops.HistoryOut) string {
 func (c *cmd) replayLine(name string, input json.RawMessage, loc string) (line, why string) {
 	op, ok := c.reg.Lookup(name)
 	if !ok {
-		return "", "loupe no longer has a command " + quote(name)
+		return "", "loupe no longer has a command " + shellword.Quote(name)
 	}
 	if op.Action == ops.ActControl {
 		return "", "a person's own command (" + name + ")"
@@ -156,7 +157,7 @@ func argvOf(op *ops.Op, fields map[string]json.RawMessage) (words []string, why 
 				return words, "its " + name + " does not read back"
 			}
 			for _, v := range vs {
-				words = append(words, quote(v))
+				words = append(words, shellword.Quote(v))
 			}
 		case arg != "":
 			var v string
@@ -164,7 +165,7 @@ func argvOf(op *ops.Op, fields map[string]json.RawMessage) (words []string, why 
 				return words, "its " + name + " does not read back"
 			}
 			if v != "" {
-				words = append(words, quote(v))
+				words = append(words, shellword.Quote(v))
 			}
 		case flag != "" && f.Type.Kind() == reflect.Bool:
 			if string(raw) == "true" {
@@ -176,7 +177,7 @@ func argvOf(op *ops.Op, fields map[string]json.RawMessage) (words []string, why 
 				v = string(raw) // a number
 			}
 			if v != "" && v != "0" {
-				flags = append(flags, "--"+flag, quote(v))
+				flags = append(flags, "--"+flag, shellword.Quote(v))
 			}
 		}
 	}

@@ -52,18 +52,15 @@ func (r renderer) Step(s apitype.Step) string {
 		}
 		switch {
 		case f.Tag.Get("arg") != "":
-			words = append(words, quote(v))
+			words = append(words, shellword.Quote(v))
 		case f.Tag.Get("flag") != "" && f.Type.Kind() == reflect.Bool:
 			flags = append(flags, "--"+f.Tag.Get("flag"))
 		case f.Tag.Get("flag") != "":
-			flags = append(flags, "--"+f.Tag.Get("flag"), quote(v))
+			flags = append(flags, "--"+f.Tag.Get("flag"), shellword.Quote(v))
 		}
 	}
 	return "`" + strings.Join(append(words, flags...), " ") + "`"
 }
-
-// quote is v as one shell word (shellword.Quote).
-func quote(v string) string { return shellword.Quote(v) }
 
 // Field is the flag (--max-chars) or the positional (TARGET) that sets a
 // field of op.
