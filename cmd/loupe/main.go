@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 
@@ -27,12 +28,24 @@ func main() {
 
 // runDaemon serves the daemon of home (its standard error is its log).
 func runDaemon(ctx context.Context, home, build string, ready io.WriteCloser) error {
-	return daemon.Run(ctx, daemon.Config{Home: home, Build: build, Executor: system.BrowserFromEnv(false, os.Stderr)}, ready)
+	x := system.BrowserFromEnv(false, os.Stderr)
+	if err := system.FleetFromEnv(&x); err != nil {
+		if ready != nil { // the CLI that starts it waits to hear why
+			fmt.Fprintf(ready, "error: %v\n", err)
+			ready.Close()
+		}
+		return err
+	}
+	return daemon.Run(ctx, daemon.Config{Home: home, Build: build, Executor: x}, ready)
 }
 
 // localMCP builds an in-process MCP server's system and its backend.
 func localMCP(ctx context.Context, cfg cli.MCPConfig) (mcpserver.Backend, func(context.Context) error, error) {
-	l, err := mcplocal.Open(ctx, cfg.Home, system.BrowserFromEnv(cfg.Headed, os.Stderr))
+	x := system.BrowserFromEnv(cfg.Headed, os.Stderr)
+	if err := system.FleetFromEnv(&x); err != nil {
+		return nil, nil, err
+	}
+	l, err := mcplocal.Open(ctx, cfg.Home, x)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -37,6 +37,9 @@ const (
 	TabCrashed           Code = "TAB_CRASHED"
 	PageBlocked          Code = "PAGE_BLOCKED"
 	TabLimit             Code = "TAB_LIMIT"
+	TooManySessions      Code = "TOO_MANY_SESSIONS"
+	GridBusy             Code = "GRID_BUSY"
+	GridUnavailable      Code = "GRID_UNAVAILABLE"
 	BadInput             Code = "BAD_INPUT"
 	EvalFailed           Code = "EVAL_FAILED"
 	BrowserStart         Code = "BROWSER_START_FAILED"
@@ -73,6 +76,9 @@ var Hints = map[Code]string{
 	TabCrashed:           "the tab's renderer crashed; it was reloaded for a person to check; take a new snapshot",
 	PageBlocked:          "the page opens dialogs without end and is stopped in the last; navigate away, reload or close the tab",
 	TabLimit:             "too many tabs are open; close one first",
+	TooManySessions:      "the daemon runs as many sessions with a browser as it may; close one that is done ({1} in that session), or restart the daemon with a higher --max-sessions",
+	GridBusy:             "every slot of the Selenium Grid is taken; close a session that holds one ({1} in that session), try again later, or wait longer in the Grid's queue ({timeout})",
+	GridUnavailable:      "the Selenium Grid did not answer; check its address and that it is up (its /status), then try again",
 	BadInput:             "fix the arguments and try again ({help})",
 	EvalFailed:           "the script threw; fix the expression",
 	BrowserStart:         "install Chromium (apt-get install chromium) or set LOUPE_CHROMIUM to its path",
@@ -118,8 +124,11 @@ func (e *Error) Unwrap() error { return e.cause }
 // not executed; use [Error.Executed] for failures after input was sent.
 func Errorf(code Code, format string, args ...any) *Error {
 	e := &Error{Code: code, Message: fmt.Sprintf(format, args...), Hint: Hints[code], NotExecuted: true}
-	if code == DaemonUnavailable {
+	switch code {
+	case DaemonUnavailable:
 		e.Recovery = []Step{{Op: "daemon start"}}
+	case TooManySessions, GridBusy:
+		e.Recovery = []Step{{Op: "close"}}
 	}
 	for _, a := range args {
 		if err, ok := a.(error); ok {

@@ -147,6 +147,12 @@ type SessionInfo struct {
 	PID      int    `json:"pid,omitempty"`
 	Attached bool   `json:"attached,omitempty"`
 	Tabs     int    `json:"tabs"`
+	// Grid is the Selenium Grid the browser runs on, WebDriverSession
+	// its session there and Node the node that runs it (when the Grid
+	// says); all empty for a browser launched here or attached over CDP.
+	Grid             string `json:"grid,omitempty"`
+	WebDriverSession string `json:"webdriver_session,omitempty"`
+	Node             string `json:"node,omitempty"`
 }
 
 // OpPath is the route of an operation; spaces in names ("tab new") become

@@ -22,7 +22,7 @@ type builtin struct {
 	run func(c *cmd, ctx context.Context, args []string) int
 }
 
-const daemonUsage = "usage: loupe daemon start|stop|status|run"
+const daemonUsage = "usage: loupe daemon start [--max-sessions N]|stop|status|run"
 
 func builtins() []*builtin {
 	return []*builtin{
@@ -34,7 +34,9 @@ func builtins() []*builtin {
 Start, stop or inspect the background daemon that owns the browsers.
 The first command starts it on its own.
 
-  start   start the daemon if none is running
+  start   start the daemon if none is running; --max-sessions N: at most N
+          sessions hold a browser at once, local, attached or from a Grid
+          (more are refused: TOO_MANY_SESSIONS); LOUPE_MAX_SESSIONS=N too
   stop    end every session and its browser, then the daemon
   status  print the daemon's pid, build, memory and sessions
   run     run the daemon in the foreground (what start runs; logs to stderr)

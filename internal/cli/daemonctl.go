@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -39,7 +40,7 @@ func (c *cmd) ensureDaemon(ctx context.Context) (*client.Client, error) {
 // startDaemon runs `loupe daemon run` in its own session, detached from the
 // terminal, and waits on a pipe for it to report ready: no polling of the
 // socket.
-func (c *cmd) startDaemon(ctx context.Context) error {
+func (c *cmd) startDaemon(ctx context.Context, env ...string) error {
 	if err := homedir.Prepare(c.home); err != nil {
 		return err
 	}
@@ -58,7 +59,7 @@ func (c *cmd) startDaemon(ctx context.Context) error {
 	}
 	defer r.Close()
 	p := exec.Command(exe, "daemon", "run")
-	p.Env = append(os.Environ(), "LOUPE_HOME="+c.home, "LOUPE_READY_FD=3")
+	p.Env = append(append(os.Environ(), "LOUPE_HOME="+c.home, "LOUPE_READY_FD=3"), env...)
 	p.Stdout = logf
 	p.Stderr = logf
 	p.ExtraFiles = []*os.File{w}
@@ -88,6 +89,14 @@ func (c *cmd) daemonVerb(ctx context.Context, args []string) int {
 	if len(args) == 0 {
 		return c.usage(errors.New("daemon needs a command: start, stop, status or run"), daemonUsage)
 	}
+	var env []string
+	if args[0] == "start" && len(args) > 1 {
+		n, err := maxSessions(args[1:])
+		if err != nil {
+			return c.usage(err, daemonUsage)
+		}
+		env, args = []string{"LOUPE_MAX_SESSIONS=" + strconv.Itoa(n)}, args[:1]
+	}
 	if len(args) > 1 {
 		return c.usage(fmt.Errorf("unexpected argument %q", args[1]), daemonUsage)
 	}
@@ -101,11 +110,29 @@ func (c *cmd) daemonVerb(ctx context.Context, args []string) int {
 	}
 	ctx, cancel := c.deadline(ctx, d)
 	defer cancel()
-	return c.daemonCmd(ctx, args[0])
+	return c.daemonCmd(ctx, args[0], env...)
 }
 
-// daemonCmd runs `loupe daemon start|stop|status|run`.
-func (c *cmd) daemonCmd(ctx context.Context, sub string) int {
+// maxSessions reads start's --max-sessions N (or --max-sessions=N).
+func maxSessions(args []string) (int, error) {
+	v, ok := strings.CutPrefix(args[0], "--max-sessions=")
+	switch {
+	case ok && len(args) == 1:
+	case args[0] == "--max-sessions" && len(args) == 2:
+		v = args[1]
+	default:
+		return 0, fmt.Errorf("daemon start takes --max-sessions N, not %q", strings.Join(args, " "))
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 10000 {
+		return 0, fmt.Errorf("--max-sessions %q: want 1 to 10000", v)
+	}
+	return n, nil
+}
+
+// daemonCmd runs `loupe daemon start|stop|status|run`; env is for the
+// daemon start starts.
+func (c *cmd) daemonCmd(ctx context.Context, sub string, env ...string) int {
 	cl := client.New(homedir.SocketPath(c.home), buildID())
 	switch sub {
 	case "run":
@@ -128,9 +155,12 @@ func (c *cmd) daemonCmd(ctx context.Context, sub string) int {
 		return 0
 	case "start":
 		if st, err := cl.Status(ctx); err == nil {
+			if len(env) > 0 { // its bound was set when it started
+				return c.fail(fmt.Errorf("the daemon is running already (pid %d); --max-sessions applies as it starts: loupe daemon stop, then start it again", st.PID))
+			}
 			return c.print(st, fmt.Sprintf("daemon already running (pid %d)", st.PID))
 		}
-		if err := c.startDaemon(ctx); err != nil {
+		if err := c.startDaemon(ctx, env...); err != nil {
 			return c.fail(err)
 		}
 		st, err := cl.Status(ctx)
@@ -154,7 +184,7 @@ func (c *cmd) daemonCmd(ctx context.Context, sub string) int {
 		var b strings.Builder
 		fmt.Fprintf(&b, "daemon running: pid %d, build %s, up %s, %.1f MB RSS, home %s", st.PID, st.Build, st.Uptime, float64(st.RSSBytes)/1e6, st.Home)
 		for _, s := range st.Sessions {
-			fmt.Fprintf(&b, "\n  session %s: %s, %d tabs", s.Name, s.Browser, s.Tabs)
+			fmt.Fprintf(&b, "\n  session %s: %s, %d tabs, %s", s.Name, s.Browser, s.Tabs, s.Where())
 			if s.PID != 0 {
 				fmt.Fprintf(&b, ", browser pid %d", s.PID)
 			}

@@ -28,7 +28,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/settings"
 )
 
-const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon | --broker URL [--reroute]] [--headed] [--cdp URL] [--session NAME] [--task ID] [--allow-eval] [--allow-local-pages] [--tools core|full] [--token TOKEN|auto | --no-token] [--max-sessions N] [--print-config CLIENT]"
+const mcpUsage = "usage: loupe mcp [--http 127.0.0.1:PORT] [--daemon | --broker URL [--reroute]] [--headed] [--cdp URL | --grid URL] [--session NAME] [--task ID] [--allow-eval] [--allow-local-pages] [--tools core|full] [--token TOKEN|auto | --no-token] [--max-sessions N] [--print-config CLIENT]"
 
 const mcpHelp = mcpUsage + `
 
@@ -54,6 +54,8 @@ daemon's sessions.
                          forward moved to another port), then exit
   --headed               show the browser window (in-process engine)
   --cdp URL              attach the session to a running browser or Electron app
+  --grid URL             take the session's browser from the Selenium Grid 4 at
+                         URL (capabilities: LOUPE_GRID_CAPABILITIES)
   --session NAME         the session to use
   --task ID              the task the agent works as (default: one per server);
                          it writes only in tabs no other task owns
@@ -82,7 +84,7 @@ type mcpFlags struct {
 	serverArgs               []string
 	daemon, headed, allowEva bool
 	localPages, noToken      bool
-	broker                   string
+	broker, grid             string
 	reroute                  bool
 	maxSessions              int
 }
@@ -93,6 +95,7 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.http, "http", "", "")
 	fs.StringVar(&f.cdp, "cdp", "", "")
+	fs.StringVar(&f.grid, "grid", "", "")
 	fs.StringVar(&f.tools, "tools", "full", "")
 	fs.BoolVar(&f.daemon, "daemon", false, "")
 	fs.StringVar(&f.broker, "broker", "", "")
@@ -132,9 +135,12 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 		if err := mcpserver.CheckBrokerURL(f.broker); err != nil {
 			return f, fmt.Errorf("--broker %w", err)
 		}
-		if f.daemon || f.headed || f.cdp != "" {
-			return f, errors.New("--broker forwards to the browser's machine: --daemon, --headed and --cdp apply to a browser of this one")
+		if f.daemon || f.headed || f.cdp != "" || f.grid != "" {
+			return f, errors.New("--broker forwards to the browser's machine: --daemon, --headed, --cdp and --grid apply to a browser of this one")
 		}
+	}
+	if f.cdp != "" && f.grid != "" {
+		return f, errors.New("--cdp and --grid: give one")
 	}
 	if f.daemon && f.headed {
 		return f, errors.New("--headed applies to the in-process engine; start the daemon with LOUPE_HEADED=1 instead")
@@ -267,10 +273,13 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 			_ = closeSys(cctx)
 		}()
 	}
-	if f.cdp != "" {
+	if f.cdp != "" || f.grid != "" {
 		actx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		op, _ := c.reg.Lookup("attach")
-		in, _ := json.Marshal(ops.AttachIn{CDP: f.cdp})
+		in, _ := json.Marshal(ops.AttachIn{CDP: f.cdp, Grid: f.grid})
+		if f.grid != "" {
+			in, _ = json.Marshal(ops.AttachIn{Grid: f.grid, Capabilities: os.Getenv("LOUPE_GRID_CAPABILITIES")})
+		}
 		_, err := backend.Do(actx, mcpserver.Call{Op: op, OpRequest: apitype.OpRequest{Input: in}})
 		cancel()
 		if err != nil {

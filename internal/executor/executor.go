@@ -89,6 +89,12 @@ type Config struct {
 	BrowserArgs []string
 	// BrowserLog, if set, receives launched browsers' stderr.
 	BrowserLog io.Writer
+	// Grid, if set, is where every new session's browser comes from
+	// instead of a local launch (LOUPE_GRID).
+	Grid *sessions.GridSource
+	// MaxSessions bounds the sessions with a browser (0: none; loupe
+	// daemon start --max-sessions).
+	MaxSessions int
 	// Log is where the executor says what it could not do for a call
 	// after its reply was decided (a ledger that would not settle, a tabs
 	// file it could not write); nil: standard error.
@@ -187,7 +193,7 @@ func New(cfg Config) *Executor {
 		reg: cfg.Registry,
 		sessions: sessions.New(sessions.Config{
 			Home: cfg.Home, Chromium: cfg.Chromium, Headed: cfg.Headed, BrowserArgs: cfg.BrowserArgs, BrowserLog: cfg.BrowserLog,
-			Events: cfg.Events, Downloads: downloads, Crashed: crashed, Person: person,
+			Events: cfg.Events, Downloads: downloads, Crashed: crashed, Person: person, Grid: cfg.Grid, MaxSessions: cfg.MaxSessions,
 		}),
 		events: cfg.Events,
 		policy: cfg.Policy, ledger: cfg.Ledger, gate: cfg.Gate, store: cfg.Store,

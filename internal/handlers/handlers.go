@@ -147,6 +147,13 @@ type Files interface {
 type Browsers interface {
 	// Attach connects the session to a running browser.
 	Attach(ctx context.Context, endpoint string) (*engine.Browser, error)
+	// AttachGrid connects the session to a browser from the Selenium
+	// Grid at url, asked for with the user's capabilities (a JSON
+	// object; "" for loupe's defaults).
+	AttachGrid(ctx context.Context, url, capabilities string) (*engine.Browser, error)
+	// Place says where the session's browser runs: local, attached or
+	// grid (with the Grid, its WebDriver session and node).
+	Place() (kind string, g *ops.GridPlace)
 	// Close ends the session; false if it had no browser.
 	Close(ctx context.Context) (bool, error)
 	// MarkPersonal says the session's browser is a person's own.

@@ -45,7 +45,8 @@ func sessionHandlers() map[string]Handler {
 
 // attach connects the session to a running browser: a DevTools endpoint,
 // or the person's own Chrome (whose tabs stay theirs), classified by an
-// Electron main process when one is named.
+// Electron main process when one is named; or to a browser it takes from
+// a Selenium Grid.
 func attach(ctx context.Context, d *Deps, in *ops.AttachIn) (*ops.SessionOut, error) {
 	var classify engine.Classifier
 	if in.ElectronMain != "" {
@@ -63,7 +64,13 @@ func attach(ctx context.Context, d *Deps, in *ops.AttachIn) (*ops.SessionOut, er
 		}
 		endpoint = ws
 	}
-	b, err := d.Browsers.Attach(ctx, endpoint)
+	var b *engine.Browser
+	var err error
+	if in.Grid != "" {
+		b, err = d.Browsers.AttachGrid(ctx, in.Grid, in.Capabilities)
+	} else {
+		b, err = d.Browsers.Attach(ctx, endpoint)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,7 @@ func surfaceHandlers() map[string]Handler {
 				s.Downloads = dl.Count()
 			}
 			s.Active, s.URL = d.Caller.Current(), ""
+			s.Browser, s.Grid = d.Browsers.Place()
 			if t, err := b.Surface(ctx, s.Active); s.Active != "" && err == nil {
 				s.URL = t.URL()
 			}

@@ -31,4 +31,6 @@ type (
 	DownloadsOut   = wire.DownloadsOut
 	SessionOut     = wire.SessionOut
 	DoctorOut      = wire.DoctorOut
+	// GridPlace is where a Grid browser runs (StatusOut.Grid).
+	GridPlace = wire.GridPlace
 )

@@ -25,6 +25,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/network"
 	"github.com/loupe-dev/loupe/internal/engine/person"
 	"github.com/loupe-dev/loupe/internal/events"
+	"github.com/loupe-dev/loupe/internal/grid"
 )
 
 // Config says how sessions launch their browsers.
@@ -52,6 +53,12 @@ type Config struct {
 	// person.WithInput) — in headed browsers and attached ones,
 	// where a person can give any; nil watches for none.
 	Person func(ctx context.Context, s *Session, t *engine.Surface)
+	// Grid, if set, is where every session's browser comes from instead
+	// of a local launch (LOUPE_GRID; see GridSource).
+	Grid *GridSource
+	// MaxSessions bounds the sessions with a browser (0: no bound; see
+	// reserve).
+	MaxSessions int
 }
 
 // Manager holds the named sessions. It is safe for concurrent use.
@@ -60,6 +67,10 @@ type Manager struct {
 
 	mu sync.Mutex
 	m  map[string]*Session
+	// grids are the clients of the Grids the sessions use, by address.
+	grids map[string]*grid.Client
+	// held are the sessions that count against MaxSessions.
+	held map[*Session]bool
 }
 
 // New returns an empty manager.
@@ -71,7 +82,7 @@ func (m *Manager) Get(name string) *Session {
 	defer m.mu.Unlock()
 	s := m.m[name]
 	if s == nil {
-		s = &Session{name: name, dir: filepath.Join(m.cfg.Home, "sessions", name), cfg: &m.cfg, clients: map[string]*Client{}}
+		s = &Session{name: name, dir: filepath.Join(m.cfg.Home, "sessions", name), cfg: &m.cfg, m: m, clients: map[string]*Client{}}
 		m.m[name] = s
 	}
 	return s
@@ -95,19 +106,21 @@ func (m *Manager) List() []apitype.SessionInfo {
 	out := []apitype.SessionInfo{}
 	for _, s := range m.all() {
 		s.mu.Lock()
-		b := s.browser
+		b, at := s.browser, s.place()
 		s.mu.Unlock()
 		if b == nil {
 			continue
 		}
-		out = append(out, apitype.SessionInfo{Name: s.name, Browser: b.Product(), PID: b.PID(), Attached: !b.Launched(), Tabs: b.TabCount()})
+		out = append(out, apitype.SessionInfo{Name: s.name, Browser: b.Product(), PID: b.PID(), Attached: !b.Launched(), Tabs: b.TabCount(),
+			Grid: at.Grid, WebDriverSession: at.Session, Node: at.Node})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
 // Close ends every session: launched browsers exit with their process
-// trees, attached ones are disconnected.
+// trees, attached ones are disconnected, Grid ones are given back to
+// their Grid.
 func (m *Manager) Close(ctx context.Context) error {
 	list := m.all()
 	errs := make([]error, len(list))
@@ -116,6 +129,7 @@ func (m *Manager) Close(ctx context.Context) error {
 		wg.Go(func() { _, errs[i] = s.Close(ctx) })
 	}
 	wg.Wait()
+	m.closeGrids()
 	return errors.Join(errs...)
 }
 
@@ -125,10 +139,16 @@ type Session struct {
 	name string
 	dir  string
 	cfg  *Config
+	m    *Manager
 
 	mu      sync.Mutex
 	browser *engine.Browser
 	dl      *download.Tracker // the browser's downloads
+	// lease is the browser's WebDriver session when it came from a
+	// Grid; grid is the Grid the session was attached to (attach
+	// --grid), whose browsers it keeps taking until it closes.
+	lease   *grid.Session
+	grid    *GridSource
 	clients map[string]*Client
 	// ids number the session's surfaces and refs across all its
 	// browsers: a new browser never reissues an id or a ref.
@@ -213,20 +233,26 @@ func (s *Session) Downloads() (*download.Tracker, error) {
 // end takes the session's browser and download tracker away (caller holds
 // s.mu); finish closes them, without the lock.
 func (s *Session) end() (finish func(ctx context.Context) error) {
-	b, dl := s.browser, s.dl
-	s.browser, s.dl = nil, nil
+	b, dl, lease := s.browser, s.dl, s.lease
+	s.browser, s.dl, s.lease = nil, nil, nil
 	s.personal, s.own = false, nil
 	s.forgetClients()
+	if b != nil {
+		s.m.unreserve(s)
+	}
 	return func(ctx context.Context) error {
 		if b == nil {
 			return nil
 		}
-		if dl != nil && !b.Launched() {
+		if dl != nil && !b.Launched() && lease == nil {
 			dl.Restore(ctx) // an attached browser gets its own behaviour back
 		}
 		err := b.Close(ctx)
 		if dl != nil {
 			dl.Close()
+		}
+		if lease != nil {
+			err = errors.Join(err, release(ctx, lease)) // the Grid's slot is free
 		}
 		return err
 	}
@@ -328,6 +354,27 @@ func (s *Session) Browser(ctx context.Context) (*engine.Browser, error) {
 			return b, nil
 		}
 	}
+	if err := s.m.reserve(s); err != nil {
+		return nil, err
+	}
+	var b *engine.Browser
+	var err error
+	if src := s.gridSource(); src != nil {
+		b, err = s.startOnGrid(ctx, src)
+	} else {
+		b, err = s.launch(ctx)
+	}
+	if err != nil {
+		s.m.unreserve(s)
+		return nil, err
+	}
+	s.browser = b
+	go s.watch(b)
+	return b, nil
+}
+
+// launch starts a browser here. Caller holds s.mu.
+func (s *Session) launch(ctx context.Context) (*engine.Browser, error) {
 	bin, err := chromium.Find(s.cfg.Chromium)
 	if err != nil {
 		return nil, apitype.Wrap(apitype.BrowserStart, err, "%v", err)
@@ -346,8 +393,6 @@ func (s *Session) Browser(ctx context.Context) (*engine.Browser, error) {
 		_ = b.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
-	s.browser = b
-	go s.watch(b)
 	return b, nil
 }
 
@@ -370,16 +415,22 @@ func (s *Session) Attach(ctx context.Context, endpoint string) (*engine.Browser,
 	if s.browser != nil {
 		return nil, apitype.Errorf(apitype.BadInput, "session %q already has a browser; close it first or pick another session", s.name)
 	}
+	if err := s.m.reserve(s); err != nil {
+		return nil, err
+	}
 	b, err := engine.Attach(ctx, endpoint, s.options(true)...)
 	if err != nil {
+		s.m.unreserve(s)
 		return nil, err
 	}
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		_ = b.Close(ctx)
+		s.m.unreserve(s)
 		return nil, err
 	}
 	if err := s.trackDownloads(ctx, b); err != nil {
 		_ = b.Close(ctx)
+		s.m.unreserve(s)
 		return nil, err
 	}
 	s.browser = b
@@ -392,6 +443,7 @@ func (s *Session) Attach(ctx context.Context, endpoint string) (*engine.Browser,
 func (s *Session) Close(ctx context.Context) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.grid = nil // its next browser is of the manager's kind again
 	if s.browser == nil {
 		return false, nil
 	}

@@ -160,12 +160,17 @@ type StatusOut struct {
 	Pages     []string `json:"pages" cap:"-"`           // live page roots, in order
 	Dialogs   int64    `json:"dialogs"`                 // dialogs seen so far
 	Downloads int64    `json:"downloads"`               // downloads begun so far
+	// Browser is where the session's browser runs: local (launched
+	// here), attached (over CDP) or grid (taken from a Selenium Grid,
+	// named by Grid).
+	Browser string     `json:"browser" cap:"-"`
+	Grid    *GridPlace `json:"grid,omitempty"`
 }
 
 // Text is one line.
 func (o *StatusOut) Text() string {
-	return fmt.Sprintf("active %s %s; pages %s; %d dialogs, %d downloads so far",
-		orNone(o.Active), o.URL, strings.Join(o.Pages, " "), o.Dialogs, o.Downloads)
+	return fmt.Sprintf("active %s %s; pages %s; %d dialogs, %d downloads so far; browser %s",
+		orNone(o.Active), o.URL, strings.Join(o.Pages, " "), o.Dialogs, o.Downloads, o.Grid.text(o.Browser))
 }
 
 // Tab is one tab as tabs lists it.

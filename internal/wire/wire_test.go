@@ -92,7 +92,8 @@ func examples() map[string]any {
 				Active: true, Capabilities: Capabilities{Snapshot: true, Interaction: true, RendererEval: true}, OriginRelation: CrossOrigin, Crashed: true},
 			WindowID: 7, OpenerID: "s1",
 		}}},
-		"StatusOut": &StatusOut{Active: "s1", URL: "https://example.com/", Pages: []string{"s1", "s2"}, Dialogs: 1, Downloads: 2},
+		"StatusOut": &StatusOut{Active: "s1", URL: "https://example.com/", Pages: []string{"s1", "s2"}, Dialogs: 1, Downloads: 2,
+			Browser: "grid", Grid: &GridPlace{URL: "http://127.0.0.1:4444", Session: "b5ddc956f99001fb", Node: "http://127.0.0.1:4444"}},
 		"ConsoleOut": &ConsoleOut{Records: []ConsoleRecord{
 			{Seq: 1, SurfaceID: "s3", Level: "error", Text: "boom", URL: "https://login.example.com/app.js", Line: 12, Time: t0},
 		}},
