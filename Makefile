@@ -40,6 +40,8 @@ test: go chromium
 	@scripts/ensure-deb.sh gcc gcc libc6-dev
 	@scripts/ensure-deb.sh ffmpeg ffmpeg
 	@scripts/ensure-deb.sh npm nodejs npm
+	@scripts/ensure-deb.sh java openjdk-17-jre-headless
+	@scripts/ensure-deb.sh chromedriver chromium-driver
 	@$(MAKE) --no-print-directory -j3 --output-sync=target npm-corpus vet staticcheck
 	$(TESTENV) $(GO) test $(TESTFLAGS) ./...
 
@@ -50,6 +52,8 @@ test: go chromium
 test-long: go chromium corpus
 	@scripts/ensure-deb.sh gcc gcc libc6-dev
 	@scripts/ensure-deb.sh ffmpeg ffmpeg
+	@scripts/ensure-deb.sh java openjdk-17-jre-headless
+	@scripts/ensure-deb.sh chromedriver chromium-driver
 	$(TESTENV) LOUPE_E2E_RACE=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 ## fuzz: explore each fuzz target for FUZZTIME (4s) apiece; a failing input
@@ -79,14 +83,17 @@ chromium:
 	@scripts/ensure-chromium.sh
 
 ## corpus: the real-app corpus of e2e/realapps (widget libraries at the
-## versions its lock pins), installed once per lock in loupe's cache
-## outside the tree (scripts/corpus.sh)
+## versions its lock pins) and the Selenium Grid server of the Grid tests
+## (internal/gridtest/selenium), installed once per lock in loupe's cache
+## outside the tree (scripts/corpus.sh, scripts/selenium.sh)
 corpus:
 	@scripts/ensure-deb.sh npm nodejs npm
 	@scripts/corpus.sh
+	@scripts/selenium.sh
 
 npm-corpus:
 	@scripts/corpus.sh
+	@scripts/selenium.sh
 
 ## bench: Go benchmarks on this machine (see BENCHMARKS.md for the peer bench)
 bench: go chromium
