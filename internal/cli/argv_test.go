@@ -32,7 +32,7 @@ func TestUsageLine(t *testing.T) {
 		"query":      "query [--role ROLE] [--name NAME] [--text TEXT] [--exact] [--within TARGET] [--frame-of TARGET] [--limit N]",
 		"attr":       "attr TARGET NAME",
 		"tab new":    "tab new [URL] [--partition NAME]",
-		"attach":     "attach [--cdp URL] [--chrome] [--channel CHANNEL] [--profile DIR] [--electron-main URL]",
+		"attach":     "attach [--cdp URL] [--chrome] [--channel CHANNEL] [--profile DIR] [--electron-main URL] [--grid URL] [--capabilities JSON]",
 		"switch":     "switch SURFACE_ID",
 		"dialogs":    "dialogs [--accept] [--dismiss] [--auto] [--prompt-text TEXT]",
 		"console":    "console [--surface ID] [--clear]",

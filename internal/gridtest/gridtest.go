@@ -51,10 +51,10 @@ const readyTimeout = 90 * time.Second
 type Options struct {
 	// MaxSessions is the number of slots of its one node (default 1).
 	MaxSessions int
-	// QueueTimeout is how long it keeps a new-session request with no
-	// free slot before it answers "session not created" (default 5 s:
-	// a browser that starts slowly on a loaded machine is in the queue
-	// all the while).
+	// QueueTimeout is how long it keeps a new-session request before it
+	// answers "session not created … timed out" (default 10 s). The
+	// Grid counts the browser's start in it: on a loaded 2-core machine
+	// Chromium took more than 5 s to start.
 	QueueTimeout time.Duration
 }
 
@@ -122,7 +122,7 @@ func Start(t testing.TB, o Options) *Grid {
 		o.MaxSessions = 1
 	}
 	if o.QueueTimeout == 0 {
-		o.QueueTimeout = 5 * time.Second
+		o.QueueTimeout = 10 * time.Second
 	}
 	port, err := freePort()
 	if err != nil {
