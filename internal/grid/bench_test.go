@@ -91,7 +91,6 @@ func median(ds []time.Duration) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-
 // BenchmarkGridRoundTrip is what the Grid's CDP proxy adds to one
 // protocol round trip (Browser.getVersion): over the pipe of a Chromium
 // launched here against over a Grid session's se:cdp websocket,
