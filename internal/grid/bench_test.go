@@ -19,7 +19,8 @@ import (
 	"github.com/loupe-dev/loupe/internal/testpages"
 )
 
-// BenchmarkGridVsLocal: a snapshot and a click by ref through the
+// BenchmarkGridVsLocal: a snapshot (of the unchanged page, and walked
+// afresh) and a click by ref through the
 // executor, on the same page (frames/top.html: a same-origin frame and a
 // cross-site OOPIF) in two sessions of one executor — one browser
 // launched here, one taken from a Selenium Grid standalone on loopback
@@ -68,13 +69,18 @@ func BenchmarkGridVsLocal(b *testing.B) {
 			t0 := time.Now()
 			do(s, "snapshot", ops.SnapshotIn{})
 			t1 := time.Now()
+			do(s, "snapshot", ops.SnapshotIn{NoCache: true})
+			t2 := time.Now()
 			do(s, "click", ops.ClickIn{Target: refs[s]})
 			times[s+"-snapshot"] = append(times[s+"-snapshot"], t1.Sub(t0))
-			times[s+"-click"] = append(times[s+"-click"], time.Since(t1))
+			times[s+"-fresh"] = append(times[s+"-fresh"], t2.Sub(t1))
+			times[s+"-click"] = append(times[s+"-click"], time.Since(t2))
 		}
 	}
 	b.StopTimer()
-	for _, op := range []string{"snapshot", "click"} {
+	// snapshot: of the unchanged page (the walk reused); fresh: walked
+	// afresh (--no-cache), as after the page changed.
+	for _, op := range []string{"snapshot", "fresh", "click"} {
 		l, r := median(times["local-"+op]), median(times["grid-"+op])
 		b.ReportMetric(ms(l), "local-"+op+"-ms")
 		b.ReportMetric(ms(r), "grid-"+op+"-ms")
