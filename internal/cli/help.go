@@ -64,7 +64,7 @@ func (c *cmd) overview() string {
 	}
 	writeRows(&b, rows)
 	b.WriteString("\nRun `loupe help COMMAND` (or `loupe COMMAND --help`) for a command's arguments.\n")
-	b.WriteString("Environment: LOUPE_HOME (default ~/.loupe), LOUPE_CHROMIUM (browser binary), LOUPE_HEADED=1,\nLOUPE_BROWSER_ARGS (extra browser flags), LOUPE_BROWSER_LOG=1 (browser stderr into the daemon log).\n")
+	b.WriteString("Environment: LOUPE_HOME (default ~/.loupe), LOUPE_CHROMIUM (browser binary), LOUPE_HEADED=1,\nLOUPE_BROWSER_ARGS (extra browser flags), LOUPE_BROWSER_LOG=1 (browser stderr into the daemon log),\nLOUPE_GRID=URL and LOUPE_GRID_CAPABILITIES=JSON (browsers from a Selenium Grid), LOUPE_MAX_SESSIONS=N.\n")
 	return b.String()
 }
 
