@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/client"
 	"github.com/loupe-dev/loupe/internal/homedir"
 )
@@ -161,7 +162,7 @@ func (c *cmd) daemonCmd(ctx context.Context, sub string, env ...string) int {
 			return c.print(st, fmt.Sprintf("daemon already running (pid %d)", st.PID))
 		}
 		if err := c.startDaemon(ctx, env...); err != nil {
-			return c.fail(err)
+			return c.fail(apitype.Wrap(apitype.DaemonUnavailable, err, "%v", err))
 		}
 		st, err := cl.Status(ctx)
 		if err != nil {
