@@ -20,27 +20,56 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/pgtest"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
 
 // The child process of the recovery tests: it opens the ledger named by
-// childPathEnv, reserves childIDEnv, reports "reserved GEN PID" on stdout
-// and then waits for stdin to close (or to be killed).
+// childTargetEnv (as the host its LOUPE_HOST says), reserves childIDEnv,
+// reports "reserved GEN PID" on stdout and then waits for stdin to close
+// (or to be killed).
 const (
-	childPathEnv = "LOUPE_LEDGER_TEST_CHILD"
-	childIDEnv   = "LOUPE_LEDGER_TEST_ID"
+	childTargetEnv = "LOUPE_LEDGER_TEST_CHILD"
+	childIDEnv     = "LOUPE_LEDGER_TEST_ID"
 )
 
+// pg is the package's PostgreSQL server, started by the first test that
+// needs it.
+var pg pgtest.Shared
+
 func TestMain(m *testing.M) {
-	if path := os.Getenv(childPathEnv); path != "" {
-		os.Exit(child(path, os.Getenv(childIDEnv)))
+	if target := os.Getenv(childTargetEnv); target != "" {
+		os.Exit(child(target, os.Getenv(childIDEnv)))
 	}
-	os.Exit(m.Run())
+	os.Exit(pg.Run(m))
 }
 
-func child(path, id string) int {
+// backend makes new, empty ledgers of one kind: a SQLite file, or a
+// PostgreSQL schema of the test's own.
+type backend struct {
+	name   string
+	target func(t testing.TB) string
+}
+
+var backends = []backend{
+	{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "ledger.db") }},
+	{"postgres", func(t testing.TB) string { return pg.URL(t) }},
+}
+
+// eachBackend runs f as a parallel subtest on each backend.
+func eachBackend(t *testing.T, f func(t *testing.T, b backend)) {
+	t.Helper()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			f(t, b)
+		})
+	}
+}
+
+func child(target, id string) int {
 	ctx := context.Background()
-	l, err := Open(ctx, path)
+	l, err := Open(ctx, target)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -54,11 +83,12 @@ func child(path, id string) int {
 	return 0
 }
 
-// startChild runs child in a new process and waits for its report.
-func startChild(t *testing.T, path, id string) (cmd *exec.Cmd, gen int64) {
+// startChild runs child in a new process, with env added to its
+// environment, and waits for its report.
+func startChild(t *testing.T, target, id string, env ...string) (cmd *exec.Cmd, gen int64) {
 	t.Helper()
 	cmd = exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childPathEnv+"="+path, childIDEnv+"="+id)
+	cmd.Env = append(append(os.Environ(), childTargetEnv+"="+target, childIDEnv+"="+id), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
@@ -95,15 +125,15 @@ func startChild(t *testing.T, path, id string) (cmd *exec.Cmd, gen int64) {
 	return cmd, gen
 }
 
-func newLedger(t testing.TB) (*Ledger, string) {
+func newLedger(t testing.TB, b backend) (*Ledger, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "ledger.db")
-	return openAt(t, path), path
+	target := b.target(t)
+	return openAt(t, target), target
 }
 
-func openAt(t testing.TB, path string) *Ledger {
+func openAt(t testing.TB, target string) *Ledger {
 	t.Helper()
-	l, err := Open(context.Background(), path)
+	l, err := Open(context.Background(), target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,17 +141,23 @@ func openAt(t testing.TB, path string) *Ledger {
 	return l
 }
 
-// rawDB opens the file beside the ledger, to look at or stage what the
-// API does not show.
-func rawDB(t *testing.T, path string) *sql.DB {
+// rawExec runs a statement on the ledger's database beside the ledger,
+// to stage what the API does not make: query is written with ? and
+// SQLite's spelling, as the ledger's own are.
+func rawExec(t *testing.T, target, query string, args ...any) {
 	t.Helper()
-	db, err := sql.Open("sqlite", dsn(path))
+	driver, name, d := "sqlite", dsn(target), sqliteDialect
+	if IsPostgres(target) {
+		driver, name, d = "pgx", target, pgDialect
+	}
+	db, err := sql.Open(driver, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
-	return db
+	defer db.Close()
+	if _, err := db.Exec(d.bind(query), args...); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func within(t *testing.T, what string, got, from, to time.Time) {
@@ -133,8 +169,12 @@ func within(t *testing.T, what string, got, from, to time.Time) {
 
 func TestRoundTrip(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testRoundTrip)
+}
+
+func testRoundTrip(t *testing.T, b backend) {
 	ctx := context.Background()
-	l, _ := newLedger(t)
+	l, _ := newLedger(t, b)
 	in := Entry{
 		ID: "op-1", Session: "s1", Task: "t1", Client: "claude", Surface: "tab-3", Epoch: 7,
 		Document: "doc-9", Op: "click", Action: "click", Digest: "abc123",
@@ -153,6 +193,7 @@ func TestRoundTrip(t *testing.T) {
 	within(t, "Reserved", got.Reserved, before, after)
 	want := in
 	want.Generation, want.State, want.Code, want.Reason = l.Generation(), wire.OpReserved, "", ""
+	want.Host = LocalHost()
 	want.Reserved, want.Settled = got.Reserved, time.Time{}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("after Reserve:\n got %+v\nwant %+v", got, want)
@@ -205,8 +246,12 @@ func TestRoundTrip(t *testing.T) {
 
 func TestDuplicate(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testDuplicate)
+}
+
+func testDuplicate(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	path := b.target(t)
 	l := openAt(t, path)
 	first := func(id string) Entry {
 		return Entry{ID: id, Session: "first", Op: "click", Action: "click", Digest: "d1"}
@@ -258,8 +303,12 @@ func TestDuplicate(t *testing.T) {
 
 func TestGenerations(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testGenerations)
+}
+
+func testGenerations(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	path := b.target(t)
 	var last int64
 	for i := range 3 {
 		l := openAt(t, path)
@@ -279,16 +328,20 @@ func TestGenerations(t *testing.T) {
 		}
 	}
 	// Two open at once have generations of their own.
-	a, b := openAt(t, path), openAt(t, path)
-	if a.Generation() <= last || b.Generation() <= a.Generation() {
-		t.Errorf("generations %d and %d after %d", a.Generation(), b.Generation(), last)
+	first, second := openAt(t, path), openAt(t, path)
+	if first.Generation() <= last || second.Generation() <= first.Generation() {
+		t.Errorf("generations %d and %d after %d", first.Generation(), second.Generation(), last)
 	}
 }
 
 func TestClose(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testClose)
+}
+
+func testClose(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	path := b.target(t)
 	l := openAt(t, path)
 	if err := l.Reserve(ctx, Entry{ID: "left"}); err != nil {
 		t.Fatal(err)
@@ -331,8 +384,12 @@ func TestClose(t *testing.T) {
 
 func TestList(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testList)
+}
+
+func testList(t *testing.T, b backend) {
 	ctx := context.Background()
-	l, _ := newLedger(t)
+	l, _ := newLedger(t, b)
 	for _, e := range []struct {
 		id, session string
 		state       wire.OpState
@@ -383,8 +440,12 @@ func TestList(t *testing.T) {
 
 func TestListDefaultLimit(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testListDefaultLimit)
+}
+
+func testListDefaultLimit(t *testing.T, b backend) {
 	ctx := context.Background()
-	l, _ := newLedger(t)
+	l, _ := newLedger(t, b)
 	for i := range 105 {
 		if err := l.Reserve(ctx, Entry{ID: "op-" + strconv.Itoa(i)}); err != nil {
 			t.Fatal(err)
@@ -401,8 +462,12 @@ func TestListDefaultLimit(t *testing.T) {
 
 func TestConcurrentReserve(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testConcurrentReserve)
+}
+
+func testConcurrentReserve(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	path := b.target(t)
 	l := openAt(t, path)
 	other := openAt(t, path) // a second connection to the file, as another process would have
 
@@ -494,9 +559,7 @@ func TestOpenErrors(t *testing.T) {
 	newer := filepath.Join(dir, "newer.db")
 	l := openAt(t, newer)
 	l.Close()
-	if _, err := rawDB(t, newer).Exec("PRAGMA user_version = 99"); err != nil {
-		t.Fatal(err)
-	}
+	rawExec(t, newer, "PRAGMA user_version = 99")
 	if _, err := Open(ctx, newer); err == nil || !strings.Contains(err.Error(), "schema version is 99") {
 		t.Errorf("Open of a newer schema: %v, want a refusal naming the version", err)
 	}
@@ -504,7 +567,7 @@ func TestOpenErrors(t *testing.T) {
 
 func TestFileSettings(t *testing.T) {
 	t.Parallel()
-	l, path := newLedger(t)
+	l, path := newLedger(t, backends[0])
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
@@ -518,7 +581,7 @@ func TestFileSettings(t *testing.T) {
 	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("write-ahead log: %v, %v; want mode 0600", fi, err)
 	}
-	steps, err := migrations()
+	steps, err := migrations(sqliteSchema, "schema")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,7 +593,7 @@ func TestFileSettings(t *testing.T) {
 		"foreign_keys": "1",
 	} {
 		var got string
-		if err := l.db.QueryRow("PRAGMA " + pragma).Scan(&got); err != nil {
+		if err := l.Store.(*sqlStore).db.QueryRow("PRAGMA " + pragma).Scan(&got); err != nil {
 			t.Fatal(err)
 		}
 		if got != want {
@@ -557,10 +620,17 @@ func TestPathNeedsNoEscaping(t *testing.T) {
 }
 
 // BenchmarkReserveSettle is what the ledger adds to one write: its
-// reservation (durable before the write is dispatched) and its settling.
+// reservation (durable before the write is dispatched) and its settling,
+// on each backend (PostgreSQL: the package's server, on loopback).
 func BenchmarkReserveSettle(b *testing.B) {
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) { benchmarkReserveSettle(b, be) })
+	}
+}
+
+func benchmarkReserveSettle(b *testing.B, be backend) {
 	ctx := context.Background()
-	l, _ := newLedger(b)
+	l, _ := newLedger(b, be)
 	var took []time.Duration
 	i := 0
 	for b.Loop() {
@@ -586,8 +656,12 @@ func BenchmarkReserveSettle(b *testing.B) {
 // never reserved are refused.
 func TestAcknowledge(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testAcknowledge)
+}
+
+func testAcknowledge(t *testing.T, b backend) {
 	ctx := context.Background()
-	l, _ := newLedger(t)
+	l, _ := newLedger(t, b)
 	for _, id := range []string{"lost", "done"} {
 		if err := l.Reserve(ctx, Entry{ID: id}); err != nil {
 			t.Fatal(err)
@@ -623,8 +697,12 @@ func TestAcknowledge(t *testing.T) {
 // it; an input larger than MaxInput is not.
 func TestInputKept(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testInputKept)
+}
+
+func testInputKept(t *testing.T, b backend) {
 	ctx := context.Background()
-	l, _ := newLedger(t)
+	l, _ := newLedger(t, b)
 	in := `{"ref":"e12","text":"hello"}`
 	if err := l.Reserve(ctx, Entry{ID: "small", Input: in, Locator: `role=textbox[name="Name"]`}); err != nil {
 		t.Fatal(err)
