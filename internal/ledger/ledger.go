@@ -34,22 +34,22 @@ import (
 
 // Entry is one operation.
 type Entry struct {
-	ID         string       `json:"operation_id"`
-	Session    string       `json:"session"`
-	Task       string       `json:"task,omitempty"`
-	Client     string       `json:"client,omitempty"`
-	Generation int64        `json:"generation"` // of the process that reserved it
+	ID         string `json:"operation_id"`
+	Session    string `json:"session"`
+	Task       string `json:"task,omitempty"`
+	Client     string `json:"client,omitempty"`
+	Generation int64  `json:"generation"` // of the process that reserved it
 	// Host is the identity of the host whose process reserved it (its
 	// generation's; see LocalHost). Rows of a SQLite ledger made before
 	// hosts were recorded have none.
 	Host     string       `json:"host,omitempty"`
-	Surface    string       `json:"surface_id,omitempty"`
-	Epoch      int64        `json:"epoch,omitempty"`
-	Document   string       `json:"document,omitempty"` // document token the write was aimed at
-	Op         string       `json:"op"`
-	Action     string       `json:"action"`
-	Digest     string       `json:"digest"` // of the op and its input
-	State      wire.OpState `json:"state"`
+	Surface  string       `json:"surface_id,omitempty"`
+	Epoch    int64        `json:"epoch,omitempty"`
+	Document string       `json:"document,omitempty"` // document token the write was aimed at
+	Op       string       `json:"op"`
+	Action   string       `json:"action"`
+	Digest   string       `json:"digest"` // of the op and its input
+	State    wire.OpState `json:"state"`
 	// Code and Reason say why it did not execute, or why its outcome is
 	// unknown (a registry code and a message).
 	Code     string    `json:"code,omitempty"`
