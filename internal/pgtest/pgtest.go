@@ -213,7 +213,7 @@ func (s *Server) serve(ctx context.Context, bin string, cred *syscall.Credential
 	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", filepath.Join(s.dir, "data"),
 		"-k", s.dir, "-p", strconv.Itoa(s.port),
 		"-c", "listen_addresses=127.0.0.1", "-c", "lc_messages=C", "-c", "logging_collector=off",
-		"-c", "max_connections=200")
+		"-c", "max_connections=100", "-c", "shared_buffers=32MB")
 	cmd.Dir = s.dir
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}
 	// SIGQUIT (immediate shutdown) should this process die without
