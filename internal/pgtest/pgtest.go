@@ -52,7 +52,7 @@ const BinEnv = "LOUPE_TEST_PG_BIN"
 const Install = "`scripts/ensure-postgres.sh` (Debian's postgresql package; make test runs it)"
 
 // ErrMissing says the PostgreSQL binaries are not installed.
-var ErrMissing = errors.New("pgtest: no PostgreSQL server binaries (initdb, postgres) in /usr/lib/postgresql/*/bin")
+var ErrMissing = errors.New("pgtest: no PostgreSQL server binaries (initdb, postgres)")
 
 // startTimeout bounds initdb and the server's start; stopTimeout its
 // fast shutdown, after which it is killed.
@@ -80,7 +80,13 @@ type Server struct {
 // Debian keeps initdb and postgres off PATH, and a pg_ctl found there
 // may be a wrapper of another kind.
 func Bin() (string, error) {
+	hasServer := func(d string) bool {
+		return isExec(filepath.Join(d, "initdb")) && isExec(filepath.Join(d, "postgres"))
+	}
 	if d := os.Getenv(BinEnv); d != "" {
+		if !hasServer(d) {
+			return "", fmt.Errorf("%w: %s=%s has no initdb and postgres", ErrMissing, BinEnv, d)
+		}
 		return d, nil
 	}
 	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
@@ -90,7 +96,7 @@ func Bin() (string, error) {
 	}
 	slices.SortFunc(dirs, func(a, b string) int { return version(b) - version(a) })
 	for _, d := range dirs {
-		if isExec(filepath.Join(d, "initdb")) && isExec(filepath.Join(d, "postgres")) {
+		if hasServer(d) {
 			return d, nil
 		}
 	}
