@@ -1,6 +1,9 @@
 package ledger
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"strings"
 )
@@ -15,13 +18,17 @@ const HostEnv = "LOUPE_HOST"
 // time and a boot id mean nothing on another machine.
 //
 // It is LOUPE_HOST when that is set. Otherwise it is the host name and,
-// after a slash, the first 12 hex digits of the machine id
+// after a slash, 12 hex digits drawn from the machine id
 // (/etc/machine-id, else /var/lib/dbus/machine-id): "web-3/5f1c0a9e2b7d".
 // The host name is what a person recognises; the machine id, set once
 // when the system is installed and kept across reboots, tells apart
-// machines that share a name (every container called "localhost",
-// a host name reused after a machine was replaced). Without a machine id
-// it is the host name alone, and without that "localhost".
+// machines that share a name (every container called "localhost", a host
+// name reused after a machine was replaced). The digits are not the
+// machine id's own but a keyed hash of it (HMAC-SHA-256 keyed by the id,
+// of a string of loupe's), as machine-id(5) asks of applications: the id
+// itself is meant to stay on the machine, and the ledger's rows are read
+// by every host of the fleet and shown to agents. Without a machine id
+// the identity is the host name alone, and without that "localhost".
 //
 // Two processes that share an identity must share a pid namespace: that
 // is one machine, or one container. Containers that share a host name and
@@ -44,7 +51,8 @@ func LocalHost() string {
 	return name
 }
 
-// machineID is the first 12 hex digits of the machine id, or "".
+// machineID is 12 hex digits of an application-specific hash of the
+// machine id, or "" without one.
 func machineID() string {
 	for _, f := range []string{"/etc/machine-id", "/var/lib/dbus/machine-id"} {
 		b, err := os.ReadFile(f)
@@ -52,9 +60,12 @@ func machineID() string {
 			continue
 		}
 		id := strings.TrimSpace(string(b))
-		if len(id) >= 12 && strings.Trim(id, "0123456789abcdef") == "" {
-			return id[:12]
+		if id == "" || strings.Trim(id, "0123456789abcdef") != "" {
+			continue
 		}
+		h := hmac.New(sha256.New, []byte(id))
+		h.Write([]byte("loupe ledger host identity"))
+		return hex.EncodeToString(h.Sum(nil))[:12]
 	}
 	return ""
 }
