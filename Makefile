@@ -29,7 +29,7 @@ export GOFLAGS := $(strip -trimpath $(GOFLAGS))
 # stack traces do not need them).
 TESTFLAGS := -race -count=1 -short -vet=off -ldflags=-w -timeout 10m
 
-## test: install Chromium (and gcc, npm) if missing, the corpus, then vet,
+## test: install Chromium (and gcc, npm, PostgreSQL) if missing, the corpus, then vet,
 ## staticcheck and every test with the race detector; fuzz targets run
 ## their committed seeds only (exploring is make fuzz) and -short leaves
 ## the exhaustive variants to make test-long. Writes nothing in the tree.
@@ -40,6 +40,7 @@ test: go chromium
 	@scripts/ensure-deb.sh gcc gcc libc6-dev
 	@scripts/ensure-deb.sh ffmpeg ffmpeg
 	@scripts/ensure-deb.sh npm nodejs npm
+	@scripts/ensure-postgres.sh
 	@$(MAKE) --no-print-directory -j3 --output-sync=target npm-corpus vet staticcheck
 	$(TESTENV) $(GO) test $(TESTFLAGS) ./...
 
@@ -50,6 +51,7 @@ test: go chromium
 test-long: go chromium corpus
 	@scripts/ensure-deb.sh gcc gcc libc6-dev
 	@scripts/ensure-deb.sh ffmpeg ffmpeg
+	@scripts/ensure-postgres.sh
 	$(TESTENV) LOUPE_E2E_RACE=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 ## fuzz: explore each fuzz target for FUZZTIME (4s) apiece; a failing input

@@ -26,13 +26,13 @@ func main() {
 }
 
 // runDaemon serves the daemon of home (its standard error is its log).
-func runDaemon(ctx context.Context, home, build string, ready io.WriteCloser) error {
-	return daemon.Run(ctx, daemon.Config{Home: home, Build: build, Executor: system.BrowserFromEnv(false, os.Stderr)}, ready)
+func runDaemon(ctx context.Context, cfg cli.DaemonConfig, ready io.WriteCloser) error {
+	return daemon.Run(ctx, daemon.Config{Home: cfg.Home, Ledger: cfg.Ledger, Build: cfg.Build, Executor: system.BrowserFromEnv(false, os.Stderr)}, ready)
 }
 
 // localMCP builds an in-process MCP server's system and its backend.
 func localMCP(ctx context.Context, cfg cli.MCPConfig) (mcpserver.Backend, func(context.Context) error, error) {
-	l, err := mcplocal.Open(ctx, cfg.Home, system.BrowserFromEnv(cfg.Headed, os.Stderr))
+	l, err := mcplocal.Open(ctx, cfg.Home, cfg.Ledger, system.BrowserFromEnv(cfg.Headed, os.Stderr))
 	if err != nil {
 		return nil, nil, err
 	}
