@@ -36,6 +36,8 @@ TESTFLAGS := -race -count=1 -short -vet=off -ldflags=-w -timeout 10m
 ## The Debian packages come first, one apt-get at a time; then the corpus,
 ## vet and staticcheck run side by side (npm waits on disk, the linters on
 ## the CPU); the corpus is installed once per lock, outside the tree.
+## Last, the load measurement at its small size prints its tables
+## (scripts/load; docs/scaling.md has the full-size curves).
 test: go chromium
 	@scripts/ensure-deb.sh gcc gcc libc6-dev
 	@scripts/ensure-deb.sh ffmpeg ffmpeg
@@ -43,6 +45,7 @@ test: go chromium
 	@scripts/ensure-postgres.sh
 	@$(MAKE) --no-print-directory -j3 --output-sync=target npm-corpus vet staticcheck
 	$(TESTENV) $(GO) test $(TESTFLAGS) ./...
+	@GO=$(GO) scripts/load -small -start-postgres
 
 ## test-long: every test at full length (the 60-step cache equivalence
 ## runs, the soak, a cache check after every real-app task) and the e2e

@@ -9,7 +9,7 @@
 // point lasts -duration, each operation 30 s, the whole run -deadline.
 //
 //	go run ./cmd/load -loupe bin/loupe -sessions 2 -tabs 1,2,4 -clients 1,2,4,8 -svg docs/scaling
-//	scripts/load -small    # what make test runs
+//	scripts/load -small -start-postgres    # what make test runs
 package main
 
 import (
@@ -27,6 +27,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/pgtest"
 )
 
 //go:embed page.html
@@ -39,6 +41,7 @@ type config struct {
 	duration      time.Duration
 	deadline      time.Duration
 	grid, ledger  string
+	startPostgres bool
 	ledgerWrites  int
 	ledgerWriters []int
 	svgDir        string
@@ -71,6 +74,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (config, error) {
 	fs.DurationVar(&c.deadline, "deadline", 15*time.Minute, "bound of the whole run")
 	fs.StringVar(&c.grid, "grid", "", "also drive browsers from this Selenium Grid (http://host:4444)")
 	fs.StringVar(&c.ledger, "ledger", "", "also measure this PostgreSQL ledger (postgres://…)")
+	fs.BoolVar(&c.startPostgres, "start-postgres", false, "start a throwaway PostgreSQL server (Debian's postgresql) for -ledger")
 	fs.IntVar(&c.ledgerWrites, "ledger-writes", 1000, "reserve+settle pairs per ledger point")
 	fs.StringVar(&writers, "ledger-writers", "1,4,16", "concurrent ledger writers, a point for each")
 	fs.StringVar(&c.svgDir, "svg", "", "draw the plots into this directory")
@@ -99,6 +103,8 @@ func parseFlags(fs *flag.FlagSet, args []string) (config, error) {
 		return c, fmt.Errorf("-sessions %d: want 1 to 64", c.sessions)
 	case c.duration <= 0 || c.deadline <= 0 || c.ledgerWrites < 1:
 		return c, errors.New("-duration, -deadline and -ledger-writes must be positive")
+	case c.ledger != "" && c.startPostgres:
+		return c, errors.New("give -ledger or -start-postgres, not both")
 	case c.ledger != "" && !strings.HasPrefix(c.ledger, "postgres://") && !strings.HasPrefix(c.ledger, "postgresql://"):
 		return c, fmt.Errorf("-ledger: want a postgres:// URL")
 	}
@@ -138,6 +144,16 @@ type memPoint struct {
 }
 
 func run(ctx context.Context, c config, out io.Writer) error {
+	if c.startPostgres {
+		pg, err := pgtest.Start(ctx)
+		if err != nil {
+			return err
+		}
+		defer pg.Stop()
+		if c.ledger, err = pg.NewDatabase(ctx); err != nil {
+			return err
+		}
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
