@@ -2,7 +2,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: demo test test-long fuzz lint vet staticcheck build go chromium corpus npm-corpus bench clean
+.PHONY: demo test gotest load-small test-long fuzz lint vet staticcheck build go chromium corpus npm-corpus bench clean
 
 ## demo: install Chromium if missing, build, and drive a local page end to end
 demo: go chromium build
@@ -44,7 +44,15 @@ test: go chromium
 	@scripts/ensure-deb.sh npm nodejs npm
 	@scripts/ensure-postgres.sh
 	@$(MAKE) --no-print-directory -j3 --output-sync=target npm-corpus vet staticcheck
+	@$(MAKE) --no-print-directory -j2 --output-sync=target gotest load-small
+
+# The Go tests, and beside them the load measurement at its small size
+# (it mostly waits on the browser; its tables are printed, and it fails
+# when an operation failed).
+gotest:
 	$(TESTENV) $(GO) test $(TESTFLAGS) ./...
+
+load-small:
 	@GO=$(GO) scripts/load -small -start-postgres
 
 ## test-long: every test at full length (the 60-step cache equivalence

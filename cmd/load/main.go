@@ -198,7 +198,23 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	}
 	report(out, c, runs, ledgers)
 	if c.svgDir != "" {
-		return drawAll(c.svgDir, runs, ledgers)
+		if err := drawAll(c.svgDir, runs, ledgers); err != nil {
+			return err
+		}
+	}
+	// Every operation has 30 s: one that failed under this load is a
+	// finding, not noise, and the run says so by its exit.
+	failed := 0
+	for _, r := range runs {
+		for _, x := range r.results {
+			failed += x.Errors
+		}
+	}
+	for _, l := range ledgers {
+		failed += l.ErrorsSum
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d operations failed (the tables above name the first of each point)", failed)
 	}
 	return nil
 }
