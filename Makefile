@@ -36,8 +36,8 @@ TESTFLAGS := -race -count=1 -short -vet=off -ldflags=-w -timeout 10m
 ## The Debian packages come first, one apt-get at a time; then the corpus,
 ## vet and staticcheck run side by side (npm waits on disk, the linters on
 ## the CPU); the corpus is installed once per lock, outside the tree.
-## Last, the load measurement at its small size prints its tables
-## (scripts/load; docs/scaling.md has the full-size curves).
+## Beside the Go tests, the load measurement at its small size prints
+## its tables (scripts/load; docs/scaling.md has the full-size curves).
 test: go chromium
 	@scripts/ensure-deb.sh gcc gcc libc6-dev
 	@scripts/ensure-deb.sh ffmpeg ffmpeg
