@@ -2,7 +2,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: demo test test-long fuzz lint vet staticcheck build go chromium corpus npm-corpus bench clean
+.PHONY: demo test gotest load-small test-long fuzz lint vet staticcheck build go chromium corpus npm-corpus bench clean
 
 ## demo: install Chromium if missing, build, and drive a local page end to end
 demo: go chromium build
@@ -29,21 +29,33 @@ export GOFLAGS := $(strip -trimpath $(GOFLAGS))
 # stack traces do not need them).
 TESTFLAGS := -race -count=1 -short -vet=off -ldflags=-w -timeout 10m
 
-## test: install Chromium (and gcc, npm) if missing, the corpus, then vet,
+## test: install Chromium (and gcc, npm, PostgreSQL) if missing, the corpus, then vet,
 ## staticcheck and every test with the race detector; fuzz targets run
 ## their committed seeds only (exploring is make fuzz) and -short leaves
 ## the exhaustive variants to make test-long. Writes nothing in the tree.
 ## The Debian packages come first, one apt-get at a time; then the corpus,
 ## vet and staticcheck run side by side (npm waits on disk, the linters on
 ## the CPU); the corpus is installed once per lock, outside the tree.
+## Beside the Go tests, the load measurement at its small size prints
+## its tables (scripts/load; docs/scaling.md has the full-size curves).
 test: go chromium
 	@scripts/ensure-deb.sh gcc gcc libc6-dev
 	@scripts/ensure-deb.sh ffmpeg ffmpeg
 	@scripts/ensure-deb.sh npm nodejs npm
+	@scripts/ensure-postgres.sh
 	@scripts/ensure-deb.sh java openjdk-17-jre-headless
 	@scripts/ensure-deb.sh chromedriver chromium-driver
 	@$(MAKE) --no-print-directory -j3 --output-sync=target npm-corpus vet staticcheck
+	@$(MAKE) --no-print-directory -j2 --output-sync=target gotest load-small
+
+# The Go tests, and beside them the load measurement at its small size
+# (it mostly waits on the browser; its tables are printed, and it fails
+# when an operation failed).
+gotest:
 	$(TESTENV) $(GO) test $(TESTFLAGS) ./...
+
+load-small:
+	@GO=$(GO) scripts/load -small -start-postgres
 
 ## test-long: every test at full length (the 60-step cache equivalence
 ## runs, the soak, a cache check after every real-app task) and the e2e
@@ -52,6 +64,7 @@ test: go chromium
 test-long: go chromium corpus
 	@scripts/ensure-deb.sh gcc gcc libc6-dev
 	@scripts/ensure-deb.sh ffmpeg ffmpeg
+	@scripts/ensure-postgres.sh
 	@scripts/ensure-deb.sh java openjdk-17-jre-headless
 	@scripts/ensure-deb.sh chromedriver chromium-driver
 	$(TESTENV) LOUPE_E2E_RACE=1 $(GO) test -race -count=1 -timeout 30m ./...

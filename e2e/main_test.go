@@ -54,7 +54,7 @@ func TestMain(m *testing.M) {
 		println("building loupe:", err.Error())
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := pg.Run(m) // stops the PostgreSQL server, if a test started it
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -27,7 +27,7 @@ func main() {
 }
 
 // runDaemon serves the daemon of home (its standard error is its log).
-func runDaemon(ctx context.Context, home, build string, ready io.WriteCloser) error {
+func runDaemon(ctx context.Context, cfg cli.DaemonConfig, ready io.WriteCloser) error {
 	x := system.BrowserFromEnv(false, os.Stderr)
 	if err := system.FleetFromEnv(&x); err != nil {
 		if ready != nil { // the CLI that starts it waits to hear why
@@ -36,7 +36,7 @@ func runDaemon(ctx context.Context, home, build string, ready io.WriteCloser) er
 		}
 		return err
 	}
-	return daemon.Run(ctx, daemon.Config{Home: home, Build: build, Executor: x}, ready)
+	return daemon.Run(ctx, daemon.Config{Home: cfg.Home, Ledger: cfg.Ledger, Build: cfg.Build, Executor: x}, ready)
 }
 
 // localMCP builds an in-process MCP server's system and its backend.
@@ -45,7 +45,7 @@ func localMCP(ctx context.Context, cfg cli.MCPConfig) (mcpserver.Backend, func(c
 	if err := system.FleetFromEnv(&x); err != nil {
 		return nil, nil, err
 	}
-	l, err := mcplocal.Open(ctx, cfg.Home, x)
+	l, err := mcplocal.Open(ctx, cfg.Home, cfg.Ledger, x)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -22,7 +22,7 @@ type builtin struct {
 	run func(c *cmd, ctx context.Context, args []string) int
 }
 
-const daemonUsage = "usage: loupe daemon start [--max-sessions N]|stop|status|run"
+const daemonUsage = "usage: loupe daemon start|stop|status|run [--ledger URL] [--max-sessions N]"
 
 func builtins() []*builtin {
 	return []*builtin{
@@ -40,6 +40,12 @@ The first command starts it on its own.
   stop    end every session and its browser, then the daemon
   status  print the daemon's pid, build, memory and sessions
   run     run the daemon in the foreground (what start runs; logs to stderr)
+
+  --ledger URL  (start, run) keep the operation ledger in PostgreSQL at URL
+                (postgres://USER@HOST/DB), shared with the daemons of other
+                hosts, instead of SQLite in LOUPE_HOME; LOUPE_LEDGER=URL is
+                the same. Keep the password out of the URL (~/.pgpass or
+                PGPASSWORD) or use LOUPE_LEDGER: arguments show in ps.
 `,
 			run: (*cmd).daemonVerb,
 		},

@@ -18,6 +18,11 @@ import (
 	"github.com/loupe-dev/loupe/internal/homedir"
 )
 
+// ledgerEnv names the operation ledger's PostgreSQL URL, shared by the
+// daemons of a fleet (what --ledger sets); unset, the ledger is SQLite in
+// LOUPE_HOME.
+const ledgerEnv = "LOUPE_LEDGER"
+
 // startTimeout bounds how long the CLI waits for a daemon it started to
 // say it is ready (the daemon does not start a browser before the first
 // call, so this is normally a few milliseconds).
@@ -32,7 +37,7 @@ func (c *cmd) ensureDaemon(ctx context.Context) (*client.Client, error) {
 	} else if !errors.Is(err, client.ErrNoDaemon) {
 		return nil, err
 	}
-	if err := c.startDaemon(ctx); err != nil {
+	if err := c.startDaemon(ctx, os.Getenv(ledgerEnv)); err != nil {
 		return nil, err
 	}
 	return cl, nil
@@ -40,8 +45,11 @@ func (c *cmd) ensureDaemon(ctx context.Context) (*client.Client, error) {
 
 // startDaemon runs `loupe daemon run` in its own session, detached from the
 // terminal, and waits on a pipe for it to report ready: no polling of the
-// socket.
-func (c *cmd) startDaemon(ctx context.Context, env ...string) error {
+// socket. ledger (a PostgreSQL URL, or "") reaches the daemon in its
+// environment, not its arguments: a URL's password would be in every
+// user's ps for as long as the daemon runs, and /proc/PID/environ is its
+// user's alone.
+func (c *cmd) startDaemon(ctx context.Context, ledger string, env ...string) error {
 	if err := homedir.Prepare(c.home); err != nil {
 		return err
 	}
@@ -60,7 +68,7 @@ func (c *cmd) startDaemon(ctx context.Context, env ...string) error {
 	}
 	defer r.Close()
 	p := exec.Command(exe, "daemon", "run")
-	p.Env = append(append(os.Environ(), "LOUPE_HOME="+c.home, "LOUPE_READY_FD=3"), env...)
+	p.Env = append(append(os.Environ(), "LOUPE_HOME="+c.home, ledgerEnv+"="+ledger, "LOUPE_READY_FD=3"), env...)
 	p.Stdout = logf
 	p.Stderr = logf
 	p.ExtraFiles = []*os.File{w}
@@ -85,25 +93,36 @@ func (c *cmd) startDaemon(ctx context.Context, env ...string) error {
 	}
 }
 
-// daemonVerb is `loupe daemon start|stop|status|run`.
+// daemonVerb is `loupe daemon start|stop|status|run [--ledger URL]`.
 func (c *cmd) daemonVerb(ctx context.Context, args []string) int {
 	if len(args) == 0 {
 		return c.usage(errors.New("daemon needs a command: start, stop, status or run"), daemonUsage)
 	}
-	var env []string
-	if args[0] == "start" && len(args) > 1 {
-		n, err := maxSessions(args[1:])
+	sub, rest := args[0], args[1:]
+	ledger, given := "", false
+	var env []string // for the daemon start starts
+	if sub == "start" || sub == "run" {
+		var err error
+		if ledger, given, rest, err = ledgerFlag(rest); err != nil {
+			return c.usage(err, daemonUsage)
+		}
+	}
+	if sub == "start" && len(rest) > 0 {
+		n, err := maxSessions(rest)
 		if err != nil {
 			return c.usage(err, daemonUsage)
 		}
-		env, args = []string{"LOUPE_MAX_SESSIONS=" + strconv.Itoa(n)}, args[:1]
+		env, rest = []string{"LOUPE_MAX_SESSIONS=" + strconv.Itoa(n)}, nil
 	}
-	if len(args) > 1 {
-		return c.usage(fmt.Errorf("unexpected argument %q", args[1]), daemonUsage)
+	if len(rest) > 0 {
+		return c.usage(fmt.Errorf("unexpected argument %q", rest[0]), daemonUsage)
 	}
-	if args[0] == "run" {
+	if !given {
+		ledger = os.Getenv(ledgerEnv)
+	}
+	if sub == "run" {
 		// The daemon itself lives until it is stopped: no deadline.
-		return c.daemonCmd(ctx, "run")
+		return c.daemonCmd(ctx, "run", ledger, given)
 	}
 	d := 30 * time.Second
 	if c.timeout > 0 {
@@ -111,7 +130,7 @@ func (c *cmd) daemonVerb(ctx context.Context, args []string) int {
 	}
 	ctx, cancel := c.deadline(ctx, d)
 	defer cancel()
-	return c.daemonCmd(ctx, args[0], env...)
+	return c.daemonCmd(ctx, sub, ledger, given, env...)
 }
 
 // maxSessions reads start's --max-sessions N (or --max-sessions=N).
@@ -122,7 +141,7 @@ func maxSessions(args []string) (int, error) {
 	case args[0] == "--max-sessions" && len(args) == 2:
 		v = args[1]
 	default:
-		return 0, fmt.Errorf("daemon start takes --max-sessions N, not %q", strings.Join(args, " "))
+		return 0, fmt.Errorf("daemon start takes --ledger URL and --max-sessions N, not %q", strings.Join(args, " "))
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > 10000 {
@@ -131,9 +150,34 @@ func maxSessions(args []string) (int, error) {
 	return n, nil
 }
 
-// daemonCmd runs `loupe daemon start|stop|status|run`; env is for the
-// daemon start starts.
-func (c *cmd) daemonCmd(ctx context.Context, sub string, env ...string) int {
+// ledgerFlag takes --ledger URL (or --ledger=URL) out of args. The URL
+// is not shown in an error: it may hold a password.
+func ledgerFlag(args []string) (url string, given bool, rest []string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--ledger":
+			if i+1 == len(args) {
+				return "", false, nil, errors.New("--ledger needs a postgres:// URL")
+			}
+			url, given = args[i+1], true
+			i++
+		case strings.HasPrefix(a, "--ledger="):
+			url, given = strings.TrimPrefix(a, "--ledger="), true
+		default:
+			rest = append(rest, a)
+		}
+	}
+	if given && !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
+		return "", false, nil, errors.New("--ledger takes a postgres:// or postgresql:// URL (without it the ledger is SQLite in LOUPE_HOME)")
+	}
+	return url, given, rest, nil
+}
+
+// daemonCmd runs `loupe daemon start|stop|status|run`; ledger is the
+// PostgreSQL URL a daemon it starts or runs keeps its ledger in ("":
+// SQLite in the home), given whether --ledger named it.
+func (c *cmd) daemonCmd(ctx context.Context, sub, ledger string, given bool, env ...string) int {
 	cl := client.New(homedir.SocketPath(c.home), buildID())
 	switch sub {
 	case "run":
@@ -144,7 +188,7 @@ func (c *cmd) daemonCmd(ctx context.Context, sub string, env ...string) int {
 		if os.Getenv("LOUPE_READY_FD") == "3" {
 			ready = os.NewFile(3, "ready")
 		}
-		err := c.sys.RunDaemon(ctx, c.home, buildID(), ready)
+		err := c.sys.RunDaemon(ctx, DaemonConfig{Home: c.home, Build: buildID(), Ledger: ledger}, ready)
 		if errors.Is(err, homedir.ErrDaemonRunning) {
 			fmt.Fprintln(c.stderr, "loupe: "+err.Error())
 			return 0
@@ -156,13 +200,14 @@ func (c *cmd) daemonCmd(ctx context.Context, sub string, env ...string) int {
 		return 0
 	case "start":
 		if st, err := cl.Status(ctx); err == nil {
-			if len(env) > 0 { // its bound was set when it started
-				return c.fail(fmt.Errorf("the daemon is running already (pid %d); --max-sessions applies as it starts: loupe daemon stop, then start it again", st.PID))
+			msg := fmt.Sprintf("daemon already running (pid %d)", st.PID)
+			if given || len(env) > 0 {
+				msg += "; it keeps the ledger and bound it started with: --ledger and --max-sessions apply to a daemon that starts (loupe daemon stop first)"
 			}
-			return c.print(st, fmt.Sprintf("daemon already running (pid %d)", st.PID))
+			return c.print(st, msg)
 		}
-		if err := c.startDaemon(ctx, env...); err != nil {
-			return c.fail(apitype.Wrap(apitype.DaemonUnavailable, err, "%v", err))
+		if err := c.startDaemon(ctx, ledger, env...); err != nil {
+			return c.fail(apitype.Wrap(apitype.DaemonUnavailable, err, "%v", err)) // as when a command starts it
 		}
 		st, err := cl.Status(ctx)
 		if err != nil {

@@ -135,7 +135,7 @@ func TestHelpExitCodes(t *testing.T) {
 		{[]string{"help", "tab"}, 0, "usage: loupe tab activate|close|new"},
 		{[]string{"tab", "--help"}, 0, "usage: loupe tab activate|close|new"},
 		{[]string{"help", "tab", "new"}, 0, "usage: loupe tab new [URL]"},
-		{[]string{"help", "daemon"}, 0, "usage: loupe daemon start [--max-sessions N]|stop|status|run"},
+		{[]string{"help", "daemon"}, 0, "usage: loupe daemon start|stop|status|run [--ledger URL] [--max-sessions N]"},
 		{[]string{"daemon", "stop", "--help"}, 0, "usage: loupe daemon"},
 		{[]string{"help", "mcp"}, 0, "usage: loupe mcp"},
 		{[]string{"help", "help"}, 0, "usage: loupe help [COMMAND]"},

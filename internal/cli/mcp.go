@@ -261,7 +261,7 @@ func (c *cmd) mcp(ctx context.Context, args []string) int {
 		if c.sys.LocalMCP == nil {
 			return c.fail(errors.New("this loupe binary has no engine in it: use loupe mcp --daemon or --broker URL"))
 		}
-		b, closeSys, err := c.sys.LocalMCP(ctx, MCPConfig{Home: c.home, Session: session, Client: "mcp", Task: c.task,
+		b, closeSys, err := c.sys.LocalMCP(ctx, MCPConfig{Home: c.home, Ledger: os.Getenv(ledgerEnv), Session: session, Client: "mcp", Task: c.task,
 			LocalPages: f.localPages, Headed: f.headed})
 		if err != nil {
 			return c.fail(err)

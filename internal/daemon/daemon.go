@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 // Config configures the daemon.
 type Config struct {
 	Home     string // LOUPE_HOME
+	Ledger   string // the ledger's PostgreSQL URL; "": SQLite in Home (see system.Config)
 	Build    string // reported to clients
 	Executor executor.Config
 }
@@ -45,7 +47,8 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	}
 	defer func() {
 		if err != nil && !errors.Is(err, homedir.ErrDaemonRunning) {
-			signalReady("error: " + err.Error())
+			// One line: the CLI reads one (a driver's error may span several).
+			signalReady("error: " + strings.Join(strings.Fields(err.Error()), " "))
 		}
 	}()
 	if err := homedir.Prepare(cfg.Home); err != nil {
@@ -80,7 +83,7 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	cfg.Executor.Dashboard = dash
 	brk := &brokers{build: cfg.Build, home: cfg.Home}
 	cfg.Executor.Broker = brk
-	sys, err := system.Open(ctx, system.Config{Home: cfg.Home, KeepTabs: true, Executor: cfg.Executor, Log: logger})
+	sys, err := system.Open(ctx, system.Config{Home: cfg.Home, Ledger: cfg.Ledger, KeepTabs: true, Executor: cfg.Executor, Log: logger})
 	if err != nil {
 		ln.Close()
 		return err

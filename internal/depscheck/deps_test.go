@@ -38,6 +38,7 @@ var binding = []string{
 	module + "internal/mcplocal",
 	"github.com/chromedp/cdproto",
 	"modernc.org/sqlite",
+	"github.com/jackc/pgx",
 }
 
 func forbidden(path string) bool {
@@ -112,7 +113,7 @@ func reach(g map[string][]string, root string) (string, []string) {
 }
 
 // TestClientsLinkNoBinding: no client package reaches the engine, CDP,
-// the ledger, SQLite, the executor or the daemon's side; the failure names
+// the ledger, SQLite, PostgreSQL's driver, the executor or the daemon's side; the failure names
 // the chain of imports that does.
 func TestClientsLinkNoBinding(t *testing.T) {
 	control := module + "internal/localapi" // a front end over the executor, in the daemon

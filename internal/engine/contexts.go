@@ -103,7 +103,7 @@ func (t *Surface) dropContext(s *cdp.Session, id int64) {
 	if a := t.agentCtx[f]; a.sess == s && a.id == id {
 		delete(t.agentCtx, f)
 	}
-	if w := t.worlds[f]; w != nil && w.sess == s && w.ctxID == id {
+	if w := t.worlds[f]; w != nil && w.Is(s, id) {
 		delete(t.worlds, f)
 	}
 }

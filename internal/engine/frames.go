@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/engine/eventlog"
+	"github.com/loupe-dev/loupe/internal/engine/world"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -420,11 +420,11 @@ func (t *Surface) FrameDepth(id string) int {
 // CurrentWorld returns the agent's world in the frame's current document,
 // or nil if there is none yet (or the document changed since). It makes no
 // protocol call.
-func (t *Surface) CurrentWorld(frameID string) *World {
+func (t *Surface) CurrentWorld(frameID string) *world.World {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	w, f := t.worlds[frameID], t.frames[frameID]
-	if w == nil || f == nil || w.loader != f.loader || w.sess != f.sess {
+	if w == nil || f == nil || w.Document() != f.loader || !w.In(f.sess) {
 		return nil
 	}
 	return w
@@ -434,7 +434,7 @@ func (t *Surface) CurrentWorld(frameID string) *World {
 // it in the session that hosts the frame and installing the agent on first
 // use. Worlds of different frames may be created concurrently; refs of a
 // document that went away are dropped by the next snapshot (under Lock).
-func (t *Surface) World(ctx context.Context, frameID string) (*World, error) {
+func (t *Surface) World(ctx context.Context, frameID string) (*world.World, error) {
 	if w := t.CurrentWorld(frameID); w != nil {
 		return w, nil
 	}
@@ -461,7 +461,7 @@ func (t *Surface) World(ctx context.Context, frameID string) (*World, error) {
 		FrameID: cdpproto.FrameID(frameID), WorldName: snapshot.WorldName, GrantUniveralAccess: ptr(false),
 	})
 	if err != nil {
-		return nil, mapWorldErr(err)
+		return nil, world.MapErr(err)
 	}
 	// The reply follows every event sent before it, and taps have applied
 	// them: the frame's loader is the document the world was made in.
@@ -478,19 +478,6 @@ func (t *Surface) World(ctx context.Context, frameID string) (*World, error) {
 	t.worlds[frameID] = w
 	t.mu.Unlock()
 	return w, nil
-}
-
-func mapWorldErr(err error) error {
-	var ce *cdp.Error
-	if errors.As(err, &ce) && (strings.Contains(ce.Message, "Cannot find context") ||
-		strings.Contains(ce.Message, "No frame") || strings.Contains(ce.Message, "Frame with the given") ||
-		strings.Contains(ce.Message, "Execution context was destroyed")) {
-		return fmt.Errorf("%w: %v", ErrDocumentGone, err)
-	}
-	if errors.Is(err, cdp.ErrSessionGone) {
-		return fmt.Errorf("%w: %v", ErrDocumentGone, err)
-	}
-	return err
 }
 
 // Navigating reports whether the frame, or a frame above it, is navigating
@@ -511,7 +498,7 @@ func (t *Surface) Navigating(frameID string) bool {
 // existed before loupe attached). Its context is alive, so it belongs to
 // the current document: contexts of a document that went away are dropped
 // as Runtime reports them destroyed.
-func (t *Surface) agentWorld(ctx context.Context, f frame) (*World, error) {
+func (t *Surface) agentWorld(ctx context.Context, f frame) (*world.World, error) {
 	t.mu.Lock()
 	a, ok := t.agentCtx[f.id]
 	t.mu.Unlock()

@@ -3,11 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
-	"time"
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/loupe-dev/loupe/internal/engine/world"
 )
 
 // Routing: a node's DOM and Runtime calls go to the session that hosts its
@@ -40,39 +41,29 @@ func (t *Surface) FrameOwner(ctx context.Context, frameID, parentID string) (int
 	// The parent's session knows the owner (CDP-FACTS section 2).
 	owner, err := cdpproto.Call(ctx, pw.Session(), dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdpproto.FrameID(frameID)})
 	if err != nil {
-		return 0, mapWorldErr(err)
+		return 0, world.MapErr(err)
 	}
 	obj, err := cdpproto.Call(ctx, pw.Session(), dom.ResolveNode, dom.ResolveNodeParams{
-		BackendNodeID: owner.BackendNodeID, ExecutionContextID: runtime.ExecutionContextID(pw.ctxID), ObjectGroup: "loupe",
+		BackendNodeID: owner.BackendNodeID, ExecutionContextID: pw.ProtocolID(), ObjectGroup: "loupe",
 	})
 	if err != nil {
-		return 0, mapWorldErr(err)
+		return 0, world.MapErr(err)
 	}
-	defer pw.release(obj.Object.ObjectID)
+	defer pw.Release(obj.Object.ObjectID)
 	res, err := cdpproto.Call(ctx, pw.Session(), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: "function () { return __loupe.idOf(this); }", ObjectID: obj.Object.ObjectID, ReturnByValue: ptr(true),
 	})
 	if err != nil {
-		return 0, mapWorldErr(err)
+		return 0, world.MapErr(err)
 	}
 	if res.ExceptionDetails != nil {
 		return 0, fmt.Errorf("page agent: %s", res.ExceptionDetails.Text)
 	}
-	if err := unmarshalValue(res.Result, &elem); err != nil {
+	if err := world.Value(res.Result, &elem); err != nil {
 		return 0, err
 	}
 	t.mu.Lock()
 	t.owners[key] = elem
 	t.mu.Unlock()
 	return elem, nil
-}
-
-// release frees a remote object of the world's.
-func (w *World) release(id runtime.RemoteObjectID) {
-	if id == "" {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_, _ = cdpproto.Call(ctx, w.Session(), runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: id})
 }

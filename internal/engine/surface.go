@@ -11,6 +11,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/engine/eventlog"
+	"github.com/loupe-dev/loupe/internal/engine/world"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -19,7 +20,7 @@ var ErrTabClosed = errors.New("tab closed")
 
 // ErrDocumentGone means the document an operation ran in went away (it
 // navigated or its frame was removed) while the operation ran.
-var ErrDocumentGone = errors.New("document went away")
+var ErrDocumentGone = world.ErrDocumentGone
 
 // Surface is a surface: a page target (kind tab) or one frame in it (kind
 // frame). A frame surface starts at its frame: its snapshot is that frame's
@@ -66,7 +67,7 @@ type pageState struct {
 	// changed: a page cannot move between contexts).
 	browserCtx string
 	frames     map[string]*frame
-	worlds     map[string]*World // by frame id
+	worlds     map[string]*world.World // by frame id
 	owners     map[ownerKey]int64
 	// worldLocks makes world creation single-flight per frame: concurrent
 	// frame captures ask for their parents' worlds too.
@@ -96,7 +97,7 @@ func newSurface(b *Browser, id string, info targetInfo, sess *cdp.Session) *Surf
 		TargetID: info.TargetID, b: b, sess: sess,
 		ready: make(chan struct{}), closed: make(chan struct{}), op: make(chan struct{}, 1),
 		title: info.Title, url: info.URL, openerID: info.OpenerID, browserCtx: info.BrowserContextID,
-		frames: map[string]*frame{}, worlds: map[string]*World{}, owners: map[ownerKey]int64{},
+		frames: map[string]*frame{}, worlds: map[string]*world.World{}, owners: map[ownerKey]int64{},
 		worldLocks: map[string]*sync.Mutex{}, frameSurf: map[string]*Surface{}, frameTombs: map[string]bool{},
 		pastSurf: map[string]string{}, contexts: map[ctxKey]string{}, mainCtx: map[string]mainContext{}, agentCtx: map[string]mainContext{},
 		incs: map[*cdp.Session]*incarnation{},

@@ -9,6 +9,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/approvals"
 	"github.com/loupe-dev/loupe/internal/events"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
 )
@@ -43,33 +44,36 @@ func TestApprovalStage(t *testing.T) {
 		}
 	}
 	q := approvals.New(events.New())
-	st := approvalStage{rulesPolicy{p: rules, q: q}}
-	mk := func(op *ops.Op, w Write) *call {
+	st := approvalStage{guard.RulesPolicy{Rules: rules, Queue: q}}
+	mk := func(op *ops.Op, w guard.Write) *call {
 		c := fakeCall(t, op, nil, nil)
 		c.write = w
 		return c
 	}
 	click := describe[nothing]("click", ops.Write)
-	c := mk(describe[nothing]("eval", ops.Write, as(ops.ActEval)), Write{Op: "eval", Action: ops.ActEval})
+	c := mk(describe[nothing]("eval", ops.Write, as(ops.ActEval)), guard.Write{Op: "eval", Action: ops.ActEval})
 	if _, err := enter(t, st, c); !strings.Contains(wantCode(t, err, apitype.Denied).Message, "eval") {
 		t.Fatalf("denied without its rule: %v", err)
 	}
 	wantCode(t, func() error {
-		_, err := enter(t, st, mk(describe[nothing]("open", ops.Write, as(ops.ActNavigate)), Write{Op: "open", Action: ops.ActNavigate, Origin: "https://my.bank.test"}))
+		_, err := enter(t, st, mk(describe[nothing]("open", ops.Write, as(ops.ActNavigate)), guard.Write{Op: "open", Action: ops.ActNavigate, Origin: "https://my.bank.test"}))
 		return err
 	}(), apitype.Denied)
-	if _, err := enter(t, st, mk(describe[nothing]("open", ops.Write, as(ops.ActNavigate)), Write{Op: "open", Action: ops.ActNavigate, Origin: "https://shop.test"})); err != nil {
+	if _, err := enter(t, st, mk(describe[nothing]("open", ops.Write, as(ops.ActNavigate)), guard.Write{Op: "open", Action: ops.ActNavigate, Origin: "https://shop.test"})); err != nil {
 		t.Fatalf("allowed: %v", err)
 	}
 	answerFirst(t, q, true)
-	c = mk(click, Write{Op: "click", Action: ops.ActInput, Session: "default", Page: "s1"})
+	c = mk(click, guard.Write{Op: "click", Action: ops.ActInput, Session: "default", Page: "s1"})
 	if _, err := enter(t, st, c); err != nil || c.approvedAfter <= 0 {
 		t.Fatalf("approved: waited %v, %v", c.approvedAfter, err)
 	}
 	answerFirst(t, q, false)
-	wantCode(t, func() error { _, err := enter(t, st, mk(click, Write{Op: "click", Action: ops.ActInput})); return err }(), apitype.Denied)
-	for _, c := range []*call{mk(describe[nothing]("takeover", ops.Write, as(ops.ActControl)), Write{Action: ops.ActControl}),
-		mk(describe[nothing]("snapshot", ops.Read), Write{}), mk(click, Write{Op: "click", Action: ops.ActInput})} {
+	wantCode(t, func() error {
+		_, err := enter(t, st, mk(click, guard.Write{Op: "click", Action: ops.ActInput}))
+		return err
+	}(), apitype.Denied)
+	for _, c := range []*call{mk(describe[nothing]("takeover", ops.Write, as(ops.ActControl)), guard.Write{Action: ops.ActControl}),
+		mk(describe[nothing]("snapshot", ops.Read), guard.Write{}), mk(click, guard.Write{Op: "click", Action: ops.ActInput})} {
 		c.req.Person = c.op.Name == "click"
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		_, err := st.enter(ctx, c)
@@ -78,16 +82,4 @@ func TestApprovalStage(t *testing.T) {
 			t.Fatalf("%s: %v", c.op.Name, err)
 		}
 	}
-}
-
-// TestWithoutRulesOrLedger: an executor without rules allows every write,
-// and one without a ledger records none.
-func TestWithoutRulesOrLedger(t *testing.T) {
-	if waited, err := (allowAll{}).Allow(context.Background(), Write{}); waited != 0 || err != nil {
-		t.Fatalf("allowAll: %v %v", waited, err)
-	}
-	if err := (noLedger{}).Reserve(context.Background(), Write{ID: "op-1"}); err != nil {
-		t.Fatal(err)
-	}
-	noLedger{}.Settle(context.Background(), Write{ID: "op-1"}, nil)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/tabturn"
 )
 
 // classifyStage gives the run's failure, on the way back, its registry
@@ -28,7 +29,7 @@ func (classifyStage) enter(_ context.Context, c *call) (func(*outcome), error) {
 		}
 		var e *apitype.Error
 		if c.isWrite() {
-			e = cutShort(o.cause, c.sess, c.write, o.raw)
+			e = tabturn.CutShort(o.cause, c.sess, turn(c.write), o.raw)
 		}
 		if e == nil {
 			e = Classify(o.raw, c.kind)

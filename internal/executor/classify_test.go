@@ -10,7 +10,9 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/tabturn"
 )
 
 // partial is a raw error of a step that came after an earlier one had an
@@ -68,14 +70,14 @@ func TestClassify(t *testing.T) {
 func TestClassifyStage(t *testing.T) {
 	click := describe[nothing]("click", ops.Write)
 	c := fakeCall(t, click, nil, nil)
-	c.write, c.timeout = Write{ID: "op-1", Op: "click", Session: "default", Page: "s1"}, 1500*time.Millisecond
+	c.write, c.timeout = guard.Write{ID: "op-1", Op: "click", Session: "default", Page: "s1"}, 1500*time.Millisecond
 	leave, _ := enter(t, classifyStage{}, c)
 	o := &outcome{raw: context.DeadlineExceeded}
 	leave(o)
 	if o.err == nil || o.err.Code != apitype.Timeout || o.err.Op != "click" || o.err.OperationID != "op-1" || o.err.TimeoutMS != 1500 || o.err.NotExecuted {
 		t.Fatalf("deadline: %+v", o.err)
 	}
-	o = &outcome{raw: context.Canceled, cause: errMovedOn}
+	o = &outcome{raw: context.Canceled, cause: tabturn.ErrMovedOn}
 	leave(o)
 	if o.err.Code != apitype.TakenOver || o.err.NotExecuted {
 		t.Fatalf("taken over mid-run: %+v", o.err)

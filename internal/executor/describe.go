@@ -3,54 +3,15 @@ package executor
 import (
 	"context"
 	"encoding/json"
-	"github.com/loupe-dev/loupe/internal/approvals"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/approvals"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
-// Write describes a write to the stages that guard it.
-type Write struct {
-	ID      string // the operation id, unique forever
-	Op      string
-	Action  ops.Action
-	Session string
-	Client  string
-	Task    string // the caller's task ("" for a person's own commands)
-	Surface string // the surface the write acts on (see where); "" for none
-	// Opened is the tab the write opened, once it ran (tab new, open
-	// --partition): the ledger names it as the write's surface.
-	Opened string
-	Epoch  int64  // of the caller's tab (its take-overs so far)
-	Page   string // the caller's tab (its page's surface id), when known
-	Opener string // the tab that opened Page, if any
-	// Target is the tab the input names (tab close ID), when it names one;
-	// TargetOpener the tab that opened it.
-	Target, TargetOpener string
-	Document             string // the document token the write was planned on
-	// SessionWide: the operation works on the session, not in the
-	// caller's tab (tab new, switch).
-	SessionWide bool
-	Origin      string // of the page the write acts on (or opens), when known
-	Input       any
-	Digest      string // of the op and its input
-	// Person: the write is the person's own, at the dashboard; a tab
-	// they hold does not stop it.
-	Person bool
-	// Element is the element the input names (its "ref": a ref or a
-	// locator); Locator its stable locator, as the ref table has it for
-	// a ref (kept in the ledger for history).
-	Element, Locator string
-	// ElementLine is how the snapshot printed the element a ref names
-	// (role "name" [ref=eN]), for a person approving the write.
-	ElementLine string
-	// Secret: the write types into a password field; its text is kept
-	// nowhere (the ledger keeps the rest of its input).
-	Secret bool
-}
-
-// describeStage describes a write to the stages after it (Write): its
+// describeStage describes a write to the stages after it (guard.Write): its
 // operation id (a new one, or the caller's, checked), its caller and
 // task, the tab it acts on and the tab that opened it, the tab its input
 // names, its origin, the element it names with that element's stable
@@ -155,8 +116,8 @@ func inputFields(in any) (element, text string) {
 // operation, session, caller (and task, under a grant or a person's own),
 // the caller's current surface, its input and digest. describe adds where
 // it acts; refusals records a write refused before it was described.
-func baseWrite(c *call, id string) Write {
-	w := Write{ID: id, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: clientName(c),
+func baseWrite(c *call, id string) guard.Write {
+	w := guard.Write{ID: id, Op: c.op.Name, Action: c.op.Action, Session: c.sess.Name(), Client: clientName(c),
 		Surface: c.client.Current(), Input: c.in, Digest: ledger.Digest(c.op.Name, c.in), Person: c.req.Person}
 	if c.grant != "" || c.req.Person {
 		w.Task = c.task

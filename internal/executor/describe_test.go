@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
@@ -23,26 +24,26 @@ func TestDescribeStage(t *testing.T) {
 		id    string
 		page  *fakePage
 		code  apitype.Code
-		check func(w Write) bool
+		check func(w guard.Write) bool
 	}{
-		{"a fill by ref", fill, &ops.FillIn{Target: "e3", Text: "4242"}, "", page, "", func(w Write) bool {
+		{"a fill by ref", fill, &ops.FillIn{Target: "e3", Text: "4242"}, "", page, "", func(w guard.Write) bool {
 			return w.ID != "" && w.Op == "fill" && w.Page == "s1" && w.Opener == "s0" && w.Origin == "https://shop.test" &&
 				w.Element == "e3" && w.Locator == `role=textbox[name="Card"]` && !w.Secret && w.Digest != ""
 		}},
-		{"a fill by locator", fill, &ops.FillIn{Target: "#card", Text: "x"}, "", page, "", func(w Write) bool { return w.Locator == "#card" }},
-		{"into a password field", fill, &ops.FillIn{Target: "e4", Text: "hunter2"}, "", page, "", func(w Write) bool { return w.Secret }},
-		{"the caller's id", fill, &ops.FillIn{Target: "e3"}, "op-mine.1", page, "", func(w Write) bool { return w.ID == "op-mine.1" }},
+		{"a fill by locator", fill, &ops.FillIn{Target: "#card", Text: "x"}, "", page, "", func(w guard.Write) bool { return w.Locator == "#card" }},
+		{"into a password field", fill, &ops.FillIn{Target: "e4", Text: "hunter2"}, "", page, "", func(w guard.Write) bool { return w.Secret }},
+		{"the caller's id", fill, &ops.FillIn{Target: "e3"}, "op-mine.1", page, "", func(w guard.Write) bool { return w.ID == "op-mine.1" }},
 		{"a bad id", fill, &ops.FillIn{Target: "e3"}, "op mine", page, apitype.BadInput, nil},
-		{"no browser yet", describe[ops.OpenIn]("open", ops.Write, as(ops.ActNavigate)), &ops.OpenIn{URL: "https://a.test/x"}, "", nil, "", func(w Write) bool {
+		{"no browser yet", describe[ops.OpenIn]("open", ops.Write, as(ops.ActNavigate)), &ops.OpenIn{URL: "https://a.test/x"}, "", nil, "", func(w guard.Write) bool {
 			return w.Page == "" && w.Origin == "https://a.test" && w.Locator == ""
 		}},
-		{"a tab it opens", describe[ops.OpenIn]("open", ops.Write), &ops.OpenIn{URL: "https://a.test/", NewTab: true}, "", page, "", func(w Write) bool {
+		{"a tab it opens", describe[ops.OpenIn]("open", ops.Write), &ops.OpenIn{URL: "https://a.test/", NewTab: true}, "", page, "", func(w guard.Write) bool {
 			return w.SessionWide && w.Origin == "https://a.test"
 		}},
-		{"a tab it names", describe[ops.TabCloseIn]("tab close", ops.Write, sessionWide), &ops.TabCloseIn{ID: "s7"}, "", page, "", func(w Write) bool {
+		{"a tab it names", describe[ops.TabCloseIn]("tab close", ops.Write, sessionWide), &ops.TabCloseIn{ID: "s7"}, "", page, "", func(w guard.Write) bool {
 			return w.Target == "s7" && w.TargetOpener == "s1" && w.SessionWide
 		}},
-		{"its own tab", describe[ops.TabCloseIn]("tab close", ops.Write, sessionWide), &ops.TabCloseIn{}, "", page, "", func(w Write) bool {
+		{"its own tab", describe[ops.TabCloseIn]("tab close", ops.Write, sessionWide), &ops.TabCloseIn{}, "", page, "", func(w guard.Write) bool {
 			return w.Target == "s1" && w.TargetOpener == "s0"
 		}},
 	} {

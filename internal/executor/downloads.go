@@ -3,6 +3,7 @@ package executor
 import (
 	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/events"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/policy"
@@ -32,11 +33,11 @@ func (x *Executor) downloadPolicy(s *sessions.Session) download.Options {
 			case policy.Deny:
 				return download.Deny
 			case policy.Ask:
-				w := Write{Op: "download", Action: ops.ActDownload, Session: session, Surface: d.SurfaceID, Page: d.SurfaceID,
+				w := guard.Write{Op: "download", Action: ops.ActDownload, Session: session, Surface: d.SurfaceID, Page: d.SurfaceID,
 					Origin: origin, Digest: ledger.Digest("download", d.URL)}
 				timeout := x.rules.ApprovalTimeout()
 				x.bgWork.Go(func() {
-					_, err := ask(x.bg, x.waiting, w, timeout, rule.Name())
+					_, err := guard.Ask(x.bg, x.waiting, w, timeout, rule.Name())
 					_, _ = dl.Release(d.ID, err == nil) // the browser may have gone: then nothing is kept
 				})
 				return download.Hold

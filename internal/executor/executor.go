@@ -19,7 +19,7 @@
 //	personal  a tab of the person's own browser: their approval first
 //	document  a write planned on another document (STALE_REF)
 //	origin    an agent's navigation to a local page (DENIED)
-//	describe  the write as the stages after see it (Write): its id, its
+//	describe  the write as the stages after see it (guard.Write): its id, its
 //	          tab, origin, element, locator, whether it types a secret
 //	approval  the approval policy: allow, ask a person, deny
 //	owner     a tab another task owns (NO_GRANT)
@@ -61,6 +61,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/download"
 	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/grants"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/handlers"
 	"github.com/loupe-dev/loupe/internal/keeper"
 	"github.com/loupe-dev/loupe/internal/ledger"
@@ -69,6 +70,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/preview"
 	"github.com/loupe-dev/loupe/internal/sessions"
 	"github.com/loupe-dev/loupe/internal/settings"
+	"github.com/loupe-dev/loupe/internal/tabturn"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
 
@@ -141,9 +143,9 @@ type Config struct {
 
 	// The stages that guard writes; nil lets every write through (Gate
 	// nil is the grant gate).
-	Policy Policy
-	Ledger Ledger
-	Gate   Gate
+	Policy guard.Policy
+	Ledger guard.Ledger
+	Gate   guard.Gate
 }
 
 // Executor runs operations for named sessions. It is safe for concurrent
@@ -153,9 +155,9 @@ type Executor struct {
 	handlers map[string]handlers.Handler
 	stages   pipeline
 	sessions *sessions.Manager
-	policy   Policy
-	ledger   Ledger
-	gate     Gate
+	policy   guard.Policy
+	ledger   guard.Ledger
+	gate     guard.Gate
 	store    *ledger.Ledger
 	rules    *policy.Policy
 	grants   *grants.Registry
@@ -164,8 +166,8 @@ type Executor struct {
 	log      *slog.Logger
 	previews *preview.Server
 	waiting  *approvals.Queue
-	lanes    lanes
-	crashLog crashes
+	lanes    tabturn.Lanes
+	crashLog tabturn.Crashes
 	// keeper keeps tabs and id numbers across restarts (nil: no tabs
 	// file).
 	keeper *keeper.Keeper
@@ -204,14 +206,14 @@ func New(cfg Config) *Executor {
 		x.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	if x.ledger == nil && cfg.Store != nil {
-		x.ledger = diskLedger{l: cfg.Store, log: x.log} // after x.log: a nil logger panics when a row cannot be written
+		x.ledger = guard.DiskLedger{Store: cfg.Store, Log: x.log} // after x.log: a nil logger panics when a row cannot be written
 	}
 	if x.settings == nil {
 		x.settings = settings.Open("")
 	}
 	x.rules = cfg.Rules
 	if x.policy == nil && cfg.Rules != nil {
-		x.policy = rulesPolicy{p: cfg.Rules, q: x.waiting}
+		x.policy = guard.RulesPolicy{Rules: cfg.Rules, Queue: x.waiting}
 	}
 	if x.reg == nil {
 		x.reg = ops.New()
@@ -236,13 +238,13 @@ func New(cfg Config) *Executor {
 		x.grants = grants.New(gen, 0, nil)
 	}
 	if x.policy == nil {
-		x.policy = allowAll{}
+		x.policy = guard.AllowAll{}
 	}
 	if x.ledger == nil {
-		x.ledger = noLedger{}
+		x.ledger = guard.NoLedger{}
 	}
 	if x.gate == nil {
-		x.gate = grantGate{x.grants}
+		x.gate = guard.GrantGate{Grants: x.grants}
 	}
 	if cfg.TabsFile != "" {
 		kc := keeper.Config{Path: cfg.TabsFile, Sessions: x.sessions, Events: x.events, Log: x.log,

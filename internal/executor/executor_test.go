@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/handlers"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
@@ -36,17 +37,17 @@ func (tr *trace) seen() string {
 	return strings.Join(tr.steps, " ")
 }
 
-func (tr *trace) Allow(_ context.Context, w Write) (time.Duration, error) {
+func (tr *trace) Allow(_ context.Context, w guard.Write) (time.Duration, error) {
 	return 0, tr.step("policy:" + w.Op)
 }
-func (tr *trace) Check(_ context.Context, w Write) error { return tr.step("gate:" + w.Op) }
-func (tr *trace) Reserve(_ context.Context, w Write) error {
+func (tr *trace) Check(_ context.Context, w guard.Write) error { return tr.step("gate:" + w.Op) }
+func (tr *trace) Reserve(_ context.Context, w guard.Write) error {
 	return tr.step("reserve:" + w.Op)
 }
-func (tr *trace) Refuse(_ context.Context, w Write, e *apitype.Error) {
+func (tr *trace) Refuse(_ context.Context, w guard.Write, e *apitype.Error) {
 	tr.step("refuse:" + w.Op + ":" + string(e.Code))
 }
-func (tr *trace) Settle(_ context.Context, w Write, e *apitype.Error) error {
+func (tr *trace) Settle(_ context.Context, w guard.Write, e *apitype.Error) error {
 	outcome := "executed"
 	if e != nil {
 		outcome = "failed"

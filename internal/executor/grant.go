@@ -2,11 +2,10 @@ package executor
 
 import (
 	"context"
-	"errors"
 
-	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/grants"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/preview"
 )
@@ -38,26 +37,10 @@ func (s grantStage) enter(_ context.Context, c *call) (func(*outcome), error) {
 	}
 	g, err := s.r.Use(c.sess.Name(), c.task, c.req.Grant, c.isWrite())
 	if err != nil {
-		return nil, noGrant(err)
+		return nil, guard.NoGrant(err)
 	}
 	c.grant = g.ID
 	return nil, nil
-}
-
-// noGrant is a grant refusal as the registry error.
-func noGrant(err error) error {
-	var r *grants.Refusal
-	if !errors.As(err, &r) {
-		return err
-	}
-	e := apitype.Errorf(apitype.NoGrant, "%s; nothing was sent", r.Why)
-	if r.Ended {
-		return e.Fix("stop: a person ended this task; new work needs a task id of its own")
-	}
-	if r.Owner != "" {
-		return e.Fix("work in a tab of your own ({1}); a person can end task "+r.Owner+" to free it", apitype.Step{Op: "tab new"})
-	}
-	return e.Fix("take a new snapshot ({1}) to work under a new grant: the old refs are gone", apitype.Step{Op: "snapshot"})
 }
 
 // taskEnder is the grant registry as the task operations see it: ending a

@@ -8,6 +8,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/events"
 	"github.com/loupe-dev/loupe/internal/grants"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
@@ -60,23 +61,23 @@ func TestOwnerStage(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		op     *ops.Op
-		w      Write
+		w      guard.Write
 		person bool
 		code   apitype.Code
 	}{
-		{"own tab", click, Write{Session: "default", Task: "cli", Page: "s1"}, false, ""},
-		{"another task's tab", click, Write{Session: "default", Task: "cli", Page: "s2"}, false, apitype.NoGrant},
-		{"its popup", click, Write{Session: "default", Task: "cli", Page: "s3", Opener: "s2"}, false, apitype.NoGrant},
-		{"on the session", closeTab, Write{Session: "default", Task: "cli", Page: "s2", SessionWide: true}, false, ""},
-		{"naming another task's tab", closeTab, Write{Session: "default", Task: "cli", Page: "s1", SessionWide: true, Target: "s2"}, false, apitype.NoGrant},
-		{"the owner itself", click, Write{Session: "default", Task: "other", Page: "s2"}, false, ""},
-		{"a person's call", click, Write{Session: "default", Task: "person", Page: "s2"}, true, ""},
-		{"a person's command", describe[nothing]("takeover", ops.Write, as(ops.ActControl)), Write{Session: "default", Task: "cli", Page: "s2"}, false, ""},
+		{"own tab", click, guard.Write{Session: "default", Task: "cli", Page: "s1"}, false, ""},
+		{"another task's tab", click, guard.Write{Session: "default", Task: "cli", Page: "s2"}, false, apitype.NoGrant},
+		{"its popup", click, guard.Write{Session: "default", Task: "cli", Page: "s3", Opener: "s2"}, false, apitype.NoGrant},
+		{"on the session", closeTab, guard.Write{Session: "default", Task: "cli", Page: "s2", SessionWide: true}, false, ""},
+		{"naming another task's tab", closeTab, guard.Write{Session: "default", Task: "cli", Page: "s1", SessionWide: true, Target: "s2"}, false, apitype.NoGrant},
+		{"the owner itself", click, guard.Write{Session: "default", Task: "other", Page: "s2"}, false, ""},
+		{"a person's call", click, guard.Write{Session: "default", Task: "person", Page: "s2"}, true, ""},
+		{"a person's command", describe[nothing]("takeover", ops.Write, as(ops.ActControl)), guard.Write{Session: "default", Task: "cli", Page: "s2"}, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := fakeCall(t, tc.op, nil, nil)
 			c.write, c.req.Person = tc.w, tc.person
-			_, err := enter(t, ownerStage{grantGate{r}}, c)
+			_, err := enter(t, ownerStage{guard.GrantGate{Grants: r}}, c)
 			wantCode(t, err, tc.code)
 		})
 	}

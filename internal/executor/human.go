@@ -7,6 +7,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/sessions"
+	"github.com/loupe-dev/loupe/internal/tabturn"
 )
 
 // humanStage refuses an operation on a tab that cannot take it: one whose
@@ -32,7 +33,7 @@ func (humanStage) enter(ctx context.Context, c *call) (func(*outcome), error) {
 		return nil, nil // the operation itself will say what is wrong
 	}
 	if t.IsCrashed() {
-		return nil, crashError(t.PageID(), true)
+		return nil, tabturn.CrashError(t.PageID(), true)
 	}
 	if t.Blocked() && c.op.Action != ops.ActNavigate && c.op.Action != ops.ActClose {
 		return nil, Classify(engine.ErrPageBlocked, ops.Read)
@@ -43,7 +44,7 @@ func (humanStage) enter(ctx context.Context, c *call) (func(*outcome), error) {
 	mode, epoch := c.sess.Mode(t.PageID())
 	c.epoch = epoch
 	if c.sess.Crashed(t.PageID()) {
-		return nil, crashError(t.PageID(), false)
+		return nil, tabturn.CrashError(t.PageID(), false)
 	}
 	if mode == sessions.ModeHuman {
 		return nil, apitype.Errorf(apitype.HumanControl, "a person has taken over tab %s (epoch %d); nothing was read or sent", t.PageID(), epoch).

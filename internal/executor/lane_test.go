@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/tabturn"
 )
 
 // TestLaneStage: writes of one tab take turns; a write waiting its turn
@@ -14,10 +16,10 @@ import (
 // its deadline passes (TIMEOUT); writes on the session, reads and a
 // person's commands do not queue.
 func TestLaneStage(t *testing.T) {
-	var l lanes
+	var l tabturn.Lanes
 	click := describe[nothing]("click", ops.Write)
 	first := fakeCall(t, click, nil, nil)
-	first.write = Write{Op: "click", Session: "default", Page: "s1"}
+	first.write = guard.Write{Op: "click", Session: "default", Page: "s1"}
 	leave, err := enter(t, laneStage{&l}, first)
 	if err != nil || leave == nil {
 		t.Fatalf("first write: %v", err)
@@ -60,7 +62,7 @@ func TestLaneStage(t *testing.T) {
 	third := fakeCall(t, click, nil, nil)
 	third.sess, third.timeout = first.sess, 30*time.Millisecond
 	_, epoch := first.sess.Mode("s1")
-	third.write = Write{Op: "click", Session: "default", Page: "s1", Epoch: epoch}
+	third.write = guard.Write{Op: "click", Session: "default", Page: "s1", Epoch: epoch}
 	leave, _ = enter(t, laneStage{&l}, third)
 	wantCode(t, func() error { _, err := enter(t, laneStage{&l}, third); return err }(), apitype.Timeout)
 	leave(&outcome{})
@@ -71,7 +73,7 @@ func TestLaneStage(t *testing.T) {
 		}
 	}
 	c := fakeCall(t, click, nil, nil)
-	c.write = Write{Op: "tab new", Session: "default", Page: "s1", SessionWide: true}
+	c.write = guard.Write{Op: "tab new", Session: "default", Page: "s1", SessionWide: true}
 	leave1, _ := enter(t, laneStage{&l}, c)
 	leave2, err := enter(t, laneStage{&l}, c)
 	if err != nil {
@@ -83,22 +85,12 @@ func TestLaneStage(t *testing.T) {
 
 // queued waits until n writes hold or wait for tab s1's lane (a bounded
 // poll: entering a lane has no event of its own).
-func queued(t *testing.T, l *lanes, n int) {
+func queued(t *testing.T, l *tabturn.Lanes, n int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for {
-		l.mu.Lock()
-		ln := l.m[laneKey{"default", "s1"}]
-		got := 0
-		if ln != nil {
-			got = ln.users
-		}
-		l.mu.Unlock()
-		if got == n {
-			return
-		}
+	for l.Users("default", "s1") != n {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d writes in the lane, want %d", got, n)
+			t.Fatalf("%d writes in the lane, want %d", l.Users("default", "s1"), n)
 		}
 		time.Sleep(time.Millisecond)
 	}

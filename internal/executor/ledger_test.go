@@ -9,6 +9,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/events"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/wire"
@@ -34,7 +35,7 @@ func TestLedgerAndSettleStages(t *testing.T) {
 	bus := events.New()
 	sub := bus.Subscribe(16, -1)
 	defer sub.Close()
-	disk := diskLedger{l: l, log: testLog(t)}
+	disk := guard.DiskLedger{Store: l, Log: testLog(t)}
 	fill := describe[ops.FillIn]("fill", ops.Write)
 	for _, tc := range []struct {
 		id     string
@@ -48,7 +49,7 @@ func TestLedgerAndSettleStages(t *testing.T) {
 	} {
 		in := &ops.FillIn{Target: "e1", Text: "hunter2"}
 		c := fakeCall(t, fill, in, &fakePage{id: "s1"})
-		c.write = Write{ID: tc.id, Op: "fill", Session: "default", Task: "cli", Page: "s1", Input: in, Secret: tc.secret}
+		c.write = guard.Write{ID: tc.id, Op: "fill", Session: "default", Task: "cli", Page: "s1", Input: in, Secret: tc.secret}
 		if _, err := enter(t, ledgerStage{disk}, c); err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +72,7 @@ func TestLedgerAndSettleStages(t *testing.T) {
 		}
 	}
 	c := fakeCall(t, fill, &ops.FillIn{Target: "e1"}, nil)
-	c.write = Write{ID: "op-ok", Op: "fill", Session: "default"}
+	c.write = guard.Write{ID: "op-ok", Op: "fill", Session: "default"}
 	_, err := enter(t, ledgerStage{disk}, c)
 	if e := wantCode(t, err, apitype.DuplicateOperation); !strings.Contains(e.Message, "executed") {
 		t.Fatalf("duplicate: %v", e)

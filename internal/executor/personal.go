@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
@@ -47,9 +48,9 @@ func (s personalStage) enter(ctx context.Context, c *call) (func(*outcome), erro
 		action = ops.ActRead
 	}
 	element, _ := inputFields(c.in)
-	w := Write{ID: apitype.NewOperationID(), Element: element, Op: c.op.Name, Action: action, Session: c.sess.Name(), Client: c.req.Client,
+	w := guard.Write{ID: apitype.NewOperationID(), Element: element, Op: c.op.Name, Action: action, Session: c.sess.Name(), Client: c.req.Client,
 		Task: c.task, Surface: c.client.Current(), Page: page, Origin: originOf(t.URL()), Input: c.in, Digest: ledger.Digest(c.op.Name, c.in)}
-	waited, err := ask(ctx, s.x.waiting, w, timeout, personalRule)
+	waited, err := guard.Ask(ctx, s.x.waiting, w, timeout, personalRule)
 	c.approvedAfter += waited
 	return nil, err
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/handlers"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/sessions"
@@ -60,7 +61,7 @@ type call struct {
 	task, grant string
 	// write describes a write to the stages that guard it (its ID once
 	// described); reserved: its row is in the ledger.
-	write    Write
+	write    guard.Write
 	reserved bool
 	// epoch is the take-over epoch of the caller's tab when a stage
 	// looked.

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/guard"
 )
 
 // recordedRefusals are the refusals of a write the ledger records, as not
@@ -19,7 +20,7 @@ var recordedRefusals = map[apitype.Code]bool{
 // ledger reserved it (see recordedRefusals); the caller's error then
 // names the row's operation id. Malformed input, a reused id and the
 // like are the caller's mistakes, not writes, and leave no row.
-type refusalsStage struct{ l Ledger }
+type refusalsStage struct{ l guard.Ledger }
 
 func (refusalsStage) name() string { return "refusals" }
 

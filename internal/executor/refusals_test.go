@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/wire"
@@ -17,7 +18,7 @@ import (
 // row, and a reserved write is settled by the settle stage, not here.
 func TestRefusalsStage(t *testing.T) {
 	l := openLedger(t)
-	disk := diskLedger{l: l, log: testLog(t)}
+	disk := guard.DiskLedger{Store: l, Log: testLog(t)}
 	click := describe[ops.ClickIn]("click", ops.Write)
 	run := func(c *call, err *apitype.Error) *outcome {
 		leave, _ := enter(t, refusalsStage{disk}, c)

@@ -2,10 +2,11 @@ package executor
 
 import (
 	"context"
-	"github.com/loupe-dev/loupe/internal/engine/chooser"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/engine/chooser"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine/nav"

@@ -3,11 +3,13 @@ package executor
 import (
 	"context"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/tabturn"
 )
 
 // runStage runs the operation's handler, by the operation's deadline. A
 // write's run is cut short, at its next step, when a person takes its tab
-// over or its renderer crashes (watchTab). It is the last stage: its
+// over or its renderer crashes (tabturn.Watch). It is the last stage: its
 // leave, the first, hands the result to the stages before it.
 type runStage struct{}
 
@@ -19,7 +21,7 @@ func (runStage) enter(ctx context.Context, c *call) (func(*outcome), error) {
 	c.ran = time.Now()
 	if c.isWrite() {
 		var stop func()
-		ctx, stop = watchTab(ctx, c.sess, c.write)
+		ctx, stop = tabturn.Watch(ctx, c.sess, turn(c.write))
 		defer stop()
 	}
 	out, err := c.handler.Run(ctx, c.deps, c.in)

@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/handlers"
 	"github.com/loupe-dev/loupe/internal/ops"
+	"github.com/loupe-dev/loupe/internal/tabturn"
 )
 
 // TestRunStage: the handler gets the call's dependencies and input, by
@@ -31,7 +33,7 @@ func TestRunStage(t *testing.T) {
 	}
 
 	w := fakeCall(t, describe[nothing]("type", ops.Write), nil, nil)
-	w.write = Write{Op: "type", Session: "default", Page: "s1"}
+	w.write = guard.Write{Op: "type", Session: "default", Page: "s1"}
 	w.timeout = 10 * time.Second
 	running := make(chan struct{})
 	w.handler = handlers.Func(func(ctx context.Context, _ *handlers.Deps, _ *nothing) (*nothing, error) {
@@ -46,7 +48,7 @@ func TestRunStage(t *testing.T) {
 	leave, _ = enter(t, runStage{}, w)
 	o = &outcome{}
 	leave(o)
-	if !errors.Is(o.cause, errMovedOn) || o.raw == nil {
+	if !errors.Is(o.cause, tabturn.ErrMovedOn) || o.raw == nil {
 		t.Fatalf("taken over while it ran: %+v", o)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/events"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/ops"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
@@ -16,10 +17,10 @@ import (
 // otherwise) and as an op.settled event. The caller's context may have
 // ended (a deadline): the outcome is written all the same.
 type settleStage struct {
-	ledger Ledger
+	ledger guard.Ledger
 	events *events.Bus
 	// retry settles a write again, later, after its settling failed.
-	retry func(w Write, e *apitype.Error)
+	retry func(w guard.Write, e *apitype.Error)
 }
 
 // unsettledWarning is said to the caller of a write whose outcome the
@@ -79,7 +80,7 @@ const (
 // records it or the executor closes: a full disk freed, the row reads as
 // what happened rather than unknown. What is still unsettled at close
 // stays reserved, and the next start reads it as unknown.
-func (x *Executor) retrySettle(w Write, e *apitype.Error) {
+func (x *Executor) retrySettle(w guard.Write, e *apitype.Error) {
 	x.bgWork.Go(func() {
 		wait := settleRetryFirst
 		for try := 1; ; try++ {

@@ -163,11 +163,13 @@ type Browsers interface {
 	Downloads() (*download.Tracker, error)
 }
 
-// OpLog reads the operation ledger.
+// OpLog reads the operation ledger. Host is the identity this process
+// records on its rows (several hosts may share the ledger).
 type OpLog interface {
 	Get(ctx context.Context, id string) (ledger.Entry, error)
 	List(ctx context.Context, f ledger.Filter) ([]ledger.Entry, error)
 	Acknowledge(ctx context.Context, id string) (ledger.Entry, error)
+	Host() string
 }
 
 // Control hands tabs between a person and the agents, by the page's

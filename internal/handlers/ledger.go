@@ -19,7 +19,7 @@ func ledgerHandlers() map[string]Handler {
 			if err != nil {
 				return nil, err
 			}
-			return &ops.OperationsOut{Operations: mapSlice(es, operationOf)}, nil
+			return &ops.OperationsOut{Host: l.Host(), Operations: mapSlice(es, operationOf)}, nil
 		}),
 		"ops show": Ledger(func(ctx context.Context, l OpLog, in *ops.OpIDIn) (*ops.OperationOut, error) {
 			e, err := l.Get(ctx, in.ID)
@@ -55,7 +55,7 @@ func ledgerHandlers() map[string]Handler {
 }
 
 func operationOf(e ledger.Entry) wire.Operation {
-	return wire.Operation{ID: e.ID, Session: e.Session, Task: e.Task, Client: e.Client, Generation: e.Generation, SurfaceID: e.Surface,
+	return wire.Operation{ID: e.ID, Session: e.Session, Task: e.Task, Client: e.Client, Generation: e.Generation, Host: e.Host, SurfaceID: e.Surface,
 		Epoch: e.Epoch, Document: e.Document,
 		Op: e.Op, Action: e.Action, Digest: e.Digest, State: e.State, Code: e.Code, Reason: e.Reason,
 		Reserved: e.Reserved, Settled: e.Settled, Acknowledged: e.Acknowledged, Input: rawInput(e.Input), Locator: e.Locator}

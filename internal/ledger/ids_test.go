@@ -8,8 +8,12 @@ import (
 
 func TestIDMarksOnlyGrowAndOutliveTheProcess(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testIDMarks)
+}
+
+func testIDMarks(t *testing.T, b backend) {
 	ctx := context.Background()
-	l, path := newLedger(t)
+	l, path := newLedger(t, b)
 	if got, err := l.IDs(ctx); err != nil || len(got) != 0 {
 		t.Fatalf("a new ledger's marks: %v %v, want none", got, err)
 	}

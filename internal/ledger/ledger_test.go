@@ -1,16 +1,12 @@
 package ledger
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -23,107 +19,6 @@ import (
 	"github.com/loupe-dev/loupe/internal/wire"
 )
 
-// The child process of the recovery tests: it opens the ledger named by
-// childPathEnv, reserves childIDEnv, reports "reserved GEN PID" on stdout
-// and then waits for stdin to close (or to be killed).
-const (
-	childPathEnv = "LOUPE_LEDGER_TEST_CHILD"
-	childIDEnv   = "LOUPE_LEDGER_TEST_ID"
-)
-
-func TestMain(m *testing.M) {
-	if path := os.Getenv(childPathEnv); path != "" {
-		os.Exit(child(path, os.Getenv(childIDEnv)))
-	}
-	os.Exit(m.Run())
-}
-
-func child(path, id string) int {
-	ctx := context.Background()
-	l, err := Open(ctx, path)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if err := l.Reserve(ctx, Entry{ID: id, Session: "child", Op: "click", Action: "click", Digest: "d"}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	fmt.Printf("reserved %d %d\n", l.Generation(), os.Getpid())
-	_, _ = io.Copy(io.Discard, os.Stdin)
-	return 0
-}
-
-// startChild runs child in a new process and waits for its report.
-func startChild(t *testing.T, path, id string) (cmd *exec.Cmd, gen int64) {
-	t.Helper()
-	cmd = exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childPathEnv+"="+path, childIDEnv+"="+id)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	line := make(chan string, 1)
-	go func() {
-		s, _ := bufio.NewReader(stdout).ReadString('\n')
-		line <- s
-	}()
-	var s string
-	select {
-	case s = <-line:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("child did not report its reservation in 60 s; stderr: %s", stderr.String())
-	}
-	var pid int
-	if _, err := fmt.Sscanf(s, "reserved %d %d", &gen, &pid); err != nil || pid != cmd.Process.Pid {
-		t.Fatalf("child reported %q (%v); stderr: %s", s, err, stderr.String())
-	}
-	return cmd, gen
-}
-
-func newLedger(t testing.TB) (*Ledger, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "ledger.db")
-	return openAt(t, path), path
-}
-
-func openAt(t testing.TB, path string) *Ledger {
-	t.Helper()
-	l, err := Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	return l
-}
-
-// rawDB opens the file beside the ledger, to look at or stage what the
-// API does not show.
-func rawDB(t *testing.T, path string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("sqlite", dsn(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 func within(t *testing.T, what string, got, from, to time.Time) {
 	t.Helper()
 	if got.Before(from.Round(0)) || got.After(to.Round(0)) {
@@ -133,8 +28,12 @@ func within(t *testing.T, what string, got, from, to time.Time) {
 
 func TestRoundTrip(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testRoundTrip)
+}
+
+func testRoundTrip(t *testing.T, b backend) {
 	ctx := context.Background()
-	l, _ := newLedger(t)
+	l, _ := newLedger(t, b)
 	in := Entry{
 		ID: "op-1", Session: "s1", Task: "t1", Client: "claude", Surface: "tab-3", Epoch: 7,
 		Document: "doc-9", Op: "click", Action: "click", Digest: "abc123",
@@ -153,6 +52,7 @@ func TestRoundTrip(t *testing.T) {
 	within(t, "Reserved", got.Reserved, before, after)
 	want := in
 	want.Generation, want.State, want.Code, want.Reason = l.Generation(), wire.OpReserved, "", ""
+	want.Host = LocalHost()
 	want.Reserved, want.Settled = got.Reserved, time.Time{}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("after Reserve:\n got %+v\nwant %+v", got, want)
@@ -205,8 +105,12 @@ func TestRoundTrip(t *testing.T) {
 
 func TestDuplicate(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testDuplicate)
+}
+
+func testDuplicate(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	path := b.target(t)
 	l := openAt(t, path)
 	first := func(id string) Entry {
 		return Entry{ID: id, Session: "first", Op: "click", Action: "click", Digest: "d1"}
@@ -258,8 +162,12 @@ func TestDuplicate(t *testing.T) {
 
 func TestGenerations(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testGenerations)
+}
+
+func testGenerations(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	path := b.target(t)
 	var last int64
 	for i := range 3 {
 		l := openAt(t, path)
@@ -279,16 +187,20 @@ func TestGenerations(t *testing.T) {
 		}
 	}
 	// Two open at once have generations of their own.
-	a, b := openAt(t, path), openAt(t, path)
-	if a.Generation() <= last || b.Generation() <= a.Generation() {
-		t.Errorf("generations %d and %d after %d", a.Generation(), b.Generation(), last)
+	first, second := openAt(t, path), openAt(t, path)
+	if first.Generation() <= last || second.Generation() <= first.Generation() {
+		t.Errorf("generations %d and %d after %d", first.Generation(), second.Generation(), last)
 	}
 }
 
 func TestClose(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testClose)
+}
+
+func testClose(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	path := b.target(t)
 	l := openAt(t, path)
 	if err := l.Reserve(ctx, Entry{ID: "left"}); err != nil {
 		t.Fatal(err)
@@ -331,8 +243,12 @@ func TestClose(t *testing.T) {
 
 func TestList(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testList)
+}
+
+func testList(t *testing.T, b backend) {
 	ctx := context.Background()
-	l, _ := newLedger(t)
+	l, _ := newLedger(t, b)
 	for _, e := range []struct {
 		id, session string
 		state       wire.OpState
@@ -383,8 +299,12 @@ func TestList(t *testing.T) {
 
 func TestListDefaultLimit(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testListDefaultLimit)
+}
+
+func testListDefaultLimit(t *testing.T, b backend) {
 	ctx := context.Background()
-	l, _ := newLedger(t)
+	l, _ := newLedger(t, b)
 	for i := range 105 {
 		if err := l.Reserve(ctx, Entry{ID: "op-" + strconv.Itoa(i)}); err != nil {
 			t.Fatal(err)
@@ -401,8 +321,12 @@ func TestListDefaultLimit(t *testing.T) {
 
 func TestConcurrentReserve(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testConcurrentReserve)
+}
+
+func testConcurrentReserve(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	path := b.target(t)
 	l := openAt(t, path)
 	other := openAt(t, path) // a second connection to the file, as another process would have
 
@@ -494,9 +418,7 @@ func TestOpenErrors(t *testing.T) {
 	newer := filepath.Join(dir, "newer.db")
 	l := openAt(t, newer)
 	l.Close()
-	if _, err := rawDB(t, newer).Exec("PRAGMA user_version = 99"); err != nil {
-		t.Fatal(err)
-	}
+	rawExec(t, newer, "PRAGMA user_version = 99")
 	if _, err := Open(ctx, newer); err == nil || !strings.Contains(err.Error(), "schema version is 99") {
 		t.Errorf("Open of a newer schema: %v, want a refusal naming the version", err)
 	}
@@ -504,7 +426,7 @@ func TestOpenErrors(t *testing.T) {
 
 func TestFileSettings(t *testing.T) {
 	t.Parallel()
-	l, path := newLedger(t)
+	l, path := newLedger(t, backends[0])
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
@@ -518,7 +440,7 @@ func TestFileSettings(t *testing.T) {
 	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("write-ahead log: %v, %v; want mode 0600", fi, err)
 	}
-	steps, err := migrations()
+	steps, err := migrations(sqliteSchema, "schema")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,7 +452,7 @@ func TestFileSettings(t *testing.T) {
 		"foreign_keys": "1",
 	} {
 		var got string
-		if err := l.db.QueryRow("PRAGMA " + pragma).Scan(&got); err != nil {
+		if err := l.Store.(*sqlStore).db.QueryRow("PRAGMA " + pragma).Scan(&got); err != nil {
 			t.Fatal(err)
 		}
 		if got != want {
@@ -557,10 +479,17 @@ func TestPathNeedsNoEscaping(t *testing.T) {
 }
 
 // BenchmarkReserveSettle is what the ledger adds to one write: its
-// reservation (durable before the write is dispatched) and its settling.
+// reservation (durable before the write is dispatched) and its settling,
+// on each backend (PostgreSQL: the package's server, on loopback).
 func BenchmarkReserveSettle(b *testing.B) {
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) { benchmarkReserveSettle(b, be) })
+	}
+}
+
+func benchmarkReserveSettle(b *testing.B, be backend) {
 	ctx := context.Background()
-	l, _ := newLedger(b)
+	l, _ := newLedger(b, be)
 	var took []time.Duration
 	i := 0
 	for b.Loop() {
@@ -586,8 +515,12 @@ func BenchmarkReserveSettle(b *testing.B) {
 // never reserved are refused.
 func TestAcknowledge(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testAcknowledge)
+}
+
+func testAcknowledge(t *testing.T, b backend) {
 	ctx := context.Background()
-	l, _ := newLedger(t)
+	l, _ := newLedger(t, b)
 	for _, id := range []string{"lost", "done"} {
 		if err := l.Reserve(ctx, Entry{ID: id}); err != nil {
 			t.Fatal(err)
@@ -623,8 +556,12 @@ func TestAcknowledge(t *testing.T) {
 // it; an input larger than MaxInput is not.
 func TestInputKept(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testInputKept)
+}
+
+func testInputKept(t *testing.T, b backend) {
 	ctx := context.Background()
-	l, _ := newLedger(t)
+	l, _ := newLedger(t, b)
 	in := `{"ref":"e12","text":"hello"}`
 	if err := l.Reserve(ctx, Entry{ID: "small", Input: in, Locator: `role=textbox[name="Name"]`}); err != nil {
 		t.Fatal(err)

@@ -15,9 +15,12 @@ import (
 // is gone, and pids and start times begin again). A zero start or an
 // empty boot is not known, and the check falls back on what is.
 //
-// Known risk: a pid is only meaningful in its pid namespace. Processes in
-// separate containers sharing one LOUPE_HOME would each take the other's
-// generations for stopped ones (or a stranger's process for the owner).
+// A process is only ever judged by a process of the same host identity
+// (LocalHost): on a PostgreSQL ledger, another host's generations are not
+// looked at. Known risk: a pid is only meaningful in its pid namespace.
+// Processes in separate containers sharing one LOUPE_HOME, or one host
+// identity on a shared ledger, would each take the other's generations
+// for stopped ones (or a stranger's process for the owner).
 type proc struct {
 	pid   int
 	start int64  // clock ticks after boot: /proc/PID/stat field 22

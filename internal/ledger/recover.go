@@ -14,12 +14,28 @@ import (
 // gone (or whose pid now names another process) is closed now, and its
 // reserved entries, like any a closed generation left, become unknown:
 // nothing will ever settle them, and whether their input went out is not
-// known. It runs in Open's transaction, which holds the write lock, so two
+// known.
+//
+// On PostgreSQL (dialect.hostOnly) only generations of this host are
+// looked at: a pid, a start time and a boot id mean something only on the
+// host they came from, so another host's generations are neither judged
+// nor touched, whatever their state; that host settles them when it next
+// starts. (A host that never comes back leaves its reserved rows reserved
+// for good: they read as writes whose outcome nobody has settled.)
+//
+// It runs in the transaction of Open or Recover, which holds the write
+// lock (SQLite) or this host's advisory lock (PostgreSQL), so two
 // processes opening at once do not both recover the same entries. It
 // returns how many entries it made unknown.
-func recoverStopped(ctx context.Context, tx *sql.Tx, me proc, gen, now int64) (int, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, pid, start_ticks, boot_id, closed IS NOT NULL FROM generations
-		WHERE id <> ? AND (closed IS NULL OR id IN (SELECT generation FROM operations WHERE state = 'reserved'))`, gen)
+func (l *sqlStore) recoverStopped(ctx context.Context, tx *sql.Tx, now int64) (int, error) {
+	q := `SELECT id, pid, start_ticks, boot_id, closed IS NOT NULL FROM generations
+		WHERE id <> ? AND (closed IS NULL OR id IN (SELECT generation FROM operations WHERE state = 'reserved'))`
+	args := []any{l.gen}
+	if l.d.hostOnly {
+		q += ` AND host = ?`
+		args = append(args, l.host)
+	}
+	rows, err := tx.QueryContext(ctx, l.q(q), args...)
 	if err != nil {
 		return 0, err
 	}
@@ -45,15 +61,15 @@ func recoverStopped(ctx context.Context, tx *sql.Tx, me proc, gen, now int64) (i
 	total := 0
 	for _, g := range gens {
 		if !g.closed {
-			if g.p.alive(me) {
+			if g.p.alive(l.self) {
 				continue
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE generations SET closed = ? WHERE id = ?`, now, g.id); err != nil {
+			if _, err := tx.ExecContext(ctx, l.q(`UPDATE generations SET closed = ? WHERE id = ?`), now, g.id); err != nil {
 				return 0, err
 			}
 		}
 		reason := fmt.Sprintf("loupe (pid %d) stopped before this write was settled", g.p.pid)
-		n, err := settleGeneration(ctx, tx, g.id, reason, now)
+		n, err := l.settleGeneration(ctx, tx, g.id, reason, now)
 		if err != nil {
 			return 0, err
 		}
@@ -63,9 +79,9 @@ func recoverStopped(ctx context.Context, tx *sql.Tx, me proc, gen, now int64) (i
 }
 
 // settleGeneration makes a generation's reserved entries unknown.
-func settleGeneration(ctx context.Context, tx *sql.Tx, gen int64, reason string, now int64) (int, error) {
-	res, err := tx.ExecContext(ctx, `UPDATE operations SET state = 'unknown', code = ?, reason = ?, settled = ?
-		WHERE generation = ? AND state = 'reserved'`, string(apitype.OutcomeUnknown), reason, now, gen)
+func (l *sqlStore) settleGeneration(ctx context.Context, tx *sql.Tx, gen int64, reason string, now int64) (int, error) {
+	res, err := tx.ExecContext(ctx, l.q(`UPDATE operations SET state = 'unknown', code = ?, reason = ?, settled = ?
+		WHERE generation = ? AND state = 'reserved'`), string(apitype.OutcomeUnknown), reason, now, gen)
 	if err != nil {
 		return 0, err
 	}

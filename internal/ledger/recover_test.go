@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -19,8 +18,12 @@ import (
 // row must be on disk, and the next Open makes it unknown.
 func TestRecoverKilled(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testRecoverKilled)
+}
+
+func testRecoverKilled(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	path := b.target(t)
 	cmd, gen := startChild(t, path, "op-killed")
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL
 		t.Fatal(err)
@@ -50,8 +53,12 @@ func TestRecoverKilled(t *testing.T) {
 // recovered.
 func TestLiveOtherProcess(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testLiveOtherProcess)
+}
+
+func testLiveOtherProcess(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	path := b.target(t)
 	cmd, _ := startChild(t, path, "op-live")
 
 	l := openAt(t, path)
@@ -99,8 +106,12 @@ func TestLiveOtherProcess(t *testing.T) {
 // stopped.
 func TestRecoverAtOpenZombie(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testRecoverAtOpenZombie)
+}
+
+func testRecoverAtOpenZombie(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	path := b.target(t)
 	cmd, _ := startChild(t, path, "op-zombie")
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -122,6 +133,10 @@ func TestRecoverAtOpenZombie(t *testing.T) {
 // time and boot all match.
 func TestOwnerIdentity(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, testOwnerIdentity)
+}
+
+func testOwnerIdentity(t *testing.T, b backend) {
 	for _, tc := range []struct {
 		name   string
 		change string // applied to the first generation's row
@@ -139,15 +154,13 @@ func TestOwnerIdentity(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			path := filepath.Join(t.TempDir(), "ledger.db")
+			path := b.target(t)
 			first := openAt(t, path)
 			if err := first.Reserve(ctx, Entry{ID: "op"}); err != nil {
 				t.Fatal(err)
 			}
 			if tc.change != "" {
-				if _, err := rawDB(t, path).Exec(tc.change, first.Generation()); err != nil {
-					t.Fatal(err)
-				}
+				rawExec(t, path, tc.change, first.Generation())
 			}
 			second := openAt(t, path)
 			e, err := second.Get(ctx, "op")

@@ -3,58 +3,48 @@ package ledger
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
-
 	"github.com/loupe-dev/loupe/internal/wire"
 )
 
-// Durability. The ledger is in WAL mode with synchronous=FULL: a commit
-// returns once its frames are in the write-ahead log and the log has been
-// fsynced, so a reserved row survives the death of the process (kill -9)
-// and also a crash of the machine or a power cut right after Reserve
-// returns. synchronous=NORMAL would be enough for process death — the
-// committed frames are then in the OS page cache, which outlives the
-// process — but after a machine crash the last commits could be lost, and
-// a reservation lost that way frees an id whose write may have gone out
-// (a sent message, a submitted form) and hides the write from the person.
-// FULL costs one fsync of the log per commit, two per write: on the
-// development machine (ext4 on a virtual disk) a Reserve and Settle pair
-// takes 0.26-0.30 ms at the median with FULL and 0.06 ms with NORMAL, well
-// inside the 2 ms budget (BenchmarkReserveSettle). A slow disk makes
-// every write that much slower; NORMAL is the fallback should it matter.
-// Checkpoints, which fold the log back into the database file, run on
-// commit every 1000 pages (SQLite's default) and make the occasional
-// write slower, not the median.
-const synchronous = "FULL"
+// dialect is what differs between the backends' SQL. Every query is
+// written once, with ? placeholders, in the SQL both databases speak; the
+// few places they differ are here.
+type dialect struct {
+	// bind turns a query's ? placeholders into the driver's.
+	bind func(q string) string
+	// greatest is the function that takes the larger of two values
+	// (SQLite's two-argument max, PostgreSQL's GREATEST).
+	greatest string
+	// hostOnly makes recovery look at this host's generations only: a
+	// PostgreSQL ledger is shared by hosts whose processes this one
+	// cannot see. A SQLite file is only ever opened on one machine, so
+	// there every generation is checked, whatever host it recorded.
+	hostOnly bool
+	// lockHost, when set, is run first in a transaction that recovers,
+	// with the host identity as its argument: it waits for any other
+	// recovery of the same host, so two processes opening at once do not
+	// both settle the same entries. SQLite needs none: its transactions
+	// take the file's write lock at BEGIN.
+	lockHost string
+}
 
-// busyTimeout is how long a statement waits for another process holding
-// the write lock (a daemon and in-process `loupe mcp` servers share one
-// file). A write holds it for well under a millisecond.
-const busyTimeout = 5 * time.Second
+// sqliteDialect is SQLite's spelling.
+var sqliteDialect = dialect{bind: func(q string) string { return q }, greatest: "max"}
 
-//go:embed schema/*.sql
-var schemaFiles embed.FS
-
-// impl is the Ledger. One database connection does every read and write
-// of this process: SQLite admits one writer at a time anyway, and
-// database/sql hands the connection from one goroutine to the next
-// without the sleeps of SQLite's busy handler. Reads queue behind writes;
-// each takes well under a millisecond.
-type impl struct {
+// sqlStore is a Store on a database/sql database: both backends are one,
+// with their own dialect, connection settings and migrations.
+type sqlStore struct {
 	db        *sql.DB
+	d         dialect
 	self      proc
+	host      string
 	gen       int64
 	recovered int
 
@@ -65,167 +55,55 @@ type impl struct {
 	closed bool
 }
 
-// Generation is this Open's generation, greater than that of every
-// earlier Open of the same file, whichever process did it.
-func (l *impl) Generation() int64 { return l.gen }
+func (l *sqlStore) Generation() int64 { return l.gen }
+func (l *sqlStore) Host() string      { return l.host }
+func (l *sqlStore) Recovered() int    { return l.recovered }
 
-// Recovered is how many reserved entries of stopped processes Open made
-// unknown.
-func (l *impl) Recovered() int { return l.recovered }
+// q is query in this store's dialect.
+func (l *sqlStore) q(query string) string { return l.d.bind(query) }
 
-func open(ctx context.Context, path string) (*Ledger, error) {
-	if path == "" {
-		return nil, errors.New("ledger: no path given")
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: %w", err)
-	}
-	if err := prepareFile(abs); err != nil {
-		return nil, err
-	}
-	db, err := sql.Open("sqlite", dsn(abs))
-	if err != nil {
-		return nil, fmt.Errorf("ledger: open %s: %w", abs, err)
-	}
-	db.SetMaxOpenConns(1)
-	l := &Ledger{impl{db: db, self: selfProc()}}
-	if err := l.start(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("ledger: open %s: %w", abs, err)
-	}
-	return l, nil
-}
-
-// prepareFile checks that the ledger's directory exists and creates the
-// file readable by its owner only (SQLite gives its -wal and -shm files
-// the same mode).
-func prepareFile(path string) error {
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("ledger: cannot open %s: its directory does not exist: %w", path, err)
-	case err != nil:
-		return fmt.Errorf("ledger: cannot open %s: %w", path, err)
-	case !fi.IsDir():
-		return fmt.Errorf("ledger: cannot open %s: %s is not a directory", path, dir)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("ledger: cannot open %s: %w", path, err)
-	}
-	return f.Close()
-}
-
-// dsn is the driver's name for the file at path with the ledger's
-// connection settings. As a file: URI the path may hold any character.
-func dsn(path string) string {
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(busyTimeout.Milliseconds(), 10)+")")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous("+synchronous+")")
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Set("_txlock", "immediate") // a transaction takes the write lock at BEGIN, waiting under busy_timeout
-	u := url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}
-	return u.String()
-}
-
-// start checks the journal mode, brings the schema up to date and begins
-// this generation, recovering what stopped processes left reserved.
-func (l *impl) start(ctx context.Context) error {
-	var mode string
-	if err := l.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		return err
-	}
-	if !strings.EqualFold(mode, "wal") {
-		return fmt.Errorf("journal mode is %q, not WAL (is the file on a file system without shared memory?)", mode)
-	}
-	if err := migrate(ctx, l.db); err != nil {
-		return err
-	}
+// begin starts this generation, recovering what stopped processes of this
+// host left reserved. The schema is up to date.
+func (l *sqlStore) begin(ctx context.Context) error {
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if err := l.lockHost(ctx, tx); err != nil {
+		return err
+	}
 	now := time.Now().UnixNano()
-	res, err := tx.ExecContext(ctx, `INSERT INTO generations (pid, start_ticks, boot_id, opened) VALUES (?, ?, ?, ?)`,
-		l.self.pid, l.self.start, l.self.boot, now)
+	err = tx.QueryRowContext(ctx, l.q(`INSERT INTO generations (pid, start_ticks, boot_id, host, opened)
+		VALUES (?, ?, ?, ?, ?) RETURNING id`), l.self.pid, l.self.start, l.self.boot, l.host, now).Scan(&l.gen)
 	if err != nil {
 		return err
 	}
-	if l.gen, err = res.LastInsertId(); err != nil {
-		return err
-	}
-	if l.recovered, err = recoverStopped(ctx, tx, l.self, l.gen, now); err != nil {
+	if l.recovered, err = l.recoverStopped(ctx, tx, now); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
-// migrate brings the schema to the newest version this loupe knows:
-// schema/NNN_*.sql is version NNN, PRAGMA user_version the file's.
-func migrate(ctx context.Context, db *sql.DB) error {
-	steps, err := migrations()
-	if err != nil {
-		return err
-	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var v int
-	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		return err
-	}
-	if v > len(steps) {
-		return fmt.Errorf("its schema version is %d, newer than this loupe knows (%d): use a newer loupe", v, len(steps))
-	}
-	if v == len(steps) {
+func (l *sqlStore) lockHost(ctx context.Context, tx *sql.Tx) error {
+	if l.d.lockHost == "" {
 		return nil
 	}
-	for i := v; i < len(steps); i++ {
-		if _, err := tx.ExecContext(ctx, steps[i]); err != nil {
-			return fmt.Errorf("schema version %d: %w", i+1, err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(steps))); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
-// migrations reads the schema steps in order; their numbers must run
-// 1, 2, 3… without gaps.
-func migrations() ([]string, error) {
-	names, err := fs.Glob(schemaFiles, "schema/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	steps := make([]string, len(names))
-	for _, name := range names {
-		n, _, _ := strings.Cut(filepath.Base(name), "_")
-		v, err := strconv.Atoi(n)
-		if err != nil || v < 1 || v > len(names) || steps[v-1] != "" {
-			return nil, fmt.Errorf("ledger: schema file %s is not numbered in sequence", name)
-		}
-		b, err := schemaFiles.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		steps[v-1] = string(b)
-	}
-	return steps, nil
+	_, err := tx.ExecContext(ctx, l.q(l.d.lockHost), l.host)
+	return err
 }
 
 const entryColumns = `id, session, task, client, generation, surface, epoch, document, op, action, digest,
 	state, code, reason, reserved, settled, input, locator`
 
-// readColumns are what a read scans: the columns a reservation writes,
-// and a person's acknowledgement.
-const readColumns = entryColumns + `, acknowledged`
+// readColumns are what a read scans: the columns a reservation writes, a
+// person's acknowledgement, and the host of the row's generation.
+const readColumns = `o.id, o.session, o.task, o.client, o.generation, o.surface, o.epoch, o.document, o.op, o.action,
+	o.digest, o.state, o.code, o.reason, o.reserved, o.settled, o.input, o.locator, o.acknowledged, g.host`
+
+// fromOperations is what a read selects from: every operation with its
+// generation, whose host it shows.
+const fromOperations = ` FROM operations o JOIN generations g ON g.id = o.generation`
 
 // MaxInput bounds the input a row keeps: a larger one (an upload's files)
 // is not kept.
@@ -239,13 +117,13 @@ func keptInput(in string) string {
 }
 
 // Reserve records e as reserved by this generation, before its write is
-// dispatched; it returns once the row is durable on disk (see the
-// package doc). It sets e's Generation, State and Reserved and clears its
-// outcome. An id used before, in any state and by any generation, is
-// refused with a *DuplicateError naming the original. Any other error
-// means the write must not be dispatched; should the row have been
-// written all the same, it becomes unknown at Close or at a later Open.
-func (l *impl) Reserve(ctx context.Context, e Entry) error {
+// dispatched; it returns once the row is durable (see the package doc).
+// It sets e's Generation, State and Reserved and clears its outcome. An id
+// used before, in any state and by any generation of any host, is refused
+// with a *DuplicateError naming the original. Any other error means the
+// write must not be dispatched; should the row have been written all the
+// same, it becomes unknown at Close or at a later Open.
+func (l *sqlStore) Reserve(ctx context.Context, e Entry) error {
 	if e.ID == "" {
 		return errors.New("ledger: an operation needs an id")
 	}
@@ -254,9 +132,9 @@ func (l *impl) Reserve(ctx context.Context, e Entry) error {
 	if l.closed {
 		return ErrClosed
 	}
-	res, err := l.db.ExecContext(ctx, `INSERT INTO operations (`+entryColumns+`)
+	res, err := l.db.ExecContext(ctx, l.q(`INSERT INTO operations (`+entryColumns+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'reserved', '', '', ?, NULL, ?, ?)
-		ON CONFLICT (id) DO NOTHING`,
+		ON CONFLICT (id) DO NOTHING`),
 		e.ID, e.Session, e.Task, e.Client, l.gen, e.Surface, e.Epoch, e.Document, e.Op, e.Action, e.Digest,
 		time.Now().UnixNano(), keptInput(e.Input), e.Locator)
 	if err != nil {
@@ -274,13 +152,13 @@ func (l *impl) Reserve(ctx context.Context, e Entry) error {
 
 // Resurface names the surface an operation acted on when that is known
 // only once it ran: the tab a write opened (tab new, open --partition).
-func (l *impl) Resurface(ctx context.Context, id, surface string) error {
+func (l *sqlStore) Resurface(ctx context.Context, id, surface string) error {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	if l.closed {
 		return ErrClosed
 	}
-	if _, err := l.db.ExecContext(ctx, `UPDATE operations SET surface = ? WHERE id = ?`, surface, id); err != nil {
+	if _, err := l.db.ExecContext(ctx, l.q(`UPDATE operations SET surface = ? WHERE id = ?`), surface, id); err != nil {
 		return fmt.Errorf("ledger: naming %s's surface: %w", id, err)
 	}
 	return nil
@@ -290,7 +168,7 @@ func (l *impl) Resurface(ctx context.Context, id, surface string) error {
 // NotExecuted or Unknown, with a registry code and a reason for the last
 // two. An id never reserved is ErrNotFound; one already settled (also as
 // unknown by a recovery or a Close) is ErrSettled, and keeps its outcome.
-func (l *impl) Settle(ctx context.Context, id string, s wire.OpState, code, reason string) error {
+func (l *sqlStore) Settle(ctx context.Context, id string, s wire.OpState, code, reason string) error {
 	switch s {
 	case wire.OpExecuted, wire.OpNotExecuted, wire.OpUnknown:
 	default:
@@ -301,8 +179,8 @@ func (l *impl) Settle(ctx context.Context, id string, s wire.OpState, code, reas
 	if l.closed {
 		return ErrClosed
 	}
-	res, err := l.db.ExecContext(ctx, `UPDATE operations SET state = ?, code = ?, reason = ?, settled = ?
-		WHERE id = ? AND state = 'reserved'`, s, code, reason, time.Now().UnixNano(), id)
+	res, err := l.db.ExecContext(ctx, l.q(`UPDATE operations SET state = ?, code = ?, reason = ?, settled = ?
+		WHERE id = ? AND state = 'reserved'`), string(s), code, reason, time.Now().UnixNano(), id)
 	if err != nil {
 		return fmt.Errorf("ledger: settling %s: %w", id, err)
 	}
@@ -316,13 +194,13 @@ func (l *impl) Settle(ctx context.Context, id string, s wire.OpState, code, reas
 	return fmt.Errorf("%w: %s is %s", ErrSettled, id, cur.State)
 }
 
-// Recover does again what Open did: what processes that have stopped
-// since left reserved becomes unknown. Open is the only time the ledger
-// does it itself, so a long-lived process that shares the file (the
-// daemon, beside `loupe mcp` servers that come and go) calls it before
-// showing reserved entries to a person. It returns how many entries it
-// made unknown.
-func (l *impl) Recover(ctx context.Context) (int, error) {
+// Recover does again what Open did: what processes of this host that have
+// stopped since left reserved becomes unknown. Open is the only time the
+// ledger does it itself, so a long-lived process that shares the ledger
+// (the daemon, beside `loupe mcp` servers that come and go) calls it
+// before showing reserved entries to a person. It returns how many
+// entries it made unknown.
+func (l *sqlStore) Recover(ctx context.Context) (int, error) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	if l.closed {
@@ -333,7 +211,11 @@ func (l *impl) Recover(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("ledger: recovering: %w", err)
 	}
 	defer tx.Rollback()
-	n, err := recoverStopped(ctx, tx, l.self, l.gen, time.Now().UnixNano())
+	err = l.lockHost(ctx, tx)
+	var n int
+	if err == nil {
+		n, err = l.recoverStopped(ctx, tx, time.Now().UnixNano())
+	}
 	if err == nil {
 		err = tx.Commit()
 	}
@@ -347,14 +229,14 @@ func (l *impl) Recover(ctx context.Context) (int, error) {
 // unknown operation can be acknowledged (ErrNotUnknown otherwise); it
 // stays unknown, is never replayed, and a second acknowledgement keeps
 // the first one's time.
-func (l *impl) Acknowledge(ctx context.Context, id string) (Entry, error) {
+func (l *sqlStore) Acknowledge(ctx context.Context, id string) (Entry, error) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	if l.closed {
 		return Entry{}, ErrClosed
 	}
-	if _, err := l.db.ExecContext(ctx, `UPDATE operations SET acknowledged = ?
-		WHERE id = ? AND state = 'unknown' AND acknowledged IS NULL`, time.Now().UnixNano(), id); err != nil {
+	if _, err := l.db.ExecContext(ctx, l.q(`UPDATE operations SET acknowledged = ?
+		WHERE id = ? AND state = 'unknown' AND acknowledged IS NULL`), time.Now().UnixNano(), id); err != nil {
 		return Entry{}, fmt.Errorf("ledger: acknowledging %s: %w", id, err)
 	}
 	e, err := l.get(ctx, id)
@@ -368,7 +250,7 @@ func (l *impl) Acknowledge(ctx context.Context, id string) (Entry, error) {
 }
 
 // Get reads one operation; ErrNotFound if the id was never reserved.
-func (l *impl) Get(ctx context.Context, id string) (Entry, error) {
+func (l *sqlStore) Get(ctx context.Context, id string) (Entry, error) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	if l.closed {
@@ -377,17 +259,17 @@ func (l *impl) Get(ctx context.Context, id string) (Entry, error) {
 	return l.get(ctx, id)
 }
 
-func (l *impl) get(ctx context.Context, id string) (Entry, error) {
-	e, err := scanEntry(l.db.QueryRowContext(ctx, `SELECT `+readColumns+` FROM operations WHERE id = ?`, id))
+func (l *sqlStore) get(ctx context.Context, id string) (Entry, error) {
+	e, err := scanEntry(l.db.QueryRowContext(ctx, l.q(`SELECT `+readColumns+fromOperations+` WHERE o.id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Entry{}, ErrNotFound
 	}
 	return e, err
 }
 
-// List reads the operations f selects, the most recently reserved first,
-// at most f.Limit of them (100 when it is 0 or less).
-func (l *impl) List(ctx context.Context, f Filter) ([]Entry, error) {
+// List reads the operations f selects, of every host, the most recently
+// reserved first, at most f.Limit of them (100 when it is 0 or less).
+func (l *sqlStore) List(ctx context.Context, f Filter) ([]Entry, error) {
 	var where []string
 	var args []any
 	if f.State != "" {
@@ -396,15 +278,15 @@ func (l *impl) List(ctx context.Context, f Filter) ([]Entry, error) {
 		default:
 			return nil, fmt.Errorf("ledger: no state %q", f.State)
 		}
-		where, args = append(where, "state = ?"), append(args, f.State)
+		where, args = append(where, "o.state = ?"), append(args, string(f.State))
 	}
 	if f.Session != "" {
-		where, args = append(where, "session = ?"), append(args, f.Session)
+		where, args = append(where, "o.session = ?"), append(args, f.Session)
 	}
 	if f.Task != "" {
-		where, args = append(where, "task = ?"), append(args, f.Task)
+		where, args = append(where, "o.task = ?"), append(args, f.Task)
 	}
-	q := `SELECT ` + readColumns + ` FROM operations`
+	q := `SELECT ` + readColumns + fromOperations
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
@@ -412,7 +294,7 @@ func (l *impl) List(ctx context.Context, f Filter) ([]Entry, error) {
 	if limit <= 0 {
 		limit = 100
 	}
-	q += ` ORDER BY seq DESC LIMIT ?`
+	q += ` ORDER BY o.seq DESC LIMIT ?`
 	args = append(args, limit)
 
 	l.mu.RLock()
@@ -420,7 +302,7 @@ func (l *impl) List(ctx context.Context, f Filter) ([]Entry, error) {
 	if l.closed {
 		return nil, ErrClosed
 	}
-	rows, err := l.db.QueryContext(ctx, q, args...)
+	rows, err := l.db.QueryContext(ctx, l.q(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: listing: %w", err)
 	}
@@ -445,7 +327,7 @@ func scanEntry(r interface{ Scan(...any) error }) (Entry, error) {
 	var settled sql.NullInt64
 	var acked sql.NullInt64
 	err := r.Scan(&e.ID, &e.Session, &e.Task, &e.Client, &e.Generation, &e.Surface, &e.Epoch, &e.Document,
-		&e.Op, &e.Action, &e.Digest, &e.State, &e.Code, &e.Reason, &reserved, &settled, &e.Input, &e.Locator, &acked)
+		&e.Op, &e.Action, &e.Digest, &e.State, &e.Code, &e.Reason, &reserved, &settled, &e.Input, &e.Locator, &acked, &e.Host)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -459,11 +341,59 @@ func scanEntry(r interface{ Scan(...any) error }) (Entry, error) {
 	return e, nil
 }
 
+// KeepIDs records a session's id marks durably. Marks only grow: a lower
+// number than the one on record (another process of the same home, an
+// older write; on PostgreSQL, a session of the same name on another
+// host) leaves the record as it is.
+func (l *sqlStore) KeepIDs(ctx context.Context, session string, m IDMarks) error {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return ErrClosed
+	}
+	g := l.d.greatest
+	_, err := l.db.ExecContext(ctx, l.q(`INSERT INTO id_spaces (session, surfaces, refs) VALUES (?, ?, ?)
+		ON CONFLICT (session) DO UPDATE SET
+			surfaces = `+g+`(id_spaces.surfaces, excluded.surfaces), refs = `+g+`(id_spaces.refs, excluded.refs)`),
+		session, m.Surfaces, m.Refs)
+	if err != nil {
+		return fmt.Errorf("ledger: keeping %s's id marks: %w", session, err)
+	}
+	return nil
+}
+
+// IDs returns every session's id marks.
+func (l *sqlStore) IDs(ctx context.Context) (map[string]IDMarks, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return nil, ErrClosed
+	}
+	rows, err := l.db.QueryContext(ctx, `SELECT session, surfaces, refs FROM id_spaces`)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: reading id marks: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]IDMarks{}
+	for rows.Next() {
+		var name string
+		var m IDMarks
+		if err := rows.Scan(&name, &m.Surfaces, &m.Refs); err != nil {
+			return nil, fmt.Errorf("ledger: reading id marks: %w", err)
+		}
+		out[name] = m
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("ledger: reading id marks: %w", err)
+	}
+	return out, nil
+}
+
 // Close ends this generation: what it left reserved becomes unknown, as
 // nothing will settle it now, and the generation is marked closed. It
 // waits for calls in flight; calls after it return ErrClosed. Closing
 // twice is harmless.
-func (l *impl) Close() error {
+func (l *sqlStore) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
@@ -480,7 +410,7 @@ func (l *impl) Close() error {
 	return nil
 }
 
-func (l *impl) endGeneration(ctx context.Context) error {
+func (l *sqlStore) endGeneration(ctx context.Context) error {
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -488,11 +418,27 @@ func (l *impl) endGeneration(ctx context.Context) error {
 	defer tx.Rollback()
 	now := time.Now().UnixNano()
 	reason := fmt.Sprintf("loupe (pid %d) closed its ledger before this write was settled", l.self.pid)
-	if _, err := settleGeneration(ctx, tx, l.gen, reason, now); err != nil {
+	if _, err := l.settleGeneration(ctx, tx, l.gen, reason, now); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE generations SET closed = ? WHERE id = ?`, now, l.gen); err != nil {
+	if _, err := tx.ExecContext(ctx, l.q(`UPDATE generations SET closed = ? WHERE id = ?`), now, l.gen); err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+// dollarBind is PostgreSQL's bind: the nth ? becomes $n. No query of the
+// ledger has a ? anywhere else (in a string or a comment).
+func dollarBind(q string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r != '?' {
+			b.WriteRune(r)
+			continue
+		}
+		n++
+		b.WriteString("$" + strconv.Itoa(n))
+	}
+	return b.String()
 }

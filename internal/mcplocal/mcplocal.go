@@ -35,13 +35,14 @@ func (l *Local) Do(ctx context.Context, c mcpserver.Call) (*mcpserver.Reply, err
 }
 
 // Open builds the system of an in-process MCP server of home (see package
-// system): the home's ledger, policy and settings, with its sessions
+// system): the home's ledger (or the PostgreSQL one ledgerURL names, as
+// the daemon's), policy and settings, with its sessions
 // apart from the daemon's (homedir.MCPHome) and no tabs kept across
 // restarts. A browser that a killed server of the home left behind is
 // ended first. The caller sets the Caller's fields before the first call.
-func Open(ctx context.Context, home string, browser executor.Config) (*Local, error) {
+func Open(ctx context.Context, home, ledgerURL string, browser executor.Config) (*Local, error) {
 	system.ReapLeftovers(home)
-	sys, err := system.Open(ctx, system.Config{Home: home, Sessions: homedir.MCPHome(home), Executor: browser})
+	sys, err := system.Open(ctx, system.Config{Home: home, Ledger: ledgerURL, Sessions: homedir.MCPHome(home), Executor: browser})
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,10 @@ import (
 type Config struct {
 	// Home is LOUPE_HOME: the ledger, the policy and the settings.
 	Home string
+	// Ledger is the operation ledger's PostgreSQL URL, shared by the
+	// daemons of a fleet (LOUPE_LEDGER, loupe daemon start --ledger);
+	// "": the ledger is SQLite in Home (homedir.LedgerPath).
+	Ledger string
 	// Sessions is where the sessions' profiles and files live: Home for
 	// the daemon, apart for an in-process MCP server ("": Home).
 	Sessions string
@@ -49,8 +53,9 @@ type System struct {
 	store *ledger.Ledger
 }
 
-// Open builds the system. Writes that a stopped loupe left unsettled are
-// settled as unknown by the ledger as it opens, and said in the log.
+// Open builds the system. Writes that a stopped loupe of this host left
+// unsettled are settled as unknown by the ledger as it opens, and said in
+// the log.
 func Open(ctx context.Context, cfg Config) (*System, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -61,9 +66,20 @@ func Open(ctx context.Context, cfg Config) (*System, error) {
 		xc.Home = cfg.Sessions
 	}
 	xc.Settings = settings.Open(cfg.Home)
-	store, err := ledger.Open(ctx, homedir.LedgerPath(cfg.Home))
+	target := homedir.LedgerPath(cfg.Home)
+	if cfg.Ledger != "" {
+		// Not shown: a mistyped URL may hold a password.
+		if !ledger.IsPostgres(cfg.Ledger) {
+			return nil, errors.New("the operation ledger (LOUPE_LEDGER, --ledger) must be a postgres:// or postgresql:// URL; unset, it is SQLite in LOUPE_HOME")
+		}
+		target = cfg.Ledger
+	}
+	store, err := ledger.Open(ctx, target)
 	if err != nil {
-		return nil, fmt.Errorf("opening the operation ledger: %w", err)
+		return nil, fmt.Errorf("opening the operation ledger: %w", err) // the ledger's errors redact a URL's password
+	}
+	if cfg.Ledger != "" {
+		cfg.Log.Info("operation ledger on PostgreSQL", "ledger", ledger.Redact(target), "host", store.Host(), "generation", store.Generation())
 	}
 	if n := store.Recovered(); n > 0 {
 		cfg.Log.Warn("writes left unsettled by a stopped loupe are now unknown (loupe ops --state unknown); none is replayed", "writes", n)

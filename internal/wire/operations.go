@@ -30,7 +30,10 @@ type Operation struct {
 	Task       string `json:"task,omitempty" cap:"-"`
 	Client     string `json:"client,omitempty" cap:"-"`
 	Generation int64  `json:"generation"`
-	SurfaceID  string `json:"surface_id,omitempty" cap:"-"`
+	// Host is the identity of the host whose loupe reserved the write:
+	// several share a PostgreSQL ledger (a name a person set, so bounded).
+	Host      string `json:"host,omitempty" cap:"title"`
+	SurfaceID string `json:"surface_id,omitempty" cap:"-"`
 	// Epoch is the take-over epoch of the tab when the write was asked;
 	// Document the document token it was planned on, if it gave one.
 	Epoch    int64     `json:"epoch,omitempty"`
@@ -52,13 +55,18 @@ type Operation struct {
 	Locator string          `json:"locator,omitempty" cap:"text"`
 }
 
-// line is the operation on one line.
-func (o Operation) line() string {
+// line is the operation on one line; here is the host that answers, whose
+// own operations do not name it.
+func (o Operation) line(here string) string {
 	s := fmt.Sprintf("%s %s %s %s", o.ID, o.State, o.Op, o.Reserved.UTC().Format(time.RFC3339))
 	if o.SurfaceID != "" {
 		s += " on " + o.SurfaceID
 	}
-	s += " (session " + o.Session + ")"
+	s += " (session " + o.Session
+	if o.Host != "" && o.Host != here {
+		s += ", host " + o.Host
+	}
+	s += ")"
 	if o.Reason != "" {
 		s += ": " + o.Reason
 	}
@@ -68,19 +76,23 @@ func (o Operation) line() string {
 	return s
 }
 
-// OperationsOut lists ledger entries, newest first.
+// OperationsOut lists ledger entries, newest first. Host is the identity
+// of the host whose loupe answered: on a ledger several hosts share, the
+// operations of others are the ones whose host differs.
 type OperationsOut struct {
+	Host       string      `json:"host,omitempty" cap:"title"`
 	Operations []Operation `json:"operations"`
 }
 
-// Text is one line an operation.
+// Text is one line an operation; those of another host than the one
+// that answered name their host (on one machine's ledger, none does).
 func (o *OperationsOut) Text() string {
 	if len(o.Operations) == 0 {
 		return "no operations"
 	}
 	ls := make([]string, len(o.Operations))
 	for i, op := range o.Operations {
-		ls[i] = op.line()
+		ls[i] = op.line(o.Host)
 	}
 	return strings.Join(ls, "\n")
 }
@@ -99,10 +111,10 @@ func (o *OperationsOut) KeepTask(task string) bool {
 func (o *OperationOut) KeepTask(task string) bool { return o.Task == task }
 
 // Text is its line, then what --json gives of it, one field a line:
-// task, client, surface and epoch, document token, locator, input.
+// task, client, host, surface and epoch, document token, locator, input.
 func (o *OperationOut) Text() string {
 	var b strings.Builder
-	b.WriteString(o.line())
+	b.WriteString(o.line(o.Host)) // the host has its own line below
 	field := func(name, v string) {
 		if v != "" {
 			fmt.Fprintf(&b, "\n  %-9s %s", name, v)
@@ -110,6 +122,7 @@ func (o *OperationOut) Text() string {
 	}
 	field("task", o.Task)
 	field("client", o.Client)
+	field("host", o.Host)
 	if o.SurfaceID != "" {
 		field("surface", fmt.Sprintf("%s (epoch %d)", o.SurfaceID, o.Epoch))
 	}

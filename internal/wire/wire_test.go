@@ -112,7 +112,7 @@ func examples() map[string]any {
 				Action: "accepted", PromptText: "Ada", Time: t0},
 		}},
 		"DownloadsOut":     &DownloadsOut{Finished: &download, Downloads: []Download{download}},
-		"OperationsOut":    &OperationsOut{Operations: []Operation{exampleOperation}},
+		"OperationsOut":    &OperationsOut{Host: "web-3/5f1c0a9e2b7d", Operations: []Operation{exampleOperationHere, exampleOperation}},
 		"HistoryOut":       &HistoryOut{Operations: []Operation{exampleOperation}},
 		"OperationOut":     &OperationOut{exampleOperation},
 		"ControlOut":       &ControlOut{SurfaceID: "s1", Mode: "agent", Epoch: 2, StaleRefs: 14},
@@ -323,12 +323,17 @@ func TestImportsOnlyTheStandardLibrary(t *testing.T) {
 	}
 }
 
-var exampleOperation = Operation{ID: "op-1f2e", Session: "work", Task: "t1", Client: "mcp-42", Generation: 3, SurfaceID: "s1", Epoch: 2, Document: "d-7f3a",
+var exampleOperation = Operation{ID: "op-1f2e", Session: "work", Task: "t1", Client: "mcp-42", Generation: 3, Host: "web-1/0c9d8e7f6a5b", SurfaceID: "s1", Epoch: 2, Document: "d-7f3a",
 	Op: "click", Action: "input", Digest: "9a1b2c3d4e5f6a7b", State: "unknown", Code: "OUTCOME_UNKNOWN",
 	Reason:   "loupe (pid 42) stopped before this write was settled",
 	Reserved: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Settled: time.Date(2026, 12, 1, 12, 0, 1, 0, time.UTC),
 	Acknowledged: time.Date(2026, 12, 1, 12, 5, 0, 0, time.UTC),
 	Input:        json.RawMessage(`{"ref":"e12"}`), Locator: `role=button[name="Pay"]`}
+
+// exampleOperationHere is an operation of the host that answers, beside
+// exampleOperation, another host's.
+var exampleOperationHere = Operation{ID: "op-2a3b", Session: "work", Generation: 4, Host: "web-3/5f1c0a9e2b7d", Op: "type", Action: "input",
+	Digest: "0a1b2c3d4e5f6a7b", State: "executed", Reserved: time.Date(2026, 12, 1, 12, 1, 0, 0, time.UTC), Settled: time.Date(2026, 12, 1, 12, 1, 0, 0, time.UTC)}
 
 var exampleGrant = Grant{ID: "g-1f2e3d4c5b6a7988", Session: "default", Task: "research", Generation: "7",
 	Tabs: []string{"s1", "s4"}, Expires: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}

@@ -10,6 +10,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/world"
 	"github.com/loupe-dev/loupe/internal/input"
 )
 
@@ -122,7 +123,7 @@ func documentLeft(err error, navigating bool) bool {
 // to has gone one animation frame without a DOM mutation (after key
 // presses; pressCheck does it for clicks). A page that keeps changing
 // costs the bound, no more; a document that went away ends the wait.
-func afterInput(ctx context.Context, w *engine.World) {
+func afterInput(ctx context.Context, w *world.World) {
 	var r agentResult
 	_ = w.Call(ctx, "quiet", &r, quietFor.Milliseconds())
 }

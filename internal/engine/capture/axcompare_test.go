@@ -19,6 +19,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
+	"github.com/loupe-dev/loupe/internal/engine/world"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -522,7 +523,7 @@ func describeDOM(n *cdpproto.Node) string {
 
 // agentSnapshotAll runs the agent's snapshot with every emitted element
 // given an element id.
-func agentSnapshotAll(ctx context.Context, tab *engine.Surface) (*snapshot.Page, *engine.World, error) {
+func agentSnapshotAll(ctx context.Context, tab *engine.Surface) (*snapshot.Page, *world.World, error) {
 	// As a snapshot walks (custom elements' internals read from
 	// Chromium's tree), with every option and cell reported.
 	p, w, err := capture.AgentWalk(ctx, tab, map[string]any{"all": true})
@@ -538,7 +539,7 @@ func agentSnapshotAll(ctx context.Context, tab *engine.Surface) (*snapshot.Page,
 // elemNodes turns agent element ids into DOM nodes (with backend ids):
 // __loupe.byId(id) by reference in the agent's world, then DOM.describeNode
 // on the object. A nil entry is an id that did not resolve.
-func elemNodes(ctx context.Context, tab *engine.Surface, w *engine.World, ids []int64) ([]*cdpproto.Node, error) {
+func elemNodes(ctx context.Context, tab *engine.Surface, w *world.World, ids []int64) ([]*cdpproto.Node, error) {
 	const group = "axcompare"
 	defer func() {
 		_ = tab.Session().Call(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]string{"objectGroup": group}, nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/world"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -33,10 +34,10 @@ type (
 	QueryReply     = queryReply
 )
 
-func (m locMatch) Frame() string        { return m.frame }
-func (m locMatch) World() *engine.World { return m.w }
-func (m locMatch) Elem() int64          { return m.elem }
-func (m locMatch) Role() string         { return m.role }
+func (m locMatch) Frame() string       { return m.frame }
+func (m locMatch) World() *world.World { return m.w }
+func (m locMatch) Elem() int64         { return m.elem }
+func (m locMatch) Role() string        { return m.role }
 
 func (e *frameStepError) Matches() []locMatch { return e.matches }
 
@@ -69,10 +70,10 @@ func InternalsTracked(ctx context.Context, t *engine.Surface) (int, error) {
 // AgentWalk has the agent of the surface's top document walk it with these
 // options, as a snapshot does: custom elements' internals read from
 // Chromium's accessibility tree included, nothing kept.
-func AgentWalk(ctx context.Context, t *engine.Surface, opts map[string]any) (*snapshot.Page, *engine.World, error) {
+func AgentWalk(ctx context.Context, t *engine.Surface, opts map[string]any) (*snapshot.Page, *world.World, error) {
 	var (
 		p *snapshot.Page
-		w *engine.World
+		w *world.World
 	)
 	err := t.Exclusive(ctx, func() (err error) {
 		p, _, w, err = capture(ctx, t, t.Root(), opts, nil, internalsOf(t))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/world"
 )
 
 // Custom elements that declare their semantics through ElementInternals
@@ -92,7 +93,7 @@ const axConcurrency = 16
 // before returns the answers to send with a walk of the frame: fresh ones
 // for every element tracked in the frame's current document (nil when
 // none is tracked, the usual case: no call is made).
-func (in *internals) before(ctx context.Context, frameID string, w *engine.World) map[int64]axAnswer {
+func (in *internals) before(ctx context.Context, frameID string, w *world.World) map[int64]axAnswer {
 	if in == nil {
 		return nil
 	}
@@ -135,7 +136,7 @@ func (in *internals) before(ctx context.Context, frameID string, w *engine.World
 
 // ask asks Chromium about elements a walk met for the first time (see
 // askAX) and tracks those whose answer says something.
-func (in *internals) ask(ctx context.Context, frameID string, w *engine.World, elems []int64) map[int64]axAnswer {
+func (in *internals) ask(ctx context.Context, frameID string, w *world.World, elems []int64) map[int64]axAnswer {
 	answers, backends := askAX(ctx, w, elems)
 	if in != nil && len(backends) > 0 {
 		in.mu.Lock()
@@ -157,7 +158,7 @@ func (in *internals) ask(ctx context.Context, frameID string, w *engine.World, e
 // id to ask by next time. Elements that are gone, or that could not be
 // asked about, get no answer (the agent asks about them again when it
 // walks them again).
-func askAX(ctx context.Context, w *engine.World, elems []int64) (map[int64]axAnswer, map[int64]cdpproto.BackendNodeID) {
+func askAX(ctx context.Context, w *world.World, elems []int64) (map[int64]axAnswer, map[int64]cdpproto.BackendNodeID) {
 	elems = slices.Compact(slices.Sorted(slices.Values(elems)))
 	answers := make(map[int64]axAnswer, len(elems))
 	backends := make(map[int64]cdpproto.BackendNodeID, len(elems))
@@ -239,7 +240,7 @@ func eachAX(ctx context.Context, n int, fn func(i int)) {
 
 // axNode is Chromium's accessibility node of one element (nil when it has
 // none: it is not rendered).
-func axNode(ctx context.Context, w *engine.World, p accessibility.GetPartialAXTreeParams) (*accessibility.Node, error) {
+func axNode(ctx context.Context, w *world.World, p accessibility.GetPartialAXTreeParams) (*accessibility.Node, error) {
 	res, err := cdpproto.Call(ctx, w.Session(), accessibility.GetPartialAXTree, p)
 	if err != nil {
 		return nil, err
@@ -349,7 +350,7 @@ func axText(v jsonv2.Value) string {
 // state that must be current (a checkbox checked through its internals by
 // the click a moment ago), and for the next walk, which re-walks it when
 // the answer changed.
-func RefreshInternals(ctx context.Context, w *engine.World, elem int64) error {
+func RefreshInternals(ctx context.Context, w *world.World, elem int64) error {
 	answers, _ := askAX(ctx, w, []int64{elem})
 	if len(answers) == 0 {
 		return nil // gone, or not to be asked: the agent's copy stands

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/world"
 	"github.com/loupe-dev/loupe/internal/locator"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
@@ -51,7 +52,7 @@ func Resolve(ctx context.Context, t *engine.Surface, target string) (*Element, e
 // locMatch is an element a locator matched.
 type locMatch struct {
 	frame string
-	w     *engine.World
+	w     *world.World
 	elem  int64
 	// role and name as a snapshot would show them, for binding a ref.
 	role, name string

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/world"
 	"github.com/loupe-dev/loupe/internal/locator"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
@@ -14,10 +15,10 @@ import (
 // Element is a ref resolved to its element in its frame's current
 // document.
 type Element struct {
-	Ref   string        // the ref, normalised ("e12")
-	Frame string        // the frame whose document holds the element
-	World *engine.World // the agent's world in that document
-	Elem  int64         // the agent's element id, valid in World
+	Ref   string       // the ref, normalised ("e12")
+	Frame string       // the frame whose document holds the element
+	World *world.World // the agent's world in that document
+	Elem  int64        // the agent's element id, valid in World
 }
 
 // resolveRef finds the element a ref names, in the surface's ref table. It

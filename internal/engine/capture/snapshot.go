@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/world"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 	"github.com/loupe-dev/loupe/internal/wire"
 )
@@ -101,7 +102,7 @@ type frameCapture struct {
 	parent string
 	depth  int
 	page   *snapshot.Page
-	w      *engine.World
+	w      *world.World
 	owner  int64 // the agent's element id of the frame's <iframe> in the parent's world
 	err    error // capturing the frame
 	oerr   error // finding its <iframe>

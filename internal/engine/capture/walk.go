@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loupe-dev/loupe/internal/engine"
+	"github.com/loupe-dev/loupe/internal/engine/world"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -13,7 +14,7 @@ import (
 // refers to, the agent is asked again for its whole tree. Custom elements
 // whose semantics come from their internals are read from Chromium's
 // accessibility tree around the walk (see internals.go).
-func capture(ctx context.Context, t *engine.Surface, frameID string, agent map[string]any, kept *kept, ax *internals) (*snapshot.Page, map[int64]*snapshot.Node, *engine.World, error) {
+func capture(ctx context.Context, t *engine.Surface, frameID string, agent map[string]any, kept *kept, ax *internals) (*snapshot.Page, map[int64]*snapshot.Node, *world.World, error) {
 	w, err := t.World(ctx, frameID)
 	if err != nil {
 		return nil, nil, nil, err
@@ -58,7 +59,7 @@ func capture(ctx context.Context, t *engine.Surface, frameID string, agent map[s
 // walkResolved has the agent walk, told of the kept walk kw if any, and
 // completes the page against it; when kw lacks what the agent refers to,
 // the agent is asked again for its whole tree.
-func walkResolved(ctx context.Context, w *engine.World, agent map[string]any, kw *keptWalk) (*snapshot.Page, map[int64]*snapshot.Node, error) {
+func walkResolved(ctx context.Context, w *world.World, agent map[string]any, kw *keptWalk) (*snapshot.Page, map[int64]*snapshot.Node, error) {
 	opts := agent
 	if kw != nil {
 		opts = withOpt(agent, "have", kw.seq)
@@ -90,7 +91,7 @@ func withOpt(agent map[string]any, k string, v any) map[string]any {
 	return out
 }
 
-func walk(ctx context.Context, w *engine.World, agent map[string]any) (*snapshot.Page, error) {
+func walk(ctx context.Context, w *world.World, agent map[string]any) (*snapshot.Page, error) {
 	var raw string
 	if err := w.Call(ctx, "snapshot", &raw, agent); err != nil {
 		return nil, err

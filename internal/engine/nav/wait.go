@@ -11,6 +11,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
+	"github.com/loupe-dev/loupe/internal/engine/world"
 	"github.com/loupe-dev/loupe/internal/locator"
 )
 
@@ -174,7 +175,7 @@ func waitTextGone(ctx context.Context, t *engine.Surface, deadline time.Time, te
 // goneInFrame runs the agent's wait for text to go in one frame's
 // current document; a frame with no document shows no text.
 func goneInFrame(ctx context.Context, t *engine.Surface, deadline time.Time, frame, text string) error {
-	w, err := engine.Exclusively(ctx, t, func() (*engine.World, error) { return t.World(ctx, frame) })
+	w, err := engine.Exclusively(ctx, t, func() (*world.World, error) { return t.World(ctx, frame) })
 	if err != nil {
 		return nil
 	}
@@ -194,7 +195,7 @@ func goneInFrame(ctx context.Context, t *engine.Surface, deadline time.Time, fra
 
 // waitInFrame runs the agent's text wait in one frame's current document.
 func waitInFrame(ctx context.Context, t *engine.Surface, deadline time.Time, frame, text string) error {
-	w, err := engine.Exclusively(ctx, t, func() (*engine.World, error) { return t.World(ctx, frame) })
+	w, err := engine.Exclusively(ctx, t, func() (*world.World, error) { return t.World(ctx, frame) })
 	if err != nil {
 		return errWaitTimeout // no document to wait in: this frame cannot answer
 	}
@@ -214,8 +215,8 @@ func jsonQuote(s string) string {
 	return string(b)
 }
 
-func mainWorld(ctx context.Context, t *engine.Surface) (*engine.World, error) {
-	return engine.Exclusively(ctx, t, func() (*engine.World, error) {
+func mainWorld(ctx context.Context, t *engine.Surface) (*world.World, error) {
+	return engine.Exclusively(ctx, t, func() (*world.World, error) {
 		return t.World(ctx, t.Root())
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
+	"github.com/loupe-dev/loupe/internal/engine/world"
 	"github.com/loupe-dev/loupe/internal/partition"
 )
 
@@ -42,7 +43,7 @@ func Load(ctx context.Context, b *engine.Browser, t *engine.Surface, st *State) 
 		}
 		out.Cookies = len(st.Cookies)
 	}
-	open := map[string][]*engine.World{}
+	open := map[string][]*world.World{}
 	for _, w := range documents(ctx, b, t) {
 		var s stored
 		if err := w.Call(ctx, "storage", &s); err == nil && webOrigin(s.Origin) {
@@ -76,7 +77,7 @@ func Load(ctx context.Context, b *engine.Browser, t *engine.Surface, st *State) 
 	return out, nil
 }
 
-func set(ctx context.Context, w *engine.World, local, session []NameValue) error {
+func set(ctx context.Context, w *world.World, local, session []NameValue) error {
 	var r struct {
 		OK     bool   `json:"ok"`
 		Detail string `json:"detail"`
@@ -141,7 +142,7 @@ func loadBlank(ctx context.Context, b *engine.Browser, partition string, o Origi
 	if _, err := nav.Navigate(ctx, tab, o.Origin+"/"); err != nil {
 		return err
 	}
-	w, err := engine.Exclusively(ctx, tab, func() (*engine.World, error) { return tab.World(ctx, tab.Root()) })
+	w, err := engine.Exclusively(ctx, tab, func() (*world.World, error) { return tab.World(ctx, tab.Root()) })
 	if err != nil {
 		return err
 	}

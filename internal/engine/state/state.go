@@ -26,6 +26,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
+	"github.com/loupe-dev/loupe/internal/engine/world"
 	"github.com/loupe-dev/loupe/internal/partition"
 )
 
@@ -64,8 +65,8 @@ type NameValue struct {
 
 // documents are the worlds of every document open in t's partition, top
 // documents first, each with its frame's origin.
-func documents(ctx context.Context, b *engine.Browser, t *engine.Surface) []*engine.World {
-	var out []*engine.World
+func documents(ctx context.Context, b *engine.Browser, t *engine.Surface) []*world.World {
+	var out []*world.World
 	for _, p := range b.Pages() {
 		if p.BrowserContext() != t.BrowserContext() {
 			continue
@@ -73,7 +74,7 @@ func documents(ctx context.Context, b *engine.Browser, t *engine.Surface) []*eng
 		for level := []string{p.Root()}; len(level) > 0; {
 			var next []string
 			for _, f := range level {
-				if w, err := engine.Exclusively(ctx, p, func() (*engine.World, error) { return p.World(ctx, f) }); err == nil {
+				if w, err := engine.Exclusively(ctx, p, func() (*world.World, error) { return p.World(ctx, f) }); err == nil {
 					out = append(out, w)
 				}
 				next = append(next, p.ChildFrames(f)...)

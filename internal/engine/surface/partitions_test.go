@@ -89,3 +89,33 @@ func TestTabLimit(t *testing.T) {
 		t.Fatalf("%d tabs after the refusal", n)
 	}
 }
+
+// TestNewTabsOwnWindows: each tab loupe opens, in any partition, is a
+// window of its own, so that no agent's tab sits undrawn behind another's.
+func TestNewTabsOwnWindows(t *testing.T) {
+	t.Parallel()
+	b := enginetest.OwnBrowser(t)
+	one := openIn(t, b, "")
+	two := openIn(t, b, "")
+	temp := openIn(t, b, "temp:w")
+	win := map[string]int64{}
+	for _, w := range surface.Windows(enginetest.Ctx(t), b) {
+		win[w.ID] = w.WindowID
+	}
+	seen := map[int64]string{}
+	for _, tab := range []*engine.Surface{one, two, temp} {
+		id := win[tab.ID]
+		if id == 0 {
+			t.Fatalf("no window for %s: %v", tab.ID, win)
+		}
+		if other, ok := seen[id]; ok {
+			t.Fatalf("%s shares window %d with %s", tab.ID, id, other)
+		}
+		seen[id] = tab.ID
+	}
+	for _, tab := range []*engine.Surface{one, two, temp} {
+		if got := enginetest.EvalString(t, tab, "document.visibilityState"); got != "visible" {
+			t.Fatalf("%s is %s", tab.ID, got)
+		}
+	}
+}
