@@ -24,6 +24,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/apitype"
 	"github.com/loupe-dev/loupe/internal/buildid"
 	"github.com/loupe-dev/loupe/internal/client"
+	"github.com/loupe-dev/loupe/internal/historyscript"
 	"github.com/loupe-dev/loupe/internal/ops"
 )
 
@@ -351,7 +352,7 @@ func (c *cmd) call(ctx context.Context, op *ops.Op, in any) int {
 		if err := json.Unmarshal(raw, &h); err != nil {
 			return c.fail(err)
 		}
-		fmt.Fprint(c.stdout, c.historyScript(&h))
+		fmt.Fprint(c.stdout, historyscript.Render(c.reg, &h))
 		return 0
 	}
 	if c.json {

