@@ -229,7 +229,7 @@ func (g *Grid) WaitFree(t testing.TB, n int) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the Grid has %d free slots, not %d: %+v", st.Free(), n, st.Nodes)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // a bounded poll: the Grid announces no freed slot
 	}
 }
 

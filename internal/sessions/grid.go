@@ -141,9 +141,7 @@ func (s *Session) AttachGrid(ctx context.Context, src GridSource) (*engine.Brows
 	if b := s.browser; b != nil {
 		select {
 		case <-b.Done():
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			_ = s.end()(cctx)
-			cancel()
+			s.endExited(ctx)
 		default:
 			return nil, apitype.Errorf(apitype.BadInput, "session %q already has a browser; close it first or pick another session", s.name)
 		}

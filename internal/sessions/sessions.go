@@ -335,6 +335,15 @@ func (s *Session) forgetClients() {
 	}
 }
 
+// endExited clears away a browser that has exited (its process, its
+// Grid session), bounded apart from the caller's deadline. Caller holds
+// s.mu.
+func (s *Session) endExited(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = s.end()(cctx)
+}
+
 // Browser returns the session's live browser, launching one if needed.
 func (s *Session) Browser(ctx context.Context) (*engine.Browser, error) {
 	s.mu.Lock()
@@ -345,9 +354,7 @@ func (s *Session) Browser(ctx context.Context) (*engine.Browser, error) {
 			// It died since the last call. Say so once, to this caller,
 			// rather than start another under it: the page it was working
 			// on, and its refs, are gone. The next call starts afresh.
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			_ = s.end()(cctx)
-			cancel()
+			s.endExited(ctx)
 			return nil, apitype.Errorf(apitype.BrowserGone, "the session's browser has exited since the last call; nothing was sent to it").
 				Fix("run the call again to start a new browser, then take a snapshot ({1}): the old pages and refs are gone", apitype.Step{Op: "snapshot"})
 		default:
