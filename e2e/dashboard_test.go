@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,7 @@ type agentSite struct {
 	mu     sync.Mutex
 	bought int
 	notes  string
+	noteN  int // the number of the report notes came from
 	hits   map[string]int
 }
 
@@ -49,12 +51,16 @@ func serveAgentSite(t *testing.T) *agentSite {
 			a.bought++
 		case "/notes":
 			fmt.Fprint(w, `<!doctype html><title>Notes</title><textarea aria-label="Notes" style="position:fixed;inset:0;width:100%;height:100%;margin:0"
-				oninput="fetch('/note?v=' + encodeURIComponent(this.value))"></textarea>
+				oninput="fetch('/note?n=' + (++this.dataset.n) + '&v=' + encodeURIComponent(this.value))" data-n="0"></textarea>
 				<script>console.error('MK-CONSOLE-ERROR'); fetch('/missing.json');</script>`)
 		case "/missing.json":
 			http.NotFound(w, r)
 		case "/note":
-			a.notes = r.URL.Query().Get("v")
+			// The page's reports travel on parallel connections and may
+			// arrive out of order: the highest number is the latest value.
+			if n, _ := strconv.Atoi(r.URL.Query().Get("n")); n > a.noteN {
+				a.noteN, a.notes = n, r.URL.Query().Get("v")
+			}
 		}
 	}))
 	a.Listener = ln
