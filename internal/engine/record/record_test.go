@@ -29,6 +29,10 @@ func TestRecordMovingPage(t *testing.T) {
 	tab := openPage(t, "moving.html")
 	o := options(t)
 	o.Name = "moving"
+	// The most it may last: a gate loaded far beyond its cores was seen to
+	// paint fewer than four pictures within the default 20 s, and the
+	// recording then ended by its limit before the wait below.
+	o.Max = 90 * time.Second
 	rec, err := record.Start(ctxT(t), tab, o)
 	if err != nil {
 		t.Fatal(err)
@@ -36,11 +40,15 @@ func TestRecordMovingPage(t *testing.T) {
 	stopAtEnd(t, rec)
 	const length = 4 * time.Second
 	run(t, rec, length/2)
-	if s := rec.Status(); !s.Running || s.SurfaceID != tab.ID || s.Elapsed < length/2 || s.Max != record.DefaultMax || s.Ended != "" {
+	if s := rec.Status(); !s.Running || s.SurfaceID != tab.ID || s.Elapsed < length/2 || s.Max != o.Max || s.Ended != "" {
 		t.Errorf("status while running: %+v", s)
 	}
 	run(t, rec, length/2)
-	enginetest.Eventually(t, "four pictures of the moving page", func() bool { return rec.Status().Painted >= 4 })
+	for deadline := time.Now().Add(o.Max); rec.Status().Painted < 4; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) || !rec.Status().Running {
+			t.Fatalf("four pictures of the moving page: %+v", rec.Status())
+		}
+	}
 	recorded := rec.Status().Elapsed
 	res, err := rec.Stop(ctxT(t))
 	if err != nil {
@@ -172,6 +180,9 @@ func TestRecordCut(t *testing.T) {
 	}
 	stopAtEnd(t, rec)
 	run(t, rec, time.Second)
+	if s := rec.Status(); s.Max != record.DefaultMax {
+		t.Errorf("the limit when none is asked for: %v, want %v", s.Max, record.DefaultMax)
+	}
 	res, err := rec.Cut(ctxT(t), "taken over")
 	if err != nil {
 		t.Fatal(err)
