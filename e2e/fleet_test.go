@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/homedir"
+	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/pgtest"
 )
 
@@ -108,5 +110,45 @@ func TestFleetPostgresLedger(t *testing.T) {
 	}
 	if _, err := os.Stat(homedir.LedgerPath(a.home)); err == nil {
 		t.Error("A keeps a SQLite ledger too")
+	}
+}
+
+// TestFleetForgetHost: a host that will never come back (here a ledger
+// opened as host-gone that reserved a write and was never heard of
+// again) is declared gone by a person on another host: `ops forget-host`
+// lists its reserved write, now unknown and never replayed; its own host
+// is refused with the command that shows what is still reserved. No
+// browser is needed.
+func TestFleetForgetHost(t *testing.T) {
+	t.Parallel()
+	url := pg.URL(t)
+	ctx := context.Background()
+	gone, err := ledger.OpenAs(ctx, url, "host-gone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { gone.Close() })
+	if err := gone.Reserve(ctx, ledger.Entry{ID: "left-behind", Session: "work", Op: "click", Action: "click"}); err != nil {
+		t.Fatal(err)
+	}
+	b := newEnv(t)
+	b.extra = []string{"LOUPE_HOST=host-b", "LOUPE_LEDGER=" + url}
+
+	if got := hostOps(b, "--state", "reserved"); len(got) != 1 || got[0].ID != "left-behind" || got[0].Host != "host-gone" {
+		t.Fatalf("B's reserved writes: %+v", got)
+	}
+	text := b.ok("ops", "forget-host", "host-gone")
+	if !strings.Contains(text, "left-behind unknown click") || !strings.Contains(text, "host host-gone") {
+		t.Errorf("ops forget-host does not list the write it made unknown:\n%s", text)
+	}
+	if got := hostOps(b, "--state", "unknown"); len(got) != 1 || got[0].ID != "left-behind" || got[0].Host != "host-gone" {
+		t.Errorf("B's unknown writes after forgetting host-gone: %+v", got)
+	}
+	if text := b.ok("ops", "forget-host", "host-gone"); strings.TrimSpace(text) != "no operations" {
+		t.Errorf("forgetting host-gone again: %q", text)
+	}
+	r := b.run("ops", "forget-host", "host-b")
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "BAD_INPUT: host-b is this daemon's own host") || !strings.Contains(r.stderr, "loupe ops --state reserved") {
+		t.Errorf("forgetting B's own host: exit %d\n%s", r.code, r.stderr)
 	}
 }

@@ -169,6 +169,7 @@ type OpLog interface {
 	Get(ctx context.Context, id string) (ledger.Entry, error)
 	List(ctx context.Context, f ledger.Filter) ([]ledger.Entry, error)
 	Acknowledge(ctx context.Context, id string) (ledger.Entry, error)
+	ForgetHost(ctx context.Context, host string) ([]ledger.Entry, error)
 	Host() string
 }
 

@@ -43,6 +43,17 @@ func ledgerHandlers() map[string]Handler {
 			}
 			return &ops.OperationOut{Operation: operationOf(e)}, nil
 		}),
+		"ops forget-host": Ledger(func(ctx context.Context, l OpLog, in *ops.HostIn) (*ops.OperationsOut, error) {
+			es, err := l.ForgetHost(ctx, in.Host)
+			if errors.Is(err, ledger.ErrOwnHost) {
+				return nil, apitype.Errorf(apitype.BadInput, "%s is this daemon's own host: what its stopped processes left is settled when loupe starts, and its running ones settle their own", in.Host).
+					Fix("list what is still reserved ({1})", apitype.Step{Op: "ops", Args: map[string]string{"state": "reserved"}})
+			}
+			if err != nil {
+				return nil, err
+			}
+			return &ops.OperationsOut{Host: l.Host(), Operations: mapSlice(es, operationOf)}, nil
+		}),
 		"history": Ledger(func(ctx context.Context, l OpLog, in *ops.HistoryIn) (*ops.HistoryOut, error) {
 			es, err := l.List(ctx, ledger.Filter{Session: in.Session, Task: in.Task, Limit: in.Limit})
 			if err != nil {

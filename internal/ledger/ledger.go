@@ -112,6 +112,7 @@ type Store interface {
 	Resurface(ctx context.Context, id, surface string) error
 	Settle(ctx context.Context, id string, s wire.OpState, code, reason string) error
 	Recover(ctx context.Context) (int, error)
+	ForgetHost(ctx context.Context, host string) ([]Entry, error)
 	Acknowledge(ctx context.Context, id string) (Entry, error)
 	Get(ctx context.Context, id string) (Entry, error)
 	List(ctx context.Context, f Filter) ([]Entry, error)

@@ -3,7 +3,9 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
 )
@@ -21,7 +23,7 @@ import (
 // host they came from, so another host's generations are neither judged
 // nor touched, whatever their state; that host settles them when it next
 // starts. (A host that never comes back leaves its reserved rows reserved
-// for good: they read as writes whose outcome nobody has settled.)
+// until a person says it is gone: ForgetHost.)
 //
 // It runs in the transaction of Open or Recover, which holds the write
 // lock (SQLite) or this host's advisory lock (PostgreSQL), so two
@@ -87,4 +89,76 @@ func (l *sqlStore) settleGeneration(ctx context.Context, tx *sql.Tx, gen int64, 
 	}
 	n, err := res.RowsAffected()
 	return int(n), err
+}
+
+// ErrOwnHost is ForgetHost's answer for the host of the ledger's own
+// process: its stopped processes' rows are recovered by Open and Recover,
+// and its running ones settle their own.
+var ErrOwnHost = errors.New("ledger: this is the ledger's own host")
+
+// ForgetHost is a person's word that a host of a shared ledger is gone
+// for good (the machine was retired, its disk lost): what its processes
+// left reserved becomes unknown, as recovery would have made it had the
+// host started again, and its generations are closed. Only a person can
+// know a host will not come back — no process of this host can see
+// another's — so nothing calls it by itself. Were the host still running
+// after all, its later Settle of such a row finds it settled and the row
+// stays unknown (never replayed): the word errs on the safe side. It
+// returns the entries it made unknown, newest first (none: the host
+// left nothing reserved, or the ledger never knew it).
+//
+// It holds the host's recovery lock (PostgreSQL's advisory lock, SQLite's
+// write lock), so it never runs beside that host's own recovery.
+func (l *sqlStore) ForgetHost(ctx context.Context, host string) ([]Entry, error) {
+	if host == l.host {
+		return nil, ErrOwnHost
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return nil, ErrClosed
+	}
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
+	}
+	defer tx.Rollback()
+	if l.d.lockHost != "" {
+		if _, err := tx.ExecContext(ctx, l.q(l.d.lockHost), host); err != nil {
+			return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
+		}
+	}
+	now := time.Now().UnixNano()
+	reason := fmt.Sprintf("host %s was declared gone (loupe ops forget-host) before this write was settled", host)
+	if _, err := tx.ExecContext(ctx, l.q(`UPDATE operations SET state = 'unknown', code = ?, reason = ?, settled = ?
+		WHERE state = 'reserved' AND generation IN (SELECT id FROM generations WHERE host = ?)`),
+		string(apitype.OutcomeUnknown), reason, now, host); err != nil {
+		return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
+	}
+	if _, err := tx.ExecContext(ctx, l.q(`UPDATE generations SET closed = ? WHERE host = ? AND closed IS NULL`), now, host); err != nil {
+		return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
+	}
+	// What this call settled: its time and reason are its own.
+	rows, err := tx.QueryContext(ctx, l.q(`SELECT `+readColumns+fromOperations+`
+		WHERE g.host = ? AND o.state = 'unknown' AND o.settled = ? AND o.reason = ? ORDER BY o.seq DESC`), host, now, reason)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
+	}
+	var out []Entry
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
+		}
+		out = append(out, e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
+	}
+	return out, nil
 }

@@ -1,6 +1,11 @@
 package ops
 
-import "github.com/loupe-dev/loupe/internal/wire"
+import (
+	"strings"
+	"unicode"
+
+	"github.com/loupe-dev/loupe/internal/wire"
+)
 
 // OpsIn filters the ledger.
 type OpsIn struct {
@@ -31,6 +36,22 @@ type OpIDIn struct {
 func (in *OpIDIn) Validate() error {
 	if in.ID == "" {
 		return usage("missing %s", fld("operation_id"))
+	}
+	return nil
+}
+
+// HostIn names a host of a shared ledger.
+type HostIn struct {
+	Host string `json:"host" arg:"HOST" help:"a host identity, as ops lists it (its LOUPE_HOST, or its machine's name)"`
+}
+
+// Validate checks the host is given and is a plausible identity.
+func (in *HostIn) Validate() error {
+	switch {
+	case in.Host == "":
+		return usage("missing %s", fld("host"))
+	case len(in.Host) > 256 || strings.ContainsFunc(in.Host, unicode.IsControl):
+		return usage("%s: not a host identity (at most 256 characters, no control characters)", fld("host"))
 	}
 	return nil
 }
@@ -71,6 +92,7 @@ func ledgerOps() []*Op {
 			Desc: "The writes in the operation ledger and their outcomes; an unknown one may or may not have happened and is never replayed."}),
 		describe[OpIDIn, OperationOut]("ops show", "show one write of the operation ledger", Read, actTimeout).sessionWide().noBrowser().mcp(Tool{Name: "browser_operations", Select: "action", Value: "show"}),
 		describe[OpIDIn, OperationOut]("ops ack", "acknowledge an unknown outcome: say you have looked at the page (it stays unknown and is never replayed)", Write, actTimeout).as(ActControl).sessionWide().noBrowser().noMCP("a person looks at the page and says so; an agent cannot have seen what it does not know"),
+		describe[HostIn, OperationsOut]("ops forget-host", "declare a host of a shared ledger gone for good: the writes it left reserved become unknown (never replayed); lists them", Write, actTimeout).as(ActControl).sessionWide().noBrowser().noMCP("only a person knows that a machine will not come back"),
 		describe[HistoryIn, HistoryOut]("history", "list the writes that ran, oldest first, with their outcomes and targets (--as script: a script that does them again)", Read, actTimeout).sessionWide().noBrowser().noMCP("a person's record of a session, to turn into a job or a test; agents read the ledger with browser_operations"),
 	}
 }
