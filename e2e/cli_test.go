@@ -252,10 +252,14 @@ func TestSocketAndSessions(t *testing.T) {
 			Name string
 			PID  int
 		}
+		Ledger struct{ Backend, Where string }
 	}
 	e.okJSON(&status, "daemon", "status")
 	if len(status.Sessions) != 2 || status.Sessions[0].PID == status.Sessions[1].PID {
 		t.Fatalf("sessions: %+v", status.Sessions)
+	}
+	if l := status.Ledger; l.Backend != "sqlite" || l.Where != filepath.Join(e.home, "ledger.db") {
+		t.Errorf("the daemon's ledger: %+v, want SQLite in its home", l)
 	}
 	if got := e.ok("--session", "alpha", "eval", "document.title"); got != "\"basic fixture\"\n" {
 		t.Errorf("alpha: %q", got)

@@ -60,8 +60,17 @@ func TestFleetPostgresLedger(t *testing.T) {
 	}
 
 	// A's daemon killed while it types.
-	var st struct{ PID int }
+	var st struct {
+		PID    int
+		Ledger struct{ Backend, Where, Host string }
+	}
 	a.okJSON(&st, "daemon", "status")
+	if l := st.Ledger; l.Backend != "postgres" || l.Host != "host-a" || !strings.HasPrefix(l.Where, "postgres://") || strings.Contains(l.Where, pg.Server(t).Password()) {
+		t.Errorf("A's daemon status shows its ledger as %+v, want PostgreSQL without the password, host-a", l)
+	}
+	if text := b.ok("daemon", "status"); !strings.Contains(text, "\n  ledger: postgres postgres://") || !strings.Contains(text, ", host host-b") {
+		t.Errorf("B's daemon status does not name its ledger:\n%s", text)
+	}
 	done := make(chan result, 1)
 	go func() {
 		done <- a.run("--json", "--op-id", "fleet-lost", "type", `role=textbox[name="Notes"]`, strings.Repeat("a", 3000))

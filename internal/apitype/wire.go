@@ -137,7 +137,19 @@ type Status struct {
 	RSSBytes int64         `json:"rss_bytes"`
 	Uptime   string        `json:"uptime"`
 	Home     string        `json:"home"`
+	Ledger   *LedgerInfo   `json:"ledger,omitempty"`
 	Sessions []SessionInfo `json:"sessions"`
+}
+
+// LedgerInfo is where the daemon's operation ledger is.
+type LedgerInfo struct {
+	// Backend is "sqlite" or "postgres".
+	Backend string `json:"backend"`
+	// Where is the SQLite file, or the PostgreSQL URL without its
+	// password.
+	Where string `json:"where"`
+	// Host is the host identity the daemon records on its writes.
+	Host string `json:"host"`
 }
 
 // SessionInfo describes a session with a running browser.

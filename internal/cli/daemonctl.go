@@ -229,6 +229,9 @@ func (c *cmd) daemonCmd(ctx context.Context, sub, ledger string, given bool, env
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "daemon running: pid %d, build %s, up %s, %.1f MB RSS, home %s", st.PID, st.Build, st.Uptime, float64(st.RSSBytes)/1e6, st.Home)
+		if l := st.Ledger; l != nil {
+			fmt.Fprintf(&b, "\n  ledger: %s %s, host %s", l.Backend, l.Where, l.Host)
+		}
 		for _, s := range st.Sessions {
 			fmt.Fprintf(&b, "\n  session %s: %s, %d tabs, %s", s.Name, s.Browser, s.Tabs, s.Where())
 			if s.PID != 0 {

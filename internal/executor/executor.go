@@ -352,6 +352,18 @@ func (x *Executor) EndTasks(match func(task string) bool) []grants.Grant {
 // Sessions lists the sessions with a running browser.
 func (x *Executor) Sessions() []apitype.SessionInfo { return x.sessions.List() }
 
+// Ledger says where the operation ledger is (nil: it keeps none).
+func (x *Executor) Ledger() *apitype.LedgerInfo {
+	if x.store == nil {
+		return nil
+	}
+	backend := "sqlite"
+	if ledger.IsPostgres(x.store.Where()) {
+		backend = "postgres"
+	}
+	return &apitype.LedgerInfo{Backend: backend, Where: x.store.Where(), Host: x.store.Host()}
+}
+
 // Close ends every session.
 func (x *Executor) Close(ctx context.Context) error {
 	if x.keeper != nil {

@@ -104,6 +104,9 @@ type Store interface {
 	Generation() int64
 	// Host is the host identity this Open records on its generation.
 	Host() string
+	// Where is the ledger's place, fit to show: the SQLite file's
+	// absolute path, or the PostgreSQL URL with its password as xxxxx.
+	Where() string
 	// Recovered is how many reserved entries of stopped processes Open
 	// made unknown.
 	Recovered() int

@@ -90,7 +90,7 @@ func openPostgres(ctx context.Context, target, host string) (*sqlStore, error) {
 	db.SetMaxOpenConns(pgConns)
 	db.SetMaxIdleConns(pgConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	l := &sqlStore{db: db, d: pgDialect, self: selfProc(), host: host}
+	l := &sqlStore{db: db, d: pgDialect, self: selfProc(), host: host, where: Redact(target)}
 	if err := l.startPostgres(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("ledger: open %s: %w", Redact(target), hideSecrets(err, secrets))

@@ -65,7 +65,7 @@ func openSQLite(ctx context.Context, path, host string) (*sqlStore, error) {
 		return nil, fmt.Errorf("ledger: open %s: %w", abs, err)
 	}
 	db.SetMaxOpenConns(1)
-	l := &sqlStore{db: db, d: sqliteDialect, self: selfProc(), host: host}
+	l := &sqlStore{db: db, d: sqliteDialect, self: selfProc(), host: host, where: abs}
 	if err := l.startSQLite(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("ledger: open %s: %w", abs, err)

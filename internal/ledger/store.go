@@ -45,6 +45,7 @@ type sqlStore struct {
 	d         dialect
 	self      proc
 	host      string
+	where     string // the SQLite file, or the PostgreSQL URL without its password
 	gen       int64
 	recovered int
 
@@ -57,6 +58,7 @@ type sqlStore struct {
 
 func (l *sqlStore) Generation() int64 { return l.gen }
 func (l *sqlStore) Host() string      { return l.host }
+func (l *sqlStore) Where() string     { return l.where }
 func (l *sqlStore) Recovered() int    { return l.recovered }
 
 // q is query in this store's dialect.

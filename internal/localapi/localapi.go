@@ -114,7 +114,7 @@ func statusOf(c apitype.Code) int {
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, apitype.Status{
 		Build: s.build, PID: os.Getpid(), RSSBytes: rss(), Uptime: time.Since(s.started).Round(time.Second).String(),
-		Home: s.home, Sessions: s.x.Sessions(),
+		Home: s.home, Ledger: s.x.Ledger(), Sessions: s.x.Sessions(),
 	})
 }
 

@@ -129,6 +129,46 @@ func probe(ctx context.Context, ffprobe, file string) (videoInfo, error) {
 	return v, nil
 }
 
+// fit cuts the end off a finished file over maxBytes, by copying its
+// start (no new encoding) to a file of a duration that fits, and puts it
+// in the file's place: a WebM cannot be cut by bytes, but a copy of its
+// first seconds is a whole file. The duration kept is the file's share
+// that fits, less room for the index; a copy still over (pictures differ
+// in size) is cut shorter again, a few times at most.
+func fit(ctx context.Context, ffmpeg, ffprobe, file string, info videoInfo, size, maxBytes int64) (videoInfo, error) {
+	const room = 8 << 10 // the headers and the index a copy writes again
+	out := file + ".fit.webm"
+	defer os.Remove(out)
+	keep := info.duration
+	for range 4 {
+		keep = time.Duration(float64(keep) * float64(maxBytes-room) / float64(size))
+		if keep < 100*time.Millisecond {
+			break
+		}
+		cmd := exec.CommandContext(ctx, ffmpeg, "-hide_banner", "-loglevel", "error", "-nostats",
+			"-i", file, "-map", "0:v:0", "-c", "copy", "-t", strconv.FormatFloat(keep.Seconds(), 'f', 3, 64), "-f", "webm", "-y", out)
+		cmd.WaitDelay = time.Second
+		var errOut tail
+		cmd.Stderr = &errOut
+		if err := cmd.Run(); err != nil {
+			return videoInfo{}, fmt.Errorf("ffmpeg: %w %s", err, errOut.String())
+		}
+		fi, err := os.Stat(out)
+		if err != nil {
+			return videoInfo{}, err
+		}
+		if size = fi.Size(); size > maxBytes {
+			continue
+		}
+		fitted, err := probe(ctx, ffprobe, out)
+		if err != nil {
+			return videoInfo{}, err
+		}
+		return fitted, os.Rename(out, file)
+	}
+	return videoInfo{}, errors.New("no start of it short enough to fit")
+}
+
 // publishFile puts the staged file into dir as name, or "name (N).webm"
 // when that is taken: never overwriting, never through a symlink, mode
 // 0600. It links the file in (atomic, and it fails when the name exists)

@@ -115,9 +115,9 @@ func TestRecordMaxLimit(t *testing.T) {
 // A loaded make test was seen to starve the moving page to six pictures
 // a minute, when 100 KiB of mostly repeated frames took over the minute
 // to fill: the recording may run its longest, 90 s, and the test waits as
-// long. (A smaller limit is no way out: the encoder holds back more than
-// the headroom of a 40 KiB file, which then ends over it, not kept; the
-// tools' limit is 64 MiB.)
+// long. An encoder far behind writes what it holds after the limit, and
+// the file, over it, has its end cut off (TestFitCutsTheEnd): it is kept
+// all the same. (The tools' limit is 64 MiB.)
 func TestRecordByteLimit(t *testing.T) {
 	t.Parallel()
 	needFFmpeg(t)

@@ -2,6 +2,7 @@ package record
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 
@@ -115,9 +116,18 @@ func (r *Recording) publish(f *filler, st *stage, ended string) Result {
 		res.Why = early + "not kept: the file does not decode: " + err.Error()
 		return res
 	}
+	cut := ""
 	if size := st.size(); size > r.opts.MaxBytes {
-		res.Why = early + "not kept: the file is " + sizeText(size) + ", over the limit of " + sizeText(r.opts.MaxBytes)
-		return res
+		// The encoder, behind on a loaded machine, wrote what it held
+		// after the limit stopped the pictures: the end is cut off.
+		fitted, err := fit(ctx, r.opts.FFmpeg, r.opts.FFprobe, st.file, info, size, r.opts.MaxBytes)
+		if err != nil {
+			res.Why = early + "not kept: the file is " + sizeText(size) + ", over the limit of " + sizeText(r.opts.MaxBytes) + ", and cutting it failed: " + err.Error()
+			return res
+		}
+		cut = fmt.Sprintf("; its last %.1f s were cut to keep it under %s", (info.duration - fitted.duration).Seconds(), sizeText(r.opts.MaxBytes))
+		info = fitted
+		res.Frames = info.packets
 	}
 	path, err := publishFile(st.file, r.opts.Dir, r.opts.Name)
 	if err != nil {
@@ -127,9 +137,9 @@ func (r *Recording) publish(f *filler, st *stage, ended string) Result {
 	res.Path, res.Bytes, res.Kept = path, st.size(), true
 	res.Duration = info.duration
 	if early == "" {
-		res.Why = "complete; it decodes: " + info.String()
+		res.Why = "complete; it decodes: " + info.String() + cut
 	} else {
-		res.Why = early + "what was recorded decodes (" + info.String() + "), so it was kept"
+		res.Why = early + "what was recorded decodes (" + info.String() + "), so it was kept" + cut
 	}
 	return res
 }
