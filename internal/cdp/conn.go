@@ -256,36 +256,52 @@ func (c *Conn) shutdown(err error) {
 
 // call sends one command on behalf of a session and waits for its reply.
 func (c *Conn) call(ctx context.Context, sessionID, method string, params any) (jsonv2.Value, error) {
+	id, ch, err := c.send(ctx, sessionID, method, params)
+	if err != nil {
+		return nil, err
+	}
+	return c.await(ctx, id, ch, method)
+}
+
+// send writes one command on behalf of a session; await waits for its
+// reply. Commands sent one after another from one goroutine reach the
+// browser in that order.
+func (c *Conn) send(ctx context.Context, sessionID, method string, params any) (int64, chan reply, error) {
 	if params == nil {
 		params = struct{}{}
 	}
 	raw, err := jsonv2.Marshal(params)
 	if err != nil {
-		return nil, fmt.Errorf("cdp: encoding %s: %w", method, err)
+		return 0, nil, fmt.Errorf("cdp: encoding %s: %w", method, err)
 	}
 	id := c.nextID.Add(1)
 	msg, err := jsonv2.Marshal(message{ID: id, Method: method, SessionID: sessionID, Params: raw})
 	if err != nil {
-		return nil, fmt.Errorf("cdp: encoding %s: %w", method, err)
+		return 0, nil, fmt.Errorf("cdp: encoding %s: %w", method, err)
 	}
 	ch := make(chan reply, 1)
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
-		return nil, fmt.Errorf("%s: %w", method, err)
+		return 0, nil, fmt.Errorf("%s: %w", method, err)
 	}
 	if _, ok := c.sessions[sessionID]; !ok {
 		c.mu.Unlock()
-		return nil, fmt.Errorf("%s: %w", method, ErrSessionGone)
+		return 0, nil, fmt.Errorf("%s: %w", method, ErrSessionGone)
 	}
 	c.pending[id] = pending{ch: ch, session: sessionID, method: method}
 	c.mu.Unlock()
 
 	if err := c.t.Write(ctx, msg); err != nil {
 		c.forget(id)
-		return nil, err
+		return 0, nil, err
 	}
+	return id, ch, nil
+}
+
+// await waits for the reply to a command send wrote.
+func (c *Conn) await(ctx context.Context, id int64, ch chan reply, method string) (jsonv2.Value, error) {
 	select {
 	case r := <-ch:
 		return r.result, r.err

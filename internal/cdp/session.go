@@ -84,6 +84,10 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 	if err != nil {
 		return err
 	}
+	return decodeResult(method, raw, result)
+}
+
+func decodeResult(method string, raw jsonv2.Value, result any) error {
 	if result == nil || len(raw) == 0 {
 		return nil
 	}
@@ -91,6 +95,47 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 		return fmt.Errorf("cdp: decoding result of %s: %w", method, err)
 	}
 	return nil
+}
+
+// Command is one command of a Batch: its method, parameters and where
+// its result is decoded (nil: not decoded).
+type Command struct {
+	Method string
+	Params any
+	Result any
+}
+
+// Batch sends the commands in order, without waiting for a reply
+// between them, then waits for every reply: one round trip for all, and
+// the browser sees them in the order given — which Call from several
+// goroutines does not promise. That order matters where a command must
+// follow others without waiting on them: a page paused at its start is
+// resumed (Runtime.runIfWaitingForDebugger) after the domains are
+// enabled, while a page that has no renderer yet (a popup opened with
+// noopener) answers those only once it runs. It returns each command's
+// error, in order; a command that could not be sent fails, and the rest
+// are still sent.
+func (s *Session) Batch(ctx context.Context, cmds ...Command) []error {
+	errs := make([]error, len(cmds))
+	type sent struct {
+		id int64
+		ch chan reply
+	}
+	out := make([]sent, len(cmds))
+	for i, c := range cmds {
+		out[i].id, out[i].ch, errs[i] = s.conn.send(ctx, s.id, c.Method, c.Params)
+	}
+	for i, c := range cmds {
+		if errs[i] != nil {
+			continue
+		}
+		raw, err := s.conn.await(ctx, out[i].id, out[i].ch, c.Method)
+		if err == nil {
+			err = decodeResult(c.Method, raw, c.Result)
+		}
+		errs[i] = err
+	}
+	return errs
 }
 
 // Subscribe implements cdp.Session: it buffers the events of one method.

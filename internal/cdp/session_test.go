@@ -365,3 +365,44 @@ func TestDetachChildKeepsParent(t *testing.T) {
 }
 
 // One malformed frame does not take the connection down.
+
+// A batch writes its commands in the order given before any reply, so
+// the last can be sent while the browser has answered none of the
+// others; each gets its own reply (decoded where asked) or error.
+func TestBatchSendsInOrderBeforeReplies(t *testing.T) {
+	c, b := newConn(t)
+	var echo struct {
+		V int `json:"v"`
+	}
+	done := make(chan []error, 1)
+	go func() {
+		done <- c.Browser().Batch(context.Background(),
+			Command{Method: "A.one", Params: map[string]int{"n": 1}},
+			Command{Method: "A.two", Result: &echo},
+			Command{Method: "A.three"})
+	}()
+	var cmds []command
+	for range 3 {
+		cmds = append(cmds, b.next()) // none answered yet
+	}
+	for i, want := range []string{"A.one", "A.two", "A.three"} {
+		if cmds[i].Method != want {
+			t.Fatalf("command %d is %s, want %s (in order)", i, cmds[i].Method, want)
+		}
+	}
+	if string(cmds[0].Params) != `{"n":1}` || string(cmds[2].Params) != `{}` {
+		t.Errorf("params %s and %s", cmds[0].Params, cmds[2].Params)
+	}
+	// Answered last first; the first fails.
+	b.reply(cmds[2].ID, `{}`)
+	b.reply(cmds[1].ID, `{"v":7}`)
+	b.send(fmt.Sprintf(`{"id":%d,"error":{"code":-32000,"message":"no"}}`, cmds[0].ID))
+	errs := wait(t, done)
+	var e *Error
+	if len(errs) != 3 || !errors.As(errs[0], &e) || errs[1] != nil || errs[2] != nil {
+		t.Fatalf("errors %v", errs)
+	}
+	if echo.V != 7 {
+		t.Errorf("A.two's result decoded as %+v", echo)
+	}
+}

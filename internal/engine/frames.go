@@ -96,17 +96,23 @@ func (t *Surface) attachSession(ctx context.Context, s *cdp.Session, waiting boo
 	for _, h := range t.b.hooks {
 		calls = append(calls, h(t.tab, t.wrap(s))...)
 	}
-	// The calls are independent (the target is paused until the last
-	// step), so they go out together: one round trip instead of eight.
-	errs := make([]error, len(calls)+1)
+	// The calls are independent, so they go out together: one round trip
+	// instead of ten. A target paused at its start is resumed by the last
+	// of them, sent after the others and not after their replies: a popup
+	// opened with noopener has no renderer until it runs, and answers
+	// the domains' calls only then (waiting for them first hung it for
+	// good). The browser hands the page the calls in order, so the
+	// domains are on before its document starts.
 	var tree page.GetFrameTreeResult
-	var wg sync.WaitGroup
-	for i, c := range calls {
-		wg.Go(func() { errs[i] = s.Call(ctx, c.Method, c.Params, nil) })
+	cmds := make([]cdp.Command, 0, len(calls)+2)
+	for _, c := range calls {
+		cmds = append(cmds, cdp.Command{Method: c.Method, Params: c.Params})
 	}
-	wg.Go(func() { tree, errs[len(calls)] = cdpproto.Call(ctx, s, page.GetFrameTree, cdpproto.Empty{}) })
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	cmds = append(cmds, cdp.Command{Method: page.GetFrameTree.Method, Params: cdpproto.Empty{}, Result: &tree})
+	if waiting {
+		cmds = append(cmds, cdp.Command{Method: "Runtime.runIfWaitingForDebugger"})
+	}
+	if err := errors.Join(s.Batch(ctx, cmds...)...); err != nil {
 		return err
 	}
 	t.mu.Lock()
@@ -114,10 +120,17 @@ func (t *Surface) attachSession(ctx context.Context, s *cdp.Session, waiting boo
 	add = func(ft *page.FrameTree, parent string) {
 		f := ft.Frame
 		id := string(f.ID)
-		if parent == "" {
-			if old := t.frames[id]; old != nil {
-				parent = old.parent // an OOPIF root: its parent is in another session
-			}
+		old := t.frames[id]
+		if old != nil && old.sess == s && old.loader != "" && old.loader != string(f.LoaderID) {
+			// This session has reported another document of the frame
+			// since the tree was taken: the page ran on (it was resumed
+			// in the same batch) and its events, read meanwhile, are
+			// newer than the tree, which has the old document and its
+			// old children.
+			return
+		}
+		if parent == "" && old != nil {
+			parent = old.parent // an OOPIF root: its parent is in another session
 		}
 		t.frames[id] = &frame{id: id, parent: parent, loader: string(f.LoaderID), url: f.URL + f.URLFragment, origin: f.SecurityOrigin, sess: s}
 		t.frameSurface(id)
@@ -127,9 +140,6 @@ func (t *Surface) attachSession(ctx context.Context, s *cdp.Session, waiting boo
 	}
 	add(tree.FrameTree, string(tree.FrameTree.Frame.ParentID))
 	t.mu.Unlock()
-	if waiting {
-		return s.Call(ctx, "Runtime.runIfWaitingForDebugger", nil, nil)
-	}
 	return nil
 }
 
