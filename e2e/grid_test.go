@@ -26,6 +26,7 @@ func TestGrid(t *testing.T) {
 	t.Run("no free slot", func(t *testing.T) { testGridBusy(t, g) })
 	t.Run("browser killed", func(t *testing.T) { testGridBrowserKilled(t, g) })
 	t.Run("mcp", func(t *testing.T) { testGridMCP(t, g) })
+	t.Run("owner killed", func(t *testing.T) { testGridOwnerKilled(t, g) })
 }
 
 // gridEnv is an env whose every session takes its browser from g.

@@ -13,6 +13,8 @@ import (
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
+
+	"github.com/loupe-dev/loupe/internal/procid"
 )
 
 func findOrSkip(t *testing.T) string {
@@ -142,13 +144,12 @@ func TestReapKeepsLiveOwnersBrowser(t *testing.T) {
 // one that has exited), killing nothing.
 func TestLeftover(t *testing.T) {
 	t.Parallel()
-	me := os.Getpid()
-	myStart, err := procStartTime(me)
+	self, err := procid.Self()
 	if err != nil {
 		t.Fatal(err)
 	}
+	me, myStart, boot := self.PID, self.Start, self.Boot
 	dead := deadProcess(t)
-	boot := bootID()
 	for _, c := range []struct {
 		name       string
 		r          pidRecord
@@ -163,7 +164,7 @@ func TestLeftover(t *testing.T) {
 		{"another boot", pidRecord{PID: me, Start: myStart, Owner: dead.pid, OwnerStart: dead.start, Boot: "another"}, true, false},
 		{"pid 1", pidRecord{PID: 1, Owner: dead.pid, OwnerStart: dead.start}, true, false},
 	} {
-		if left, kill := c.r.leftover(boot); left != c.left || kill != c.kill {
+		if left, kill := c.r.leftover(); left != c.left || kill != c.kill {
 			t.Errorf("%s: leftover %v, kill %v; want %v, %v", c.name, left, kill, c.left, c.kill)
 		}
 	}
@@ -182,14 +183,14 @@ func deadProcess(t *testing.T) procID {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	start, err := procStartTime(cmd.Process.Pid)
+	p, err := procid.Of(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	return procID{cmd.Process.Pid, start}
+	return procID{cmd.Process.Pid, p.Start}
 }
 
 // groupGone polls until no process is in the group: processes killed by a

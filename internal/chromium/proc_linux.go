@@ -3,14 +3,14 @@ package chromium
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/loupe-dev/loupe/internal/procid"
 )
 
 // procAttr puts the browser in its own process group, so Stop can end its
@@ -18,48 +18,6 @@ import (
 // the launching process dies first.
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-}
-
-// procStat reads the fields of /proc/PID/stat after the command name,
-// which may hold spaces and parentheses: f[0] is the state, f[2] the
-// process group, f[19] the start time.
-func procStat(pid string) ([]string, error) {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return nil, err
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return nil, fmt.Errorf("malformed /proc/%s/stat", pid)
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return nil, fmt.Errorf("malformed /proc/%s/stat", pid)
-	}
-	return f, nil
-}
-
-// procStartTime reads a process's start time (in clock ticks since boot).
-// With the pid it names one process for good: a reused pid has another
-// start time.
-func procStartTime(pid int) (uint64, error) {
-	f, err := procStat(strconv.Itoa(pid))
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseUint(f[19], 10, 64)
-}
-
-// bootID names this boot of the machine ("" when /proc cannot tell): after
-// a reboot every process of the last one is gone, and pids and start
-// times begin again.
-func bootID() string {
-	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
 }
 
 // GroupRunning reports whether any process of the process group still
@@ -76,17 +34,14 @@ func groupPIDs(pgid int) []int {
 	if err != nil {
 		return []int{pgid} // cannot tell, and the group exists
 	}
-	want := strconv.Itoa(pgid)
 	var out []int
 	for _, e := range ents {
-		if c := e.Name()[0]; c < '0' || c > '9' {
-			continue
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue // not a process
 		}
-		f, err := procStat(e.Name())
-		if err == nil && f[2] == want && f[0] != "Z" && f[0] != "X" {
-			if pid, err := strconv.Atoi(e.Name()); err == nil {
-				out = append(out, pid)
-			}
+		if st, err := procid.ReadStat(pid); err == nil && st.Group == pgid && !st.Exited() {
+			out = append(out, pid)
 		}
 	}
 	return out

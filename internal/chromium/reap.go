@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/loupe-dev/loupe/internal/procid"
 )
 
 // pidRecord is what a browser's pid file holds: the browser and its owner
@@ -30,15 +32,15 @@ type pidRecord struct {
 // writePidFile records a browser this process launched. It writes a
 // temporary file and renames it, so a concurrent Reap never reads half.
 func writePidFile(path string, pid int, profile string) error {
-	start, err := procStartTime(pid)
+	browser, err := procid.Of(pid)
 	if err != nil {
 		return err
 	}
-	ownerStart, err := procStartTime(os.Getpid())
+	owner, err := procid.Self()
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(pidRecord{PID: pid, Start: start, Owner: os.Getpid(), OwnerStart: ownerStart, Boot: bootID(), Profile: profile})
+	b, err := json.Marshal(pidRecord{PID: pid, Start: browser.Start, Owner: owner.PID, OwnerStart: owner.Start, Boot: owner.Boot, Profile: profile})
 	if err != nil {
 		return err
 	}
@@ -83,12 +85,11 @@ func readPidFile(path string) (pidRecord, error) {
 // returns the pids of the process groups it killed.
 func Reap(dir string) []int {
 	files, _ := filepath.Glob(filepath.Join(dir, "*", "browser.pid"))
-	boot := bootID()
 	var killed []int
 	for _, f := range files {
 		r, err := readPidFile(f)
 		if err == nil {
-			left, kill := r.leftover(boot)
+			left, kill := r.leftover()
 			if !left {
 				continue
 			}
@@ -103,27 +104,33 @@ func Reap(dir string) []int {
 	return killed
 }
 
+// owner is the process that launched the browser (PID 0: not recorded,
+// in a pid file of an older loupe).
+func (r pidRecord) owner() procid.ID {
+	return procid.ID{PID: r.Owner, Start: r.OwnerStart, Boot: r.Boot}
+}
+
 // leftover reports whether the record's browser was left behind by an
 // owner that is gone, and whether its process group may still hold
 // processes to end.
-func (r pidRecord) leftover(boot string) (left, kill bool) {
+func (r pidRecord) leftover() (left, kill bool) {
 	if r.PID <= 1 {
 		return true, false // never a browser; and kill(-1) would signal everything
 	}
-	if r.Boot != "" && boot != "" && r.Boot != boot {
+	if r.owner().OtherBoot() {
 		// Every process of an earlier boot is gone, and its pids may be
 		// anyone's now.
 		return true, false
 	}
-	if r.Owner > 0 && running(r.Owner, r.OwnerStart) {
+	if !r.owner().Gone() {
 		return false, false
 	}
 	// The owner is gone (or, in an older pid file, unknown: taken as gone,
 	// as loupe always did).
-	start, err := procStartTime(r.PID)
+	st, err := procid.ReadStat(r.PID)
 	switch {
 	case err == nil:
-		return true, start == r.Start
+		return true, st.Start == r.Start
 	case errors.Is(err, os.ErrNotExist):
 		// The leader is gone but helpers may linger in its group. Linux
 		// never hands out a pid that is still in use as a process group
@@ -131,21 +138,4 @@ func (r pidRecord) leftover(boot string) (left, kill bool) {
 		return true, true
 	}
 	return true, false
-}
-
-// running reports whether the process pid that started at start still
-// runs. A zombie has exited. When /proc cannot tell, the process is taken
-// as running: a live browser must never be taken for a leftover.
-func running(pid int, start uint64) bool {
-	f, err := procStat(strconv.Itoa(pid))
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return false
-	case err != nil:
-		return true
-	case f[0] == "Z" || f[0] == "X":
-		return false
-	}
-	now, err := strconv.ParseUint(f[19], 10, 64)
-	return err != nil || now == start
 }

@@ -61,8 +61,12 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	}
 	defer lock.Close()
 
-	// A daemon or MCP server that was killed may have left browsers behind.
-	system.ReapLeftovers(cfg.Home)
+	// The daemon's standard error is its log file (LogPath).
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+
+	// A daemon or MCP server that was killed may have left browsers
+	// behind, and WebDriver sessions on a Grid.
+	system.ReapLeftovers(ctx, cfg.Home, logger)
 
 	sock := homedir.SocketPath(cfg.Home)
 	// We hold the lock, so a socket file here belongs to a dead daemon.
@@ -77,8 +81,6 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 		return err
 	}
 
-	// The daemon's standard error is its log file (LogPath).
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	dash := &dashboards{build: cfg.Build}
 	cfg.Executor.Dashboard = dash
 	brk := &brokers{build: cfg.Build, home: cfg.Home}

@@ -2,7 +2,8 @@
 // for loupe to take a browser from the Grid and give it back: New
 // Session asks for a Chromium and reads the browser's CDP endpoint
 // (se:cdp) from the capabilities the Grid answers with, Delete ends the
-// WebDriver session and so frees its slot, Alive asks whether its
+// WebDriver session and so frees its slot (EndSession, one named by its
+// id alone), Alive asks whether its
 // browser still runs, and Status reads the Grid's nodes and slots.
 // loupe drives the browser over CDP itself; WebDriver is only how a slot
 // is taken and freed.
@@ -194,17 +195,26 @@ func (c *Client) create(ctx context.Context, caps []byte) (*Session, error) {
 // slot is free. A session the Grid no longer has is deleted already.
 // Bounded by its own deadline, whatever ctx's.
 func (s *Session) Delete(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deleteTimeout)
+	return s.c.EndSession(context.WithoutCancel(ctx), s.ID)
+}
+
+// EndSession ends the WebDriver session id on the Grid, as Delete does:
+// for a session this client did not start, such as one that a loupe
+// process recorded and did not delete because it died. A session the
+// Grid no longer has ("invalid session id") is ended already. Bounded by
+// ctx and by the time a node takes to quit a browser.
+func (c *Client) EndSession(ctx context.Context, id string) error {
+	ctx, cancel := context.WithTimeout(ctx, deleteTimeout)
 	defer cancel()
-	status, body, err := s.c.do(ctx, http.MethodDelete, "/session/"+url.PathEscape(s.ID), nil)
+	status, body, err := c.do(ctx, http.MethodDelete, "/session/"+url.PathEscape(id), nil)
 	if err != nil {
-		return fmt.Errorf("ending WebDriver session %s: %w", s.ID, err)
+		return fmt.Errorf("ending WebDriver session %s: %w", id, err)
 	}
 	if status == http.StatusOK {
 		return nil
 	}
 	if e := parseError(status, body); !e.gone() {
-		return fmt.Errorf("ending WebDriver session %s: %w", s.ID, e)
+		return fmt.Errorf("ending WebDriver session %s: %w", id, e)
 	}
 	return nil
 }

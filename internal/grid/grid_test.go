@@ -34,6 +34,11 @@ type fakeGrid struct {
 	deleted []string
 	hold    chan struct{} // New Session waits on it when set
 	window  string        // the reply to GET window ("" is a handle)
+	// delStatus and delReply answer Delete Session (0: 200, null);
+	// delHang holds it until its client leaves.
+	delStatus int
+	delReply  string
+	delHang   bool
 }
 
 func newFakeGrid(t *testing.T) *fakeGrid {
@@ -64,7 +69,17 @@ func newFakeGrid(t *testing.T) *fakeGrid {
 	mux.HandleFunc("DELETE /session/{id}", func(w http.ResponseWriter, r *http.Request) {
 		g.mu.Lock()
 		g.deleted = append(g.deleted, r.PathValue("id"))
+		status, reply, hang := g.delStatus, g.delReply, g.delHang
 		g.mu.Unlock()
+		if hang {
+			<-r.Context().Done()
+			return
+		}
+		if status != 0 {
+			w.WriteHeader(status)
+			io.WriteString(w, reply)
+			return
+		}
 		io.WriteString(w, `{"value":null}`)
 	})
 	mux.HandleFunc("GET /session/{id}/window", func(w http.ResponseWriter, r *http.Request) {
@@ -273,6 +288,38 @@ func TestDeleteAndAlive(t *testing.T) {
 	}
 	if err := s.Delete(context.Background()); err == nil || !strings.Contains(err.Error(), "s-1") {
 		t.Errorf("delete on an unreachable Grid: %v", err)
+	}
+}
+
+// EndSession ends a session by its id alone: one the Grid no longer has
+// is ended already, any other refusal is an error with the Grid's words,
+// and a Grid that does not answer is left when ctx ends.
+func TestEndSession(t *testing.T) {
+	g := newFakeGrid(t)
+	c := g.client(t)
+	if err := c.EndSession(context.Background(), "left-1"); err != nil {
+		t.Fatalf("a session the Grid ends: %v", err)
+	}
+	g.set(func() {
+		g.delStatus, g.delReply = http.StatusNotFound, `{"value":{"error":"invalid session id","message":"Unable to find session with ID: left-2\nBuild info"}}`
+	})
+	if err := c.EndSession(context.Background(), "left-2"); err != nil {
+		t.Fatalf("a session the Grid no longer has: %v", err)
+	}
+	g.set(func() {
+		g.delStatus, g.delReply = http.StatusInternalServerError, `{"value":{"error":"unknown error","message":"node unreachable"}}`
+	})
+	if err := c.EndSession(context.Background(), "left-3"); err == nil || !strings.Contains(err.Error(), "left-3") || !strings.Contains(err.Error(), "node unreachable") {
+		t.Fatalf("a Grid that failed to end it: %v", err)
+	}
+	g.set(func() { g.delHang = true })
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := c.EndSession(ctx, "left-4"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a Grid that does not answer: %v", err)
+	}
+	if d := g.deletes(); strings.Join(d, " ") != "left-1 left-2 left-3 left-4" {
+		t.Errorf("deletes: %v", d)
 	}
 }
 

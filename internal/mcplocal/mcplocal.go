@@ -39,9 +39,10 @@ func (l *Local) Do(ctx context.Context, c mcpserver.Call) (*mcpserver.Reply, err
 // the daemon's), policy and settings, with its sessions
 // apart from the daemon's (homedir.MCPHome) and no tabs kept across
 // restarts. A browser that a killed server of the home left behind is
-// ended first. The caller sets the Caller's fields before the first call.
+// ended first, and a WebDriver session it left on a Grid deleted. The
+// caller sets the Caller's fields before the first call.
 func Open(ctx context.Context, home, ledgerURL string, browser executor.Config) (*Local, error) {
-	system.ReapLeftovers(home)
+	system.ReapLeftovers(ctx, home, nil)
 	sys, err := system.Open(ctx, system.Config{Home: home, Ledger: ledgerURL, Sessions: homedir.MCPHome(home), Executor: browser})
 	if err != nil {
 		return nil, err

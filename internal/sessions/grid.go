@@ -19,6 +19,19 @@ import (
 // daemon stops, the browser dies), so that loupe never holds a Grid slot
 // it no longer drives. loupe drives it over the Grid's CDP endpoint
 // (se:cdp) as any attached browser.
+//
+// A process that is killed (SIGKILL, a crash, the machine's OOM killer)
+// deletes nothing, and the Grid would hold its slots until its own
+// --session-timeout (300 s by default). So each WebDriver session is on
+// record, as the Grid gives it, in a lease file in the session's
+// directory (lease.go: the Grid's address, the session's id, and the
+// owner — the process, named for good by package procid), removed once
+// the Grid has deleted it. The next start of the daemon or of an
+// in-process MCP server of the home (system.ReapLeftovers, as it ends
+// leftover browsers) deletes the sessions of owners that are gone,
+// within a few seconds when a Grid does not answer, and leaves those of
+// owners that still run alone. A lease whose delete failed, at close or
+// at start, stays on record for the next start.
 
 // GridSource is where a session's browsers come from instead of a local
 // launch: a Selenium Grid, and the capabilities asked of it.
@@ -89,9 +102,13 @@ func (s *Session) gridSource() *GridSource {
 	return s.cfg.Grid
 }
 
-// startOnGrid takes a browser from the Grid and attaches to it. On any
-// failure after the Grid gave the browser, its WebDriver session is
-// deleted: nothing is left holding the slot. Caller holds s.mu.
+// startOnGrid takes a browser from the Grid and attaches to it. The
+// lease (the WebDriver session) is on record in the session's directory
+// before anything else is done with it (see writeLease), so that a
+// process killed from then on leaves its slot to be given back by the
+// next start. On any failure after the Grid gave the browser, its
+// WebDriver session is deleted: nothing is left holding the slot.
+// Caller holds s.mu.
 func (s *Session) startOnGrid(ctx context.Context, src *GridSource) (*engine.Browser, error) {
 	c, err := s.m.gridClient(src.URL)
 	if err != nil {
@@ -101,22 +118,28 @@ func (s *Session) startOnGrid(ctx context.Context, src *GridSource) (*engine.Bro
 	if err != nil {
 		return nil, apitype.Wrap(apitype.BadInput, err, "%v", err)
 	}
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return nil, apitype.Wrap(apitype.FileError, err, "making the session's directory: %v", err)
+	}
 	lease, err := c.NewSession(ctx, caps)
 	if err != nil {
 		return nil, gridError(c.URL(), err)
 	}
 	fail := func(err error) (*engine.Browser, error) {
-		_ = lease.Delete(ctx) // bounded by its own deadline
+		if lease.Delete(ctx) == nil { // bounded by its own deadline
+			removeLease(s.dir, lease.ID)
+		}
 		return nil, err
+	}
+	if err := writeLease(s.dir, src.URL, lease.ID); err != nil {
+		// An unrecorded lease is what a killed process could not give
+		// back: no browser on those terms.
+		return fail(apitype.Wrap(apitype.FileError, err, "the Selenium Grid at %s gave a browser, but loupe could not record its WebDriver session in %s, so it was given back: %v", c.URL(), s.dir, err))
 	}
 	// Nobody watches a Grid browser's window: a file chooser is
 	// answered by an upload, as in a headless browser of loupe's own.
 	b, err := engine.Attach(ctx, lease.CDP, s.options(false)...)
 	if err != nil {
-		return fail(err)
-	}
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		_ = b.Close(ctx)
 		return fail(err)
 	}
 	if err := s.trackDownloads(ctx, b); err != nil {
@@ -161,12 +184,15 @@ func (s *Session) AttachGrid(ctx context.Context, src GridSource) (*engine.Brows
 	return b, nil
 }
 
-// release deletes the WebDriver session of a Grid browser that ended.
-func release(ctx context.Context, lease *grid.Session) error {
+// release deletes the WebDriver session of a Grid browser that ended,
+// and its lease file in dir. A lease the Grid did not delete stays on
+// record: the next start of loupe asks the Grid again.
+func release(ctx context.Context, dir string, lease *grid.Session) error {
 	if err := lease.Delete(ctx); err != nil {
 		return apitype.Wrap(apitype.GridUnavailable, err,
-			"the session's browser is closed, but the Selenium Grid at %s did not end its WebDriver session %s: %v (the Grid frees the slot after its own --session-timeout)", lease.Grid(), lease.ID, err)
+			"the session's browser is closed, but the Selenium Grid at %s did not end its WebDriver session %s: %v (loupe asks again when it next starts; the Grid frees the slot after its own --session-timeout)", lease.Grid(), lease.ID, err)
 	}
+	removeLease(dir, lease.ID)
 	return nil
 }
 

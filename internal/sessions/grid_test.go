@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -57,6 +58,9 @@ func TestAttachGridFailsAfterTheGridGaveABrowser(t *testing.T) {
 	}
 	if s.Place().Kind != "" || len(m.held) != 0 {
 		t.Errorf("the session holds %+v, the bound %d", s.Place(), len(m.held))
+	}
+	if left, _ := filepath.Glob(filepath.Join(s.Dir(), "grid-*")); len(left) != 0 {
+		t.Errorf("the lease of a deleted WebDriver session is still on record: %v", left)
 	}
 }
 

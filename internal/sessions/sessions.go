@@ -252,7 +252,7 @@ func (s *Session) end() (finish func(ctx context.Context) error) {
 			dl.Close()
 		}
 		if lease != nil {
-			err = errors.Join(err, release(ctx, lease)) // the Grid's slot is free
+			err = errors.Join(err, release(ctx, s.dir, lease)) // the Grid's slot is free
 		}
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/homedir"
 	"github.com/loupe-dev/loupe/internal/ledger"
 	"github.com/loupe-dev/loupe/internal/policy"
+	"github.com/loupe-dev/loupe/internal/sessions"
 	"github.com/loupe-dev/loupe/internal/settings"
 )
 
@@ -102,11 +103,20 @@ func (s *System) Close(ctx context.Context) error {
 }
 
 // ReapLeftovers ends the browsers that a daemon or an in-process MCP
-// server of this home launched and did not stop because it died. Those
-// of processes that still run are left alone.
-func ReapLeftovers(home string) {
-	chromium.Reap(filepath.Join(home, "sessions"))
-	chromium.Reap(filepath.Join(homedir.MCPHome(home), "sessions"))
+// server of this home launched and did not stop because it died, and
+// gives back to their Selenium Grids the WebDriver sessions such a
+// process took and did not delete (sessions.ReleaseLeftovers: a few
+// seconds at most when a Grid does not answer, said in log; nil:
+// standard error). Those of processes that still run are left alone.
+func ReapLeftovers(ctx context.Context, home string, log *slog.Logger) {
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	dirs := []string{filepath.Join(home, "sessions"), filepath.Join(homedir.MCPHome(home), "sessions")}
+	for _, d := range dirs {
+		chromium.Reap(d)
+	}
+	sessions.ReleaseLeftovers(ctx, log, dirs...)
 }
 
 // BrowserFromEnv is how the system's browsers start, as the environment
