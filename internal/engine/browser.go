@@ -69,6 +69,7 @@ type Browser struct {
 	classifier  Classifier
 	closing     bool                       // shutdown has begun: no new goroutines
 	waiters     map[string][]chan *Surface // target id → callers waiting for its tab
+	front       map[string]string          // opener group → the page in front (front.go)
 	onCrash     CrashHandler               // set by WithCrashHandler; read-only after start
 	onTab       func(TabEvent)             // set by WithTabEvents; read-only after start
 	hooks       []SessionHook              // set by WithSessionHook; read-only after start
@@ -125,7 +126,7 @@ func start(ctx context.Context, conn *cdp.Conn, version *chromium.Version, opts 
 	b := &Browser{
 		conn: conn, bg: bg, stop: stop, events: eventlog.New(), ids: &IDs{},
 		byTarget: map[string]*Surface{}, bySurface: map[string]*Surface{}, tombs: map[string]bool{},
-		waiters: map[string][]chan *Surface{},
+		waiters: map[string][]chan *Surface{}, front: map[string]string{},
 	}
 	for _, o := range opts {
 		o(b)
@@ -319,6 +320,7 @@ func (b *Browser) addTab(sess *cdp.Session, info targetInfo) (*Surface, bool) {
 	b.byTarget[info.TargetID] = t
 	b.bySurface[t.ID] = t
 	b.order = append(b.order, t.ID)
+	b.front[b.groupOf(info.TargetID)] = info.TargetID // a new page is shown (front.go)
 	for _, ch := range b.waiters[info.TargetID] {
 		ch <- t
 	}
@@ -338,6 +340,11 @@ func (b *Browser) removeTab(targetID string) {
 	if t != nil {
 		delete(b.byTarget, targetID)
 		delete(b.bySurface, t.ID)
+		for g, id := range b.front {
+			if id == targetID || g == targetID {
+				delete(b.front, g)
+			}
+		}
 		b.tombs[t.ID] = true
 		b.order = slices.DeleteFunc(b.order, func(id string) bool { return id == t.ID })
 		// The page's frames close with it.

@@ -96,13 +96,10 @@ func (t *Surface) attachSession(ctx context.Context, s *cdp.Session, waiting boo
 	for _, h := range t.b.hooks {
 		calls = append(calls, h(t.tab, t.wrap(s))...)
 	}
-	// The calls are independent, so they go out together: one round trip
-	// instead of ten. A target paused at its start is resumed by the last
-	// of them, sent after the others and not after their replies: a popup
-	// opened with noopener has no renderer until it runs, and answers
-	// the domains' calls only then (waiting for them first hung it for
-	// good). The browser hands the page the calls in order, so the
-	// domains are on before its document starts.
+	// One round trip for all; a paused target is resumed by the last call,
+	// sent after the others, not after their replies: a noopener popup has
+	// no renderer, so no replies, until it runs. In order, the domains are
+	// on before its document starts.
 	var tree page.GetFrameTreeResult
 	cmds := make([]cdp.Command, 0, len(calls)+2)
 	for _, c := range calls {
@@ -122,11 +119,8 @@ func (t *Surface) attachSession(ctx context.Context, s *cdp.Session, waiting boo
 		id := string(f.ID)
 		old := t.frames[id]
 		if old != nil && old.sess == s && old.loader != "" && old.loader != string(f.LoaderID) {
-			// This session has reported another document of the frame
-			// since the tree was taken: the page ran on (it was resumed
-			// in the same batch) and its events, read meanwhile, are
-			// newer than the tree, which has the old document and its
-			// old children.
+			// Events of a document newer than the tree (the page was
+			// resumed in the batch): the tree's frame and children are old.
 			return
 		}
 		if parent == "" && old != nil {

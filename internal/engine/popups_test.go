@@ -1,8 +1,10 @@
 package engine_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/action"
@@ -63,5 +65,63 @@ func TestPagesOpenedByThePage(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// A tab a page opened covers its opener in their window, and a covered
+// tab takes trusted input slowly (a click took 2 s against 0.06 s in
+// front, Chromium 156): input to a page brings it to the front first, so
+// a click on the opener costs what a click on the tab in front does.
+// Compared within the run, with a bound wide enough for a loaded machine
+// and far below the covered tab's 30×.
+func TestInputToACoveredOpener(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "surfaces/opens.html")
+	b := tab.Browser()
+	if _, err := action.Click(ctxT(t), tab, ref(t, snap(t, tab), "button", "Open a child"), action.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var popup *engine.Surface
+	eventually(t, "the popup", func() bool {
+		for _, p := range b.Pages() {
+			if strings.Contains(p.URL(), "via=child") && p.Usable() {
+				popup = p
+				return true
+			}
+		}
+		return false
+	})
+	// Clicks as an agent makes them, a pause between (it reads, it
+	// thinks): the browser slows a covered page's input once it has sat
+	// idle a while after the new tab painted (some 0.7 s here), and input
+	// without pauses never lets it. The median of the last four of five.
+	clicks := func(s *engine.Surface, ref string) time.Duration {
+		t.Helper()
+		var d []time.Duration
+		for i := range 5 {
+			start := time.Now()
+			if _, err := action.Click(ctxT(t), s, ref, action.ClickOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if i > 0 {
+				d = append(d, time.Since(start))
+			}
+			time.Sleep(300 * time.Millisecond) // the agent's pause: the condition under test
+		}
+		slices.Sort(d)
+		return d[len(d)/2]
+	}
+	// The popup is in front: the opener's clicks come first.
+	opener := clicks(tab, ref(t, snap(t, tab), "textbox", "Note"))
+	var ps *capture.Snapshot
+	eventually(t, "the popup's page", func() bool {
+		var err error
+		ps, err = capture.Take(ctxT(t), popup, capture.SnapshotOptions{})
+		return err == nil && strings.Contains(ps.Text, `textbox "Note"`)
+	})
+	front := clicks(popup, ref(t, ps, "textbox", "Note"))
+	t.Logf("median click: covered opener %v, popup %v", opener, front)
+	if opener > 4*front+250*time.Millisecond {
+		t.Errorf("a click on the covered opener took %v, on the tab in front %v", opener, front)
 	}
 }

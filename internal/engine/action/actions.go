@@ -176,6 +176,7 @@ type ClickOptions struct {
 // checking it is attached, visible, enabled, stable and on top.
 func Click(ctx context.Context, t *engine.Surface, ref string, o ClickOptions) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		t.ToFront(ctx) // a covered tab takes input slowly
 		tg, err := resolve(ctx, t, ref)
 		if err != nil {
 			return nil, err
@@ -245,6 +246,7 @@ func (e *partialError) Executed() bool { return true }
 // Hover moves the mouse over the element's centre.
 func Hover(ctx context.Context, t *engine.Surface, ref string) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		t.ToFront(ctx) // a covered tab takes input slowly
 		tg, err := resolve(ctx, t, ref)
 		if err != nil {
 			return nil, err
@@ -292,6 +294,7 @@ func Focus(ctx context.Context, t *engine.Surface, ref string) (*Result, error) 
 // input events, as for a person's typing; the value is never assigned.
 func Fill(ctx context.Context, t *engine.Surface, ref, text string) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		t.ToFront(ctx) // a covered tab takes input slowly
 		tg, err := resolve(ctx, t, ref)
 		if err != nil {
 			return nil, err
@@ -336,6 +339,7 @@ func Fill(ctx context.Context, t *engine.Surface, ref, text string) (*Result, er
 // the end) or, without a ref, into whatever has focus.
 func Type(ctx context.Context, t *engine.Surface, ref, text string) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		t.ToFront(ctx) // a covered tab takes input slowly
 		var tg *target
 		if ref != "" {
 			var err error
@@ -411,6 +415,7 @@ func withValue(ctx context.Context, t *engine.Surface, tg *target) *Result {
 // Press presses key chords in order on the focused element.
 func Press(ctx context.Context, t *engine.Surface, chords []keys.Chord) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		t.ToFront(ctx) // a covered tab takes input slowly
 		for i, c := range chords {
 			if err := input.Press(ctx, t.Session(), c); err != nil {
 				if i == 0 {
@@ -458,6 +463,7 @@ func Select(ctx context.Context, t *engine.Surface, ref string, values []string)
 // wanted state is success without input.
 func SetChecked(ctx context.Context, t *engine.Surface, ref string, want bool) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		t.ToFront(ctx) // a covered tab takes input slowly
 		tg, err := resolve(ctx, t, ref)
 		if err != nil {
 			return nil, err
@@ -562,6 +568,7 @@ const (
 // and returns once the scrolling it set off has come to rest.
 func Scroll(ctx context.Context, t *engine.Surface, ref string, o ScrollOptions) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
+		t.ToFront(ctx) // a covered tab takes input slowly
 		var (
 			tg   *target
 			x, y float64

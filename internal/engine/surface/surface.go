@@ -136,7 +136,7 @@ func bringToFront(ctx context.Context, b *engine.Browser, id string, check func(
 			return nil, err
 		}
 	}
-	if _, err := cdpproto.Call(ctx, b.BrowserSession(), target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(t.TargetID)}); err != nil {
+	if err := b.Activate(ctx, t); err != nil {
 		return nil, err
 	}
 	return t, nil
