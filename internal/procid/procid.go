@@ -6,8 +6,9 @@
 //
 // loupe records the owner of what must not outlive it — a browser it
 // launched (package chromium's pid files), a WebDriver session it took
-// from a Selenium Grid (package sessions' lease files) — so that the next
-// start can tell what a killed owner left behind from what a running one
+// from a Selenium Grid (package sessions' lease files), the writes a
+// ledger generation reserved (package ledger) — so that the next start
+// can tell what a killed owner left behind from what a running one
 // holds. It reads Linux's /proc, and imports nothing of loupe's.
 //
 // Known risk: a pid means something only in its pid namespace. Processes
