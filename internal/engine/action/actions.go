@@ -225,24 +225,6 @@ func Click(ctx context.Context, t *engine.Surface, ref string, o ClickOptions) (
 	})
 }
 
-// executedErr marks a failure that happened while input was being sent:
-// part of it may have reached the page.
-func executedErr(err error) error {
-	if e, ok := apitype.As(err); ok {
-		return e.Executed()
-	}
-	return &partialError{err}
-}
-
-// partialError is a low-level failure after the page may have seen input.
-type partialError struct{ err error }
-
-func (e *partialError) Error() string { return e.err.Error() }
-func (e *partialError) Unwrap() error { return e.err }
-
-// Executed reports that the action may have run.
-func (e *partialError) Executed() bool { return true }
-
 // Hover moves the mouse over the element's centre.
 func Hover(ctx context.Context, t *engine.Surface, ref string) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
