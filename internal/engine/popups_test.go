@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -123,5 +124,41 @@ func TestInputToACoveredOpener(t *testing.T) {
 	t.Logf("median click: covered opener %v, popup %v", opener, front)
 	if opener > 4*front+250*time.Millisecond {
 		t.Errorf("a click on the covered opener took %v, on the tab in front %v", opener, front)
+	}
+}
+
+// A screenshot of an opener the tab it opened covers: the capture waited
+// 15 s for a frame of the covered page, idle a while after the new tab
+// painted (Chromium 156); it brings the page to the front and takes what
+// one in front takes. Three, with the agent's pauses between, each bound
+// at 5 s (a covered capture runs far past it; one in front takes tens of
+// milliseconds, seconds on a loaded machine).
+func TestScreenshotOfACoveredOpener(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "surfaces/opens.html")
+	b := tab.Browser()
+	if _, err := action.Click(ctxT(t), tab, ref(t, snap(t, tab), "button", "Open a child"), action.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the popup", func() bool {
+		for _, p := range b.Pages() {
+			if strings.Contains(p.URL(), "via=child") && p.Usable() {
+				return true
+			}
+		}
+		return false
+	})
+	for i := range 3 {
+		time.Sleep(500 * time.Millisecond) // the agent's pause: the condition under test
+		ctx, cancel := context.WithTimeout(ctxT(t), 5*time.Second)
+		start := time.Now()
+		shot, err := action.Screenshot(ctx, tab, action.ScreenshotOptions{})
+		cancel()
+		if err != nil {
+			t.Fatalf("screenshot %d of the covered opener after %v: %v", i+1, time.Since(start).Round(time.Millisecond), err)
+		}
+		if len(shot.PNG) == 0 {
+			t.Fatalf("screenshot %d is empty", i+1)
+		}
 	}
 }

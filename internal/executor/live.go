@@ -28,7 +28,9 @@ func (x *Executor) running(session string) (*engine.Browser, error) {
 }
 
 // Watch streams a tab's pictures (see package live) until ctx ends or the
-// tab goes.
+// tab goes. A tab another covers in its window is brought to the front
+// first, as a person looks at a tab by showing it: a covered tab paints
+// nothing to watch.
 func (x *Executor) Watch(ctx context.Context, session, surface string, o live.Options) (<-chan live.Frame, error) {
 	b, err := x.running(session)
 	if err != nil {
@@ -38,6 +40,7 @@ func (x *Executor) Watch(ctx context.Context, session, surface string, o live.Op
 	if err != nil {
 		return nil, err
 	}
+	t.ToFront(ctx)
 	return live.Watch(ctx, b, t, o)
 }
 
