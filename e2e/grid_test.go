@@ -18,15 +18,12 @@ import (
 // TestGrid: sessions whose browsers come from a Selenium Grid 4
 // standalone on loopback (one Grid, two slots, for all of these: it takes
 // seconds of a JVM to start), driven through the CLI and MCP as any
-// other. The subtests run one after another on the shared Grid; the
-// test runs beside the package's others, as most of its time is waits
-// (the JVM's start, the Grid's queue). The Grid counts a browser's start
-// in its new-session timeout, and under a loaded make test one took over
-// 10 s (GRID_BUSY for a Grid with free slots): it waits 40 s, which the
-// no-free-slot subtest waits out.
+// other. The subtests run one after another on the shared Grid. The
+// Grid counts a browser's start in its new-session timeout, and under a
+// loaded make test one took over 10 s (GRID_BUSY for a Grid with free
+// slots): it waits 25 s, which the no-free-slot subtest waits out.
 func TestGrid(t *testing.T) {
-	t.Parallel()
-	g := gridtest.Start(t, gridtest.Options{MaxSessions: 2, QueueTimeout: 40 * time.Second})
+	g := gridtest.Start(t, gridtest.Options{MaxSessions: 2, QueueTimeout: 25 * time.Second})
 	t.Logf("Selenium Grid ready in %v", g.Startup.Round(time.Millisecond))
 	t.Run("session", func(t *testing.T) { testGridSession(t, g) })
 	t.Run("no free slot", func(t *testing.T) { testGridBusy(t, g) })
