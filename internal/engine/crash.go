@@ -102,8 +102,12 @@ var _ cdpproto.Session = Session{}
 // Call sends a command and waits for its reply, as cdp.Session.Call does,
 // unless the session's renderer crashes first: a call made while it is
 // crashed, or pending when the crash is reported, returns at once with an
-// error wrapping ErrTabCrashed (the page's renderer) or ErrFrameCrashed.
+// error wrapping ErrTabCrashed (the page's renderer) or ErrFrameCrashed,
+// and a call that needs the page shown brings it forward (front.go).
 func (s Session) Call(ctx context.Context, method string, params, result any) error {
+	if needsFront(method) {
+		s.p.toFront(ctx)
+	}
 	defer s.p.inputSent(method)()
 	if h := s.p.held.Ctx(s.Session, method); h != nil {
 		// A held dialog of a flood stops the renderer: fail at once, or as

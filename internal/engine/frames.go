@@ -69,15 +69,15 @@ func (t *Surface) attachSession(ctx context.Context, s *cdp.Session, waiting boo
 		t.sessionLoop(ctx, s, events)
 	}()
 	calls := []SetupCall{
-		{"Page.enable", nil},
-		{"Page.setLifecycleEventsEnabled", map[string]bool{"enabled": true}},
+		{Method: "Page.enable"},
+		{Method: "Page.setLifecycleEventsEnabled", Params: map[string]bool{"enabled": true}},
 		// Runtime and Network feed the event log and give each frame's
 		// main-world context (for eval on a frame surface).
-		{"Runtime.enable", nil},
-		{"Network.enable", nil},
+		{Method: "Runtime.enable"},
+		{Method: "Network.enable"},
 		// Crash reports (Inspector.targetCrashed) came without it on
 		// Chromium 156, but the protocol ties them to the domain.
-		{"Inspector.enable", nil},
+		{Method: "Inspector.enable"},
 		// Every page acts as the focused one, as a person's front tab
 		// does. Without it the first click into a page that the browser
 		// has not focused yet also focuses the page, asynchronously: under
@@ -85,11 +85,11 @@ func (t *Surface) attachSession(ctx context.Context, s *cdp.Session, waiting boo
 		// focused its field, moved focus back to the top frame and sent
 		// the next keys nowhere. Background tabs keep focus and
 		// :focus-visible too, which is what an agent acting on them wants.
-		{"Emulation.setFocusEmulationEnabled", map[string]bool{"enabled": true}},
+		{Method: "Emulation.setFocusEmulationEnabled", Params: map[string]bool{"enabled": true}},
 		// The agent's world in every new document, made as the document
 		// is (see contexts.go).
-		{"Page.addScriptToEvaluateOnNewDocument", map[string]string{"source": snapshot.AgentScript(), "worldName": snapshot.WorldName}},
-		{"Target.setAutoAttach", target.SetAutoAttachParams{
+		{Method: "Page.addScriptToEvaluateOnNewDocument", Params: map[string]string{"source": snapshot.AgentScript(), "worldName": snapshot.WorldName}},
+		{Method: "Target.setAutoAttach", Params: target.SetAutoAttachParams{
 			AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: ptr(true), Filter: target.Filter{{Type: "iframe"}, {Type: "worker"}},
 		}},
 	}
@@ -101,15 +101,11 @@ func (t *Surface) attachSession(ctx context.Context, s *cdp.Session, waiting boo
 	// no renderer, so no replies, until it runs. In order, the domains are
 	// on before its document starts.
 	var tree page.GetFrameTreeResult
-	cmds := make([]cdp.Command, 0, len(calls)+2)
-	for _, c := range calls {
-		cmds = append(cmds, cdp.Command{Method: c.Method, Params: c.Params})
-	}
-	cmds = append(cmds, cdp.Command{Method: page.GetFrameTree.Method, Params: cdpproto.Empty{}, Result: &tree})
+	calls = append(calls, cdp.Command{Method: page.GetFrameTree.Method, Params: cdpproto.Empty{}, Result: &tree})
 	if waiting {
-		cmds = append(cmds, cdp.Command{Method: "Runtime.runIfWaitingForDebugger"})
+		calls = append(calls, cdp.Command{Method: "Runtime.runIfWaitingForDebugger"})
 	}
-	if err := errors.Join(s.Batch(ctx, cmds...)...); err != nil {
+	if err := errors.Join(s.Batch(ctx, calls...)...); err != nil {
 		return err
 	}
 	t.mu.Lock()

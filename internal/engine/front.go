@@ -1,19 +1,26 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"strings"
 
-// Which page of a window takes input. A page another covers in its window
-// (the tab a page opened in front of its opener) gets trusted input slowly
-// once idle: a click on the covered opener took 1.7–2 s against 0.05 s in
-// front (Chromium 156). A person clicks only in the tab they see, so loupe
-// brings a page to the front before sending it input (ToFront).
-//
-// The browser does not say which tab of a window is in front, so it is
-// followed here: loupe's tabs each have a window; a page a page opens
-// joins its opener's group (the pages down from one without an opener)
-// in front; a page loupe activates is in front of its group; a page alone
-// in its group is in front. When the front one closes, the next input to
-// any page of its group brings that page forward.
+	cdpproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+)
+
+// Which page of a window is shown. A page another covers in its window
+// (a tab a page opened sits in front of its opener) takes trusted input
+// slowly once idle and paints no picture: a click took 1.7–2 s against
+// 0.05 s in front, a screenshot waited 15 s (Chromium 156). A person acts
+// in the tab they see, so a call that needs the page shown brings it
+// forward first (Session.Call). Which page is in front is followed per
+// opener group (the pages down from one without an opener): a new page
+// is, and so is a page loupe activates; none, once that one closes.
+
+// needsFront reports whether a call on a page's session needs it shown.
+func needsFront(method string) bool {
+	return strings.HasPrefix(method, "Input.") || method == "Page.captureScreenshot" || method == "Page.startScreencast"
+}
 
 // groupOf is the root of the page's opener chain among the live pages.
 // Caller holds b.mu.
@@ -32,28 +39,20 @@ func (b *Browser) groupOf(targetID string) string {
 	return targetID
 }
 
-// ToFront brings the surface's page to the front of its window when
-// another may cover it; best effort: a covered page takes input, slowly.
-func (t *Surface) ToFront(ctx context.Context) {
-	b := t.b
+// toFront brings the page forward unless it is in front; best effort.
+func (p *pageState) toFront(ctx context.Context) {
+	b := p.b
 	b.mu.Lock()
-	g := b.groupOf(t.TargetID)
-	front, alone := b.front[g], true
-	for id := range b.byTarget {
-		if id != t.TargetID && b.groupOf(id) == g {
-			alone = false
-			break
-		}
-	}
+	front := b.front[b.groupOf(p.TargetID)]
 	b.mu.Unlock()
-	if front != t.TargetID && !alone {
-		_ = b.Activate(ctx, t)
+	if front != p.TargetID {
+		_ = b.Activate(ctx, p.tab)
 	}
 }
 
 // Activate brings the surface's page to the front of its window.
 func (b *Browser) Activate(ctx context.Context, t *Surface) error {
-	if err := b.conn.Browser().Call(ctx, "Target.activateTarget", map[string]string{"targetId": t.TargetID}, nil); err != nil {
+	if _, err := cdpproto.Call(ctx, b.conn.Browser(), target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(t.TargetID)}); err != nil {
 		return err
 	}
 	b.mu.Lock()

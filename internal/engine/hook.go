@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/cdp"
 )
 
 // Packages above the core can watch every page's documents without the
@@ -19,11 +21,9 @@ import (
 // document). page is the page's own surface.
 type SessionHook func(page *Surface, s Session) []SetupCall
 
-// SetupCall is one protocol call of a session's setup.
-type SetupCall struct {
-	Method string
-	Params any
-}
+// SetupCall is one protocol call of a session's setup, sent in one
+// batch with the rest (cdp.Session.Batch); its Result is left nil.
+type SetupCall = cdp.Command
 
 // WithSessionHook adds h to the setup of every page session.
 func WithSessionHook(h SessionHook) Option {

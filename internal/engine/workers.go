@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"sync"
 
 	"github.com/loupe-dev/loupe/internal/cdp"
 )
@@ -39,14 +37,10 @@ func (t *Surface) attachWorker(ctx context.Context, s *cdp.Session, waiting bool
 	for _, h := range t.b.workerHooks {
 		calls = append(calls, h(t.tab, t.wrap(s))...)
 	}
-	errs := make([]error, len(calls))
-	var wg sync.WaitGroup
-	for i, c := range calls {
-		wg.Go(func() { errs[i] = s.Call(ctx, c.Method, c.Params, nil) })
-	}
-	wg.Wait()
-	_ = errors.Join(errs...) // a worker that went meanwhile fails them all
+	// In one batch, the resume last (as a page's: frames.go); a worker
+	// that went meanwhile fails them all.
 	if waiting {
-		_ = s.Call(ctx, "Runtime.runIfWaitingForDebugger", nil, nil)
+		calls = append(calls, SetupCall{Method: "Runtime.runIfWaitingForDebugger"})
 	}
+	s.Batch(ctx, calls...)
 }

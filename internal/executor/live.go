@@ -28,9 +28,7 @@ func (x *Executor) running(session string) (*engine.Browser, error) {
 }
 
 // Watch streams a tab's pictures (see package live) until ctx ends or the
-// tab goes. A tab another covers in its window is brought to the front
-// first, as a person looks at a tab by showing it: a covered tab paints
-// nothing to watch.
+// tab goes.
 func (x *Executor) Watch(ctx context.Context, session, surface string, o live.Options) (<-chan live.Frame, error) {
 	b, err := x.running(session)
 	if err != nil {
@@ -40,7 +38,6 @@ func (x *Executor) Watch(ctx context.Context, session, surface string, o live.Op
 	if err != nil {
 		return nil, err
 	}
-	t.ToFront(ctx)
 	return live.Watch(ctx, b, t, o)
 }
 

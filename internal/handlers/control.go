@@ -63,7 +63,6 @@ func humanHandlers() map[string]Handler {
 				return nil, apitype.Errorf(apitype.Denied, "tab %s is the agents' now; a person's input goes to a tab they have taken over: nothing was sent", page.ID).
 					Fix("take it over first ({1})", apitype.Step{Op: "takeover", Args: map[string]string{"surface_id": page.ID}})
 			}
-			page.ToFront(ctx) // a covered tab takes input slowly (see engine.Surface.ToFront)
 			s := page.Session()
 			button, chord := in.Parsed()
 			switch in.Kind {

@@ -176,7 +176,6 @@ type ClickOptions struct {
 // checking it is attached, visible, enabled, stable and on top.
 func Click(ctx context.Context, t *engine.Surface, ref string, o ClickOptions) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
-		t.ToFront(ctx) // a covered tab takes input slowly
 		tg, err := resolve(ctx, t, ref)
 		if err != nil {
 			return nil, err
@@ -228,7 +227,6 @@ func Click(ctx context.Context, t *engine.Surface, ref string, o ClickOptions) (
 // Hover moves the mouse over the element's centre.
 func Hover(ctx context.Context, t *engine.Surface, ref string) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
-		t.ToFront(ctx) // a covered tab takes input slowly
 		tg, err := resolve(ctx, t, ref)
 		if err != nil {
 			return nil, err
@@ -276,7 +274,6 @@ func Focus(ctx context.Context, t *engine.Surface, ref string) (*Result, error) 
 // input events, as for a person's typing; the value is never assigned.
 func Fill(ctx context.Context, t *engine.Surface, ref, text string) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
-		t.ToFront(ctx) // a covered tab takes input slowly
 		tg, err := resolve(ctx, t, ref)
 		if err != nil {
 			return nil, err
@@ -321,7 +318,6 @@ func Fill(ctx context.Context, t *engine.Surface, ref, text string) (*Result, er
 // the end) or, without a ref, into whatever has focus.
 func Type(ctx context.Context, t *engine.Surface, ref, text string) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
-		t.ToFront(ctx) // a covered tab takes input slowly
 		var tg *target
 		if ref != "" {
 			var err error
@@ -397,7 +393,6 @@ func withValue(ctx context.Context, t *engine.Surface, tg *target) *Result {
 // Press presses key chords in order on the focused element.
 func Press(ctx context.Context, t *engine.Surface, chords []keys.Chord) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
-		t.ToFront(ctx) // a covered tab takes input slowly
 		for i, c := range chords {
 			if err := input.Press(ctx, t.Session(), c); err != nil {
 				if i == 0 {
@@ -445,7 +440,6 @@ func Select(ctx context.Context, t *engine.Surface, ref string, values []string)
 // wanted state is success without input.
 func SetChecked(ctx context.Context, t *engine.Surface, ref string, want bool) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
-		t.ToFront(ctx) // a covered tab takes input slowly
 		tg, err := resolve(ctx, t, ref)
 		if err != nil {
 			return nil, err
@@ -550,7 +544,6 @@ const (
 // and returns once the scrolling it set off has come to rest.
 func Scroll(ctx context.Context, t *engine.Surface, ref string, o ScrollOptions) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
-		t.ToFront(ctx) // a covered tab takes input slowly
 		var (
 			tg   *target
 			x, y float64

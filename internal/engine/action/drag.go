@@ -33,7 +33,6 @@ const dragDwell = 4
 // press, and its point is found again after it (the press may have moved it).
 func Drag(ctx context.Context, t *engine.Surface, from, to string) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
-		t.ToFront(ctx) // a covered tab takes input slowly
 		src, err := resolve(ctx, t, from)
 		if err != nil {
 			return nil, err

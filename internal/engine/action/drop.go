@@ -20,7 +20,6 @@ type DropItem struct {
 // centre, carrying the files and data in their dataTransfer.
 func Drop(ctx context.Context, t *engine.Surface, ref string, files []string, items []DropItem) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
-		t.ToFront(ctx) // a covered tab takes input slowly
 		tg, err := resolve(ctx, t, ref)
 		if err != nil {
 			return nil, err

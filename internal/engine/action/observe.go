@@ -112,7 +112,6 @@ var PointerActions = []string{"click", "dblclick", "move", "down", "up", "wheel"
 // observation stale. Both refusals come before any input is sent.
 func Pointer(ctx context.Context, t *engine.Surface, o Observation, p PointerOptions) (*Result, error) {
 	return engine.Exclusively(ctx, t, func() (*Result, error) {
-		t.ToFront(ctx) // a covered tab takes input slowly
 		if doc := capture.DocumentToken(t); doc != o.Document {
 			return nil, stale("the tab shows another document since the screenshot")
 		}

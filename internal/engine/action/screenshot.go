@@ -29,13 +29,11 @@ type Shot struct {
 // Screenshot captures a PNG, checked whole (checkPNG) before it is
 // returned, with the observation that ties its pixels to the page: where
 // the image sits on the page, its scale, and the viewport, scroll and
-// zoom it was taken at. An element is scrolled into view first, and a
-// page another covers in its window is brought to the front (a covered
-// page's capture waited 15 s for a frame, as a person must look at a tab
-// to see it); the page is otherwise left as it is.
+// zoom it was taken at. An element is scrolled into view first (and a
+// covered page brought to the front, as every capture is: engine's
+// front.go); the page is otherwise left as it is.
 func Screenshot(ctx context.Context, t *engine.Surface, o ScreenshotOptions) (*Shot, error) {
 	return engine.Exclusively(ctx, t, func() (*Shot, error) {
-		t.ToFront(ctx)
 		p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
 		var cssWidth float64 // of the region the image shows
 		obs := Observation{Surface: t.ID}
