@@ -82,8 +82,14 @@ func (l *sqlStore) recoverStopped(ctx context.Context, tx *sql.Tx, now int64) (i
 
 // settleGeneration makes a generation's reserved entries unknown.
 func (l *sqlStore) settleGeneration(ctx context.Context, tx *sql.Tx, gen int64, reason string, now int64) (int, error) {
+	return l.settleUnknown(ctx, tx, `generation = ?`, reason, now, gen)
+}
+
+// settleUnknown makes the reserved entries where (with args) selects
+// unknown, for reason.
+func (l *sqlStore) settleUnknown(ctx context.Context, tx *sql.Tx, where, reason string, now int64, args ...any) (int, error) {
 	res, err := tx.ExecContext(ctx, l.q(`UPDATE operations SET state = 'unknown', code = ?, reason = ?, settled = ?
-		WHERE generation = ? AND state = 'reserved'`), string(apitype.OutcomeUnknown), reason, now, gen)
+		WHERE state = 'reserved' AND `+where), append([]any{string(apitype.OutcomeUnknown), reason, now}, args...)...)
 	if err != nil {
 		return 0, err
 	}
@@ -118,47 +124,35 @@ func (l *sqlStore) ForgetHost(ctx context.Context, host string) ([]Entry, error)
 	if l.closed {
 		return nil, ErrClosed
 	}
-	tx, err := l.db.BeginTx(ctx, nil)
+	out, err := l.forgetHost(ctx, host)
 	if err != nil {
-		return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
-	}
-	defer tx.Rollback()
-	if l.d.lockHost != "" {
-		if _, err := tx.ExecContext(ctx, l.q(l.d.lockHost), host); err != nil {
-			return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
-		}
-	}
-	now := time.Now().UnixNano()
-	reason := fmt.Sprintf("host %s was declared gone (loupe ops forget-host) before this write was settled", host)
-	if _, err := tx.ExecContext(ctx, l.q(`UPDATE operations SET state = 'unknown', code = ?, reason = ?, settled = ?
-		WHERE state = 'reserved' AND generation IN (SELECT id FROM generations WHERE host = ?)`),
-		string(apitype.OutcomeUnknown), reason, now, host); err != nil {
-		return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
-	}
-	if _, err := tx.ExecContext(ctx, l.q(`UPDATE generations SET closed = ? WHERE host = ? AND closed IS NULL`), now, host); err != nil {
-		return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
-	}
-	// What this call settled: its time and reason are its own.
-	rows, err := tx.QueryContext(ctx, l.q(`SELECT `+readColumns+fromOperations+`
-		WHERE g.host = ? AND o.state = 'unknown' AND o.settled = ? AND o.reason = ? ORDER BY o.seq DESC`), host, now, reason)
-	if err != nil {
-		return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
-	}
-	var out []Entry
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
-		}
-		out = append(out, e)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
-	}
-	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("ledger: forgetting host %s: %w", host, err)
 	}
 	return out, nil
+}
+
+func (l *sqlStore) forgetHost(ctx context.Context, host string) ([]Entry, error) {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	if err := l.lockHost(ctx, tx, host); err != nil {
+		return nil, err
+	}
+	now := time.Now().UnixNano()
+	reason := fmt.Sprintf("host %s was declared gone (loupe ops forget-host) before this write was settled", host)
+	if _, err := l.settleUnknown(ctx, tx, `generation IN (SELECT id FROM generations WHERE host = ?)`, reason, now, host); err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, l.q(`UPDATE generations SET closed = ? WHERE host = ? AND closed IS NULL`), now, host); err != nil {
+		return nil, err
+	}
+	// What this call settled: its time and reason are its own.
+	out, err := scanEntries(tx.QueryContext(ctx, l.q(`SELECT `+readColumns+fromOperations+`
+		WHERE g.host = ? AND o.state = 'unknown' AND o.settled = ? AND o.reason = ? ORDER BY o.seq DESC`), host, now, reason))
+	if err != nil {
+		return nil, err
+	}
+	return out, tx.Commit()
 }

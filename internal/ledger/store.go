@@ -72,7 +72,7 @@ func (l *sqlStore) begin(ctx context.Context) error {
 		return err
 	}
 	defer tx.Rollback()
-	if err := l.lockHost(ctx, tx); err != nil {
+	if err := l.lockHost(ctx, tx, l.host); err != nil {
 		return err
 	}
 	now := time.Now().UnixNano()
@@ -87,11 +87,13 @@ func (l *sqlStore) begin(ctx context.Context) error {
 	return tx.Commit()
 }
 
-func (l *sqlStore) lockHost(ctx context.Context, tx *sql.Tx) error {
+// lockHost waits in tx for any other recovery of host's rows (see
+// dialect.lockHost).
+func (l *sqlStore) lockHost(ctx context.Context, tx *sql.Tx, host string) error {
 	if l.d.lockHost == "" {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, l.q(l.d.lockHost), l.host)
+	_, err := tx.ExecContext(ctx, l.q(l.d.lockHost), host)
 	return err
 }
 
@@ -213,7 +215,7 @@ func (l *sqlStore) Recover(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("ledger: recovering: %w", err)
 	}
 	defer tx.Rollback()
-	err = l.lockHost(ctx, tx)
+	err = l.lockHost(ctx, tx, l.host)
 	var n int
 	if err == nil {
 		n, err = l.recoverStopped(ctx, tx, time.Now().UnixNano())
@@ -304,23 +306,29 @@ func (l *sqlStore) List(ctx context.Context, f Filter) ([]Entry, error) {
 	if l.closed {
 		return nil, ErrClosed
 	}
-	rows, err := l.db.QueryContext(ctx, l.q(q), args...)
+	out, err := scanEntries(l.db.QueryContext(ctx, l.q(q), args...))
 	if err != nil {
 		return nil, fmt.Errorf("ledger: listing: %w", err)
+	}
+	return out, nil
+}
+
+// scanEntries reads the entries a query of readColumns returned (none:
+// an empty list), and closes its rows.
+func scanEntries(rows *sql.Rows, err error) ([]Entry, error) {
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	out := []Entry{}
 	for rows.Next() {
 		e, err := scanEntry(rows)
 		if err != nil {
-			return nil, fmt.Errorf("ledger: listing: %w", err)
+			return nil, err
 		}
 		out = append(out, e)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("ledger: listing: %w", err)
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 func scanEntry(r interface{ Scan(...any) error }) (Entry, error) {
