@@ -19,7 +19,7 @@ import (
 // personsChrome starts a Chromium of a person's own, with its own profile
 // and remote debugging on, at page; it is stopped after the test.
 func personsChrome(t *testing.T, page string) (profile string, endpoint string) {
-	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"), false)
 	if err != nil {
 		t.Fatal(err)
 	}

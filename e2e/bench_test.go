@@ -61,7 +61,7 @@ func BenchmarkColdStart(b *testing.B) {
 func BenchmarkColdStartBare(b *testing.B) {
 	srv := testpages.Start(b, "127.0.0.1")
 	url := srv.Page("basic.html")
-	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"), true)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -153,44 +154,52 @@ func (e *env) okJSON(v any, args ...string) {
 
 // processes lists the pids of this environment's processes: the loupe
 // processes run with its LOUPE_HOME (the daemon's command line, `loupe
-// daemon run`, does not name it) and the browser processes they started
-// (their profile, crash and cache directories are under the home).
-// Matching this home exactly keeps out the processes of the tests that
-// run beside this one.
+// daemon run`, does not name it), the browser processes they started
+// (the browser's profile, crash and cache directories are under the
+// home), and every process below one of those (the headless shell's
+// helpers name neither the profile nor the home). Matching this home
+// exactly keeps out the processes of the tests that run beside this one.
 func (e *env) processes() []int {
 	under := []byte(e.home + "/")
 	entry := []byte("\x00LOUPE_HOME=" + e.home + "\x00")
 	entries, _ := os.ReadDir("/proc")
-	var pids []int
+	parent := map[int]int{}
+	ours := map[int]bool{}
 	for _, d := range entries {
-		pid := 0
-		for _, c := range d.Name() {
-			if c < '0' || c > '9' {
-				pid = -1
-				break
-			}
-			pid = pid*10 + int(c-'0')
-		}
-		if pid <= 0 {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid <= 0 {
 			continue
 		}
+		st, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		i := bytes.LastIndexByte(st, ')')
+		if err != nil || i < 0 || len(st) < i+2 {
+			continue
+		}
+		f := strings.Fields(string(st[i+2:]))
+		if len(f) < 2 || f[0] == "Z" {
+			continue // a zombie has exited; only its parent's wait is due
+		}
+		parent[pid], _ = strconv.Atoi(f[1])
 		b, err := os.ReadFile("/proc/" + d.Name() + "/cmdline")
 		if err != nil {
 			continue
 		}
-		if !bytes.Contains(b, under) {
-			env, err := os.ReadFile("/proc/" + d.Name() + "/environ")
-			if err != nil || !bytes.Contains(append([]byte{0}, env...), entry) {
-				continue
-			}
+		if bytes.Contains(b, under) {
+			ours[pid] = true
+		} else if env, err := os.ReadFile("/proc/" + d.Name() + "/environ"); err == nil && bytes.Contains(append([]byte{0}, env...), entry) {
+			ours[pid] = true
 		}
-		if st, err := os.ReadFile("/proc/" + d.Name() + "/stat"); err == nil {
-			if i := bytes.LastIndexByte(st, ')'); i > 0 && len(st) > i+2 && st[i+2] == 'Z' {
-				continue // a zombie has exited; only its parent's wait is due
-			}
-		}
-		pids = append(pids, pid)
 	}
+	var pids []int
+	for pid := range parent {
+		for p, n := pid, 0; p > 1 && n < 64; p, n = parent[p], n+1 {
+			if ours[p] {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	slices.Sort(pids)
 	return pids
 }
 

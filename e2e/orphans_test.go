@@ -174,7 +174,7 @@ func TestDaemonKeepsMCPBrowser(t *testing.T) {
 // (Pdeathsig), not the helper.
 func TestReapsLeftoverOfKilledOwner(t *testing.T) {
 	t.Parallel()
-	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"), true)
 	if err != nil {
 		t.Fatal(err)
 	}

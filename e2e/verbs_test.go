@@ -156,7 +156,7 @@ func TestAttach(t *testing.T) {
 // cleanup kills its whole process tree.
 func externalChromium(t *testing.T) (*exec.Cmd, string) {
 	t.Helper()
-	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 
 func findOrSkip(t *testing.T) string {
 	t.Helper()
-	bin, err := Find(os.Getenv("LOUPE_CHROMIUM"))
+	bin, err := Find(os.Getenv("LOUPE_CHROMIUM"), true)
 	if err != nil {
 		t.Fatalf("chromium is required for this test: %v", err)
 	}

@@ -34,6 +34,8 @@ import (
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/chromium"
 	"github.com/loupe-dev/loupe/internal/engine/eventlog"
+	"github.com/loupe-dev/loupe/internal/engine/idspace"
+	"github.com/loupe-dev/loupe/internal/engine/popups"
 )
 
 // LaunchOptions configures a browser loupe starts itself.
@@ -46,12 +48,11 @@ type Browser struct {
 	proc     *chromium.Browser // nil when attached
 	endpoint string            // websocket URL when attached
 	product  string
-	ids      *IDs // surface ids and ref numbers, the session's
-	// firstSurface and firstRef are the first numbers this browser drew:
-	// lower ones were an earlier browser's of the same session.
-	firstSurface, firstRef int64
-	events                 *eventlog.Log
-	gone                   chan struct{} // closed when a launched browser has gone (nil when attached)
+	ids      *IDs          // surface ids and ref numbers, the session's
+	first    idspace.Start // where this browser's numbering began
+	events   *eventlog.Log
+	popups   popups.Guard  // pages a page may open (package popups)
+	gone     chan struct{} // closed when a launched browser has gone (nil when attached)
 
 	bg    context.Context    // the browser's background goroutines run in it
 	stop  context.CancelFunc // ends the browser's background goroutines
@@ -131,8 +132,7 @@ func start(ctx context.Context, conn *cdp.Conn, version *chromium.Version, opts 
 	for _, o := range opts {
 		o(b)
 	}
-	surfaces, refs := b.ids.Last()
-	b.firstSurface, b.firstRef = surfaces+1, refs+1
+	b.first = b.ids.Start()
 	bs := conn.Browser()
 	// Targets are tracked by a tap: a page is in the table before any
 	// reply that follows its attach, so the auto-attach reply below finds
@@ -276,6 +276,10 @@ func (b *Browser) onTargetEvent(ctx context.Context, ev cdp.Event) {
 		if sess == nil {
 			return
 		}
+		if o := e.TargetInfo.OpenerID; o != "" && !b.popups.Allow(o) {
+			b.closeBlocked(sess, e.TargetInfo.TargetID)
+			return
+		}
 		t, isNew := b.addTab(sess, e.TargetInfo)
 		if !isNew {
 			return
@@ -358,6 +362,7 @@ func (b *Browser) removeTab(targetID string) {
 		t.mu.Unlock()
 	}
 	b.mu.Unlock()
+	b.popups.Forget(targetID)
 	if t != nil {
 		t.markClosed()
 		title, url := t.info()
@@ -415,7 +420,7 @@ func (b *Browser) Surface(ctx context.Context, id string) (*Surface, error) {
 				apitype.Step{Op: "open", Args: map[string]string{"new_tab": "true"}})
 		}
 		return nil, e
-	case b.beforeThisBrowser(id):
+	case b.first.SurfaceBefore(id):
 		e := apitype.Errorf(apitype.SurfaceClosed, "surface %s was in a browser of this session that has since gone", id)
 		if len(live) > 0 {
 			e.Fix("live surfaces: "+strings.Join(live, ", ")+"; switch to one ({1})", apitype.Step{Op: "switch"})

@@ -49,7 +49,7 @@ func (r *crashRecorder) calls() []string {
 // opens the surfaces fixture (an OOPIF included) in its tab.
 func crashBrowser(t *testing.T) (*engine.Browser, *engine.Surface, *crashRecorder) {
 	t.Helper()
-	bin, err := chromium.Find("")
+	bin, err := chromium.Find("", true)
 	if err != nil {
 		t.Fatal(err)
 	}

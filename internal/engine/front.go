@@ -6,6 +6,8 @@ import (
 
 	cdpproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
+
+	"github.com/loupe-dev/loupe/internal/cdp"
 )
 
 // Which page of a window is shown. A page another covers in its window
@@ -59,4 +61,18 @@ func (b *Browser) Activate(ctx context.Context, t *Surface) error {
 	b.front[b.groupOf(t.TargetID)] = t.TargetID
 	b.mu.Unlock()
 	return nil
+}
+
+// closeBlocked closes a page opened without a gesture (package popups)
+// before it shows anything. Paused at attach, it holds its opener's
+// renderer when they share one, so it is resumed and closed at once.
+func (b *Browser) closeBlocked(sess *cdp.Session, targetID string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.closing {
+		b.wg.Go(func() {
+			_ = sess.Call(b.bg, "Runtime.runIfWaitingForDebugger", nil, nil)
+			_ = b.conn.Browser().Call(b.bg, "Target.closeTarget", map[string]string{"targetId": targetID}, nil)
+		})
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine"
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
+	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
 )
 
@@ -161,4 +162,39 @@ func TestScreenshotOfACoveredOpener(t *testing.T) {
 			t.Fatalf("screenshot %d is empty", i+1)
 		}
 	}
+}
+
+// A page may open a page only on a gesture, one per gesture, as Chrome's
+// popup blocker allows (the headless shell has none; loupe blocks them,
+// package popups): a page that opens windows in a loop and twenty on a
+// click is left with the click's one popup, and the click returns. (The
+// navigation that loaded the page gave it an activation, as a person's
+// would: one of the timer's windows may use it, in both builds.)
+func TestPopupsNeedAGesture(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "surfaces/popups.html")
+	b := tab.Browser()
+	if _, err := action.Click(ctxT(t), tab, ref(t, snap(t, tab), "button", "Open many"), action.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the click's popup", func() bool { return len(opened(b, "via=flood0")) == 1 })
+	// Five more of the timer's tries, and the click's nineteen, are refused.
+	enginetest.EvalString(t, tab, `new Promise(r => setTimeout(() => r(''), 500))`)
+	if got := opened(b, "via=flood"); len(got) != 1 {
+		t.Errorf("the click opened %v, want its first window only", got)
+	}
+	if got := opened(b, "via=timer"); len(got) > 1 {
+		t.Errorf("the timer opened %v with no gesture", got)
+	}
+}
+
+// opened lists the URLs of the browser's pages that contain s.
+func opened(b *engine.Browser, s string) []string {
+	var out []string
+	for _, p := range b.Pages() {
+		if strings.Contains(p.URL(), s) {
+			out = append(out, p.URL())
+		}
+	}
+	return out
 }

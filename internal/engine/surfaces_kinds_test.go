@@ -71,7 +71,7 @@ func TestSurfaceOriginInherited(t *testing.T) {
 func TestSurfaceWebviewAfterItsHost(t *testing.T) {
 	t.Parallel()
 	a := testpages.Start(t, "127.0.0.1")
-	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestSurfaceWebviewAfterItsHost(t *testing.T) {
 func TestSurfaceKindsElectron(t *testing.T) {
 	t.Parallel()
 	a := testpages.Start(t, "127.0.0.1")
-	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"), true)
 	if err != nil {
 		t.Fatal(err)
 	}

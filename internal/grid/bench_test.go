@@ -107,7 +107,7 @@ func BenchmarkGridRoundTrip(b *testing.B) {
 	g := gridtest.Start(b, gridtest.Options{QueueTimeout: time.Minute})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"), false)
 	if err != nil {
 		b.Fatal(err)
 	}

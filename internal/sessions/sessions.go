@@ -382,7 +382,7 @@ func (s *Session) Browser(ctx context.Context) (*engine.Browser, error) {
 
 // launch starts a browser here. Caller holds s.mu.
 func (s *Session) launch(ctx context.Context) (*engine.Browser, error) {
-	bin, err := chromium.Find(s.cfg.Chromium)
+	bin, err := chromium.Find(s.cfg.Chromium, !s.cfg.Headed)
 	if err != nil {
 		return nil, apitype.Wrap(apitype.BrowserStart, err, "%v", err)
 	}

@@ -70,7 +70,7 @@ func Main(m *testing.M) int {
 }
 
 func run(m *testing.M) int {
-	if _, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM")); err != nil {
+	if _, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"), true); err != nil {
 		println("engine tests need Chromium (make chromium installs it):", err.Error())
 		return 1
 	}
@@ -104,7 +104,7 @@ func Browser() *engine.Browser {
 		if profile == "" {
 			return
 		}
-		bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+		bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"), true)
 		if err == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), StepTimeout)
 			defer cancel()
@@ -191,7 +191,7 @@ func Goto(t testing.TB, tab *engine.Surface, page string) {
 // only what the test made; opts are the engine's options for it.
 func OwnBrowser(t testing.TB, opts ...engine.Option) *engine.Browser {
 	t.Helper()
-	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"))
+	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"), true)
 	if err != nil {
 		t.Fatal(err)
 	}

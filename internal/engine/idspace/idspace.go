@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/loupe-dev/loupe/internal/locator"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
 
@@ -41,4 +42,30 @@ func (s *Spaces) Skip(surfaces, refs int64) {
 		}
 	}
 	s.refs.Skip(refs)
+}
+
+// Start is where one browser's numbering began in a session's spaces: the
+// ids and refs below it were an earlier browser's, whose elements are
+// gone with it.
+type Start struct{ surface, ref int64 }
+
+// Start returns where the next browser's numbering begins.
+func (s *Spaces) Start() Start {
+	surfaces, refs := s.Last()
+	return Start{surfaces + 1, refs + 1}
+}
+
+// SurfaceBefore reports whether a surface id ("s3") was drawn before st.
+func (st Start) SurfaceBefore(id string) bool {
+	if len(id) < 2 || id[0] != 's' {
+		return false
+	}
+	n, err := strconv.ParseInt(id[1:], 10, 64)
+	return err == nil && n >= 1 && n < st.surface
+}
+
+// RefBefore reports whether a ref ("e12") was issued before st.
+func (st Start) RefBefore(ref string) bool {
+	n, err := locator.ParseRef(ref)
+	return err == nil && n >= 1 && n < st.ref
 }

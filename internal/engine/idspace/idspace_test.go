@@ -21,3 +21,23 @@ func TestNumberingGoesOn(t *testing.T) {
 		t.Fatal("no ref numbering")
 	}
 }
+
+// TestStart: the ids and refs drawn before a browser's start are told
+// apart from its own; what is no id is no earlier one.
+func TestStart(t *testing.T) {
+	var s Spaces
+	s.NextSurface()
+	s.NextSurface()
+	s.Refs().Next()
+	st := s.Start()
+	for id, want := range map[string]bool{"s1": true, "s2": true, "s3": false, "s0": false, "x1": false, "s": false, "sx": false} {
+		if got := st.SurfaceBefore(id); got != want {
+			t.Errorf("SurfaceBefore(%q) = %v, want %v", id, got, want)
+		}
+	}
+	for ref, want := range map[string]bool{"e1": true, "e2": false, "e0": false, "1": false, "": false} {
+		if got := st.RefBefore(ref); got != want {
+			t.Errorf("RefBefore(%q) = %v, want %v", ref, got, want)
+		}
+	}
+}

@@ -35,7 +35,7 @@ func barrier(t *testing.T, tab *engine.Surface) {
 // from the window — is reported to the handler; loupe's own click is its
 // echo and is not.
 func TestPersonInput(t *testing.T) {
-	bin, err := chromium.Find("")
+	bin, err := chromium.Find("", true)
 	if err != nil {
 		t.Fatal(err)
 	}
