@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // ErrNotFound means no Chromium-based browser was found on this machine.
@@ -39,6 +40,13 @@ var (
 	shellPaths = []string{"/usr/lib/chromium/chromium-headless-shell"}
 	shellNames = []string{"chrome-headless-shell", "headless_shell", "chromium-headless-shell"}
 )
+
+// IsHeadlessShell reports whether a browser binary is a headless shell
+// (by its name, as the shells are named): it has no popup blocker.
+func IsHeadlessShell(binary string) bool {
+	n := filepath.Base(binary)
+	return strings.Contains(n, "headless-shell") || strings.Contains(n, "headless_shell")
+}
 
 // candidates are tried in order after LOUPE_CHROMIUM (and, headless, the
 // headless shell): names on PATH, then the usual install locations.

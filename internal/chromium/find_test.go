@@ -47,3 +47,14 @@ func TestFindPrefersTheShellHeadless(t *testing.T) {
 		t.Errorf("with no browser: %v, want ErrNotFound", err)
 	}
 }
+
+func TestIsHeadlessShell(t *testing.T) {
+	for bin, want := range map[string]bool{
+		"/usr/lib/chromium/chromium-headless-shell": true, "/opt/chrome/chrome-headless-shell": true,
+		"/x/headless_shell": true, "/usr/bin/chromium": false, "/usr/bin/google-chrome": false,
+	} {
+		if got := IsHeadlessShell(bin); got != want {
+			t.Errorf("IsHeadlessShell(%q) = %v", bin, got)
+		}
+	}
+}

@@ -51,7 +51,7 @@ type Browser struct {
 	ids      *IDs          // surface ids and ref numbers, the session's
 	first    idspace.Start // where this browser's numbering began
 	events   *eventlog.Log
-	popups   popups.Guard  // pages a page may open (package popups)
+	popups   *popups.Guard // nil when the browser blocks popups itself
 	gone     chan struct{} // closed when a launched browser has gone (nil when attached)
 
 	bg    context.Context    // the browser's background goroutines run in it
@@ -84,6 +84,9 @@ func Launch(ctx context.Context, o LaunchOptions, opts ...Option) (*Browser, err
 	proc, err := chromium.Launch(ctx, o)
 	if err != nil {
 		return nil, apitype.Wrap(apitype.BrowserStart, err, "starting Chromium: %v", err)
+	}
+	if chromium.IsHeadlessShell(o.Binary) { // no popup blocker of its own
+		opts = append(opts[:len(opts):len(opts)], func(b *Browser) { b.popups = &popups.Guard{} })
 	}
 	b, err := start(ctx, proc.Conn, &proc.Version, opts)
 	if err != nil {
@@ -276,19 +279,11 @@ func (b *Browser) onTargetEvent(ctx context.Context, ev cdp.Event) {
 		if sess == nil {
 			return
 		}
-		if o := e.TargetInfo.OpenerID; o != "" && !b.popups.Allow(o) {
-			b.closeBlocked(sess, e.TargetInfo.TargetID)
+		if o := e.TargetInfo.OpenerID; o != "" && b.popups != nil {
+			b.popups.Attached(o, func(allow bool) { b.decidePopup(ctx, sess, e, allow) })
 			return
 		}
-		t, isNew := b.addTab(sess, e.TargetInfo)
-		if !isNew {
-			return
-		}
-		b.tellTab(TabOpened, t, e.TargetInfo.URL, e.TargetInfo.Title)
-		go func() {
-			defer b.wg.Done()
-			t.setup(ctx, e.Waiting)
-		}()
+		b.adopt(ctx, sess, e)
 	case "Target.detachedFromTarget", "Target.targetDestroyed":
 		b.removeTab(e.TargetID)
 	case "Target.targetCrashed":
@@ -307,6 +302,17 @@ func (b *Browser) onTargetEvent(ctx context.Context, ev cdp.Event) {
 		if t != nil && t.setInfo(e.TargetInfo.Title, e.TargetInfo.URL) {
 			b.tellTab(TabChanged, t, e.TargetInfo.URL, e.TargetInfo.Title)
 		}
+	}
+}
+
+// adopt makes a page that attached a tab, and sets it up.
+func (b *Browser) adopt(ctx context.Context, sess *cdp.Session, e targetEvent) {
+	if t, isNew := b.addTab(sess, e.TargetInfo); isNew {
+		b.tellTab(TabOpened, t, e.TargetInfo.URL, e.TargetInfo.Title)
+		go func() {
+			defer b.wg.Done()
+			t.setup(ctx, e.Waiting)
+		}()
 	}
 }
 

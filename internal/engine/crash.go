@@ -15,37 +15,8 @@ import (
 
 // Renderer crashes. A page's renderer process can die (a bug, memory, a
 // navigation to chrome://crash) while its target lives on, showing the sad
-// page until something loads a new document in it. Measured on Chromium
-// 156 (headless, --site-per-process, 2 cores, times from the crash
-// command):
-//   - Page.crash on the page session never replies. Within ~20 ms every
-//     OOPIF session of the page gets Target.detachedFromTarget (after a
-//     Page.frameDetached{remove} for its frame), then the page session
-//     gets Inspector.targetCrashed{} (~30 ms). Inspector.targetCrashed came
-//     with and without Inspector.enable; setup enables it all the same
-//     (one more call in the batch, no round trip of its own).
-//   - The browser session gets Target.targetCrashed{targetId, status:
-//     "crashed", errorCode} in the same millisecond, but only with
-//     setDiscoverTargets on (loupe's is, for pages); without it nothing
-//     came there. For an OOPIF target it came only with a discover filter
-//     that lets iframes through, which loupe's does not.
-//   - Navigating to chrome://crash: Page.navigate replies at once with
-//     errorText net::ERR_ABORTED (nothing commits), and the same two
-//     reports follow ~25 ms later (errorCode 11).
-//   - After the crash, calls that need the renderer (Runtime.evaluate,
-//     DOM.getDocument, Page.getFrameTree) never reply, nor does one that
-//     was pending; Page.captureScreenshot fails at once (-32603), and
-//     Target calls on the browser session work. No execution context is
-//     reported destroyed, and no in-process frame detached.
-//   - Page.navigate on the crashed page's session is accepted: it replied
-//     in 12–17 ms with a new loaderId, after Inspector.targetReloadedAfterCrash;
-//     the new document's frameNavigated followed ~20 ms later, and its
-//     execution contexts were numbered from 1 again (the new renderer
-//     reuses the old one's context ids).
-//   - An OOPIF's crash (Page.crash on its session): its session, and the
-//     session of every other OOPIF in the same process, got
-//     Inspector.targetCrashed; the sessions stayed attached, their calls
-//     hung, the page session heard nothing and kept working.
+// page until something loads a new document in it. What Chromium 156
+// reports then, and when, is measured in docs/crashes.md.
 //
 // So each session's renderer has incarnations: one lives until its
 // session reports the crash (Inspector.targetCrashed, or for a page

@@ -61,7 +61,7 @@ func (t *Surface) attachSession(ctx context.Context, s *cdp.Session, waiting boo
 		"Target.attachedToTarget", "Target.detachedFromTarget")
 	s.Tap(func(ev cdp.Event) { t.onContextEvent(s, ev) }, contextMethods...)
 	s.Tap(func(ev cdp.Event) { t.recordEvents(s, ev) }, eventlog.Methods...)
-	s.Tap(func(ev cdp.Event) { t.b.popups.Opening(t.TargetID, ev.Params) }, "Page.windowOpen")
+	s.Tap(func(ev cdp.Event) { t.b.popups.Told(t.TargetID, ev.Params) }, "Page.windowOpen")
 	events, cancel := s.Listen("Page.javascriptDialogOpening", "Page.javascriptDialogClosed", "Target.attachedToTarget")
 	t.b.wg.Add(1)
 	go func() {

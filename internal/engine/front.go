@@ -63,16 +63,25 @@ func (b *Browser) Activate(ctx context.Context, t *Surface) error {
 	return nil
 }
 
-// closeBlocked closes a page opened without a gesture (package popups)
-// before it shows anything. Paused at attach, it holds its opener's
-// renderer when they share one, so it is resumed and closed at once.
-func (b *Browser) closeBlocked(sess *cdp.Session, targetID string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.closing {
-		b.wg.Go(func() {
-			_ = sess.Call(b.bg, "Runtime.runIfWaitingForDebugger", nil, nil)
-			_ = b.conn.Browser().Call(b.bg, "Target.closeTarget", map[string]string{"targetId": targetID}, nil)
-		})
+// decidePopup adopts a page another opened, or closes it before it shows
+// anything when it was opened without a gesture (package popups). Paused
+// at attach, it holds its opener's renderer when they share one, so it is
+// resumed and closed at once.
+func (b *Browser) decidePopup(ctx context.Context, sess *cdp.Session, e targetEvent, allow bool) {
+	select {
+	case <-sess.Done(): // closed while its word was awaited
+	default:
+		if allow {
+			b.adopt(ctx, sess, e)
+			return
+		}
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if !b.closing {
+			b.wg.Go(func() {
+				_ = sess.Call(b.bg, "Runtime.runIfWaitingForDebugger", nil, nil)
+				_ = b.conn.Browser().Call(b.bg, "Target.closeTarget", map[string]string{"targetId": e.TargetInfo.TargetID}, nil)
+			})
+		}
 	}
 }

@@ -1,36 +1,54 @@
-// Package popups is loupe's popup blocker: a page may open another page
-// only on a gesture (a person's click or key, or loupe's trusted input),
-// one page per gesture, as Chrome's own blocker allows. The full Chromium
-// blocks the others itself; Chromium's headless shell, which loupe
-// prefers for headless sessions (package chromium), has no blocker, and a
-// page opening windows in a loop would fill the session with tabs.
+// Package popups is loupe's popup blocker, for a browser without one of
+// its own (Chromium's headless shell, which loupe prefers for headless
+// sessions: package chromium): a page may open another page only on a
+// gesture (a person's click or key, or loupe's trusted input), one page
+// per gesture, as the full Chromium's blocker allows. Without it a page
+// opening windows in a loop fills the session with tabs.
 //
-// The browser tells, on the opener's session, that a window is about to
-// open and whether a gesture opened it (Page.windowOpen), just before the
-// new page attaches paused (both builds, measured: the full browser also
-// tells of the windows it then blocks). A Guard keeps the last word per
-// opener; the next page that opener opens is judged by it, and the word is
-// used up. A page opened with no word before it (opened by the browser
-// itself, or by a protocol call) is let be: the guard only refuses what
-// the browser said had no gesture.
+// The page's renderer tells, on its own session, that a window is about
+// to open and whether a gesture opened it (Page.windowOpen); the browser
+// then attaches the new page, paused. The two come from different
+// processes, so either may arrive first (a loaded machine reorders them),
+// but each window has one of each, in the order the page opened them. A
+// Guard pairs them per opener, first with first, and decides each page
+// when both are in. A page whose word has not come within the Guard's
+// Wait is let be: it refuses only what the renderer said had no gesture.
 package popups
 
 import (
 	"sync"
+	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 )
 
-// Guard decides which new pages may open. Its zero value is ready; it is
-// safe for concurrent use (and quick: it is fed on the reader goroutine).
+// DefaultWait bounds how long a page waits, paused, for its opener's
+// word (the two arrive milliseconds apart).
+const DefaultWait = 2 * time.Second
+
+// Guard pairs windows told of with pages attached. Its zero value is
+// ready; it is safe for concurrent use, and quick (it is fed on the
+// connection's reader goroutine). A nil Guard (a browser that blocks
+// popups itself) is told nothing and forgets nothing.
 type Guard struct {
-	mu   sync.Mutex
-	last map[string]bool // opener's target id: did its last window.open have a gesture?
+	Wait time.Duration // DefaultWait when zero; set before first use
+
+	mu    sync.Mutex
+	words map[string][]bool     // opener's target id → gestures told, no page yet
+	pages map[string][]*waiting // opener's target id → pages attached, no word yet
 }
 
-// Opening records a Page.windowOpen event of the page (target id opener)
-// or of a frame in it.
-func (g *Guard) Opening(opener string, params jsonv2.Value) {
+type waiting struct {
+	decide func(allow bool)
+	timer  *time.Timer
+}
+
+// Told records a Page.windowOpen event of the page (target id opener) or
+// of a frame in it.
+func (g *Guard) Told(opener string, params jsonv2.Value) {
+	if g == nil {
+		return
+	}
 	var p struct {
 		UserGesture bool `json:"userGesture"`
 	}
@@ -38,27 +56,85 @@ func (g *Guard) Opening(opener string, params jsonv2.Value) {
 		return
 	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.last == nil {
-		g.last = map[string]bool{}
+	if w := g.pop(opener); w != nil {
+		g.mu.Unlock()
+		w.timer.Stop()
+		w.decide(p.UserGesture)
+		return
 	}
-	g.last[opener] = p.UserGesture
+	if g.words == nil {
+		g.words = map[string][]bool{}
+	}
+	g.words[opener] = append(g.words[opener], p.UserGesture)
+	g.mu.Unlock()
 }
 
-// Allow reports whether a page the opener opened may stay: not when the
-// browser's last word on that opener was a window.open without a gesture.
-// The word is used up either way.
-func (g *Guard) Allow(opener string) bool {
+// Attached decides a page the opener opened: decide(allow) is called once,
+// now if its word is in, else when the word comes or Wait has passed
+// (then allow is true), on the goroutine of that event or timer.
+func (g *Guard) Attached(opener string, decide func(allow bool)) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	gesture, told := g.last[opener]
-	delete(g.last, opener)
-	return !told || gesture
+	if words := g.words[opener]; len(words) > 0 {
+		g.words[opener] = words[1:]
+		g.mu.Unlock()
+		decide(words[0])
+		return
+	}
+	if g.pages == nil {
+		g.pages = map[string][]*waiting{}
+	}
+	w := &waiting{decide: decide}
+	g.pages[opener] = append(g.pages[opener], w)
+	wait := g.Wait
+	if wait == 0 {
+		wait = DefaultWait
+	}
+	w.timer = time.AfterFunc(wait, func() {
+		g.mu.Lock()
+		found := g.remove(opener, w)
+		g.mu.Unlock()
+		if found {
+			w.decide(true)
+		}
+	})
+	g.mu.Unlock()
 }
 
-// Forget drops what is kept of an opener that has closed.
+// Forget drops what is kept of an opener that has closed: its pages still
+// waiting are let be (no word will come).
 func (g *Guard) Forget(opener string) {
+	if g == nil {
+		return
+	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	delete(g.last, opener)
+	ws := g.pages[opener]
+	delete(g.pages, opener)
+	delete(g.words, opener)
+	g.mu.Unlock()
+	for _, w := range ws {
+		w.timer.Stop() // (a timer already run finds w gone, and leaves it)
+		w.decide(true)
+	}
+}
+
+// pop takes the opener's first waiting page. Caller holds g.mu.
+func (g *Guard) pop(opener string) *waiting {
+	ws := g.pages[opener]
+	if len(ws) == 0 {
+		return nil
+	}
+	g.pages[opener] = ws[1:]
+	return ws[0]
+}
+
+// remove takes w from the opener's waiting pages, reporting whether it
+// was there. Caller holds g.mu.
+func (g *Guard) remove(opener string, w *waiting) bool {
+	for i, x := range g.pages[opener] {
+		if x == w {
+			g.pages[opener] = append(g.pages[opener][:i:i], g.pages[opener][i+1:]...)
+			return true
+		}
+	}
+	return false
 }
