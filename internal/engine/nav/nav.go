@@ -184,6 +184,13 @@ func Navigate(ctx context.Context, t *engine.Surface, url string) (*Result, erro
 		if err != nil {
 			return nil, err
 		}
+		if res.IsDownload {
+			// A file the browser saves rather than a page it shows (an
+			// attachment; a PDF in the headless shell, which has no
+			// viewer): the tab stays on its page.
+			return nil, apitype.Errorf(apitype.NavigationFailed, "%s is a download, not a page: the browser saves it to the session's files", url).
+				Fix("list it, or wait for it to finish ({1})", apitype.Step{Op: "downloads"}).Executed()
+		}
 		if res.ErrorText != "" {
 			return nil, apitype.Errorf(apitype.NavigationFailed, "%s: %s", url, res.ErrorText)
 		}

@@ -1,7 +1,12 @@
 package nav_test
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+
+	"github.com/loupe-dev/loupe/internal/apitype"
 
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/testpages"
@@ -44,5 +49,28 @@ func TestNavigateReportsTheStatus(t *testing.T) {
 	}
 	if r, err := nav.Reload(ctxT(t), tab); err != nil || r.Status != 404 {
 		t.Errorf("reload of a missing page: %+v %v", r, err)
+	}
+}
+
+// A navigation to a file the browser saves rather than shows (an
+// attachment; a PDF, in the headless shell) says so and names the
+// downloads as the way on, not the server; the tab keeps its page.
+func TestNavigateToADownload(t *testing.T) {
+	t.Parallel()
+	srv := testpages.Start(t, "127.0.0.1")
+	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", `attachment; filename="report.bin"`)
+		w.Write([]byte("report"))
+	}))
+	t.Cleanup(files.Close)
+	tab := openTab(t, srv.Page("basic.html"))
+	_, err := nav.Navigate(ctxT(t), tab, files.URL+"/report.bin")
+	e := wantCode(t, err, apitype.NavigationFailed)
+	if !strings.Contains(e.Message, "is a download") || len(e.Recovery) != 1 || e.Recovery[0].Op != "downloads" {
+		t.Errorf("the error should say it is a download and how to go on: %+v", e)
+	}
+	if tab.URL() != srv.Page("basic.html") {
+		t.Errorf("the tab is at %s, want its page", tab.URL())
 	}
 }
