@@ -66,7 +66,7 @@ func (b *Browser) Activate(ctx context.Context, t *Surface) error {
 // decidePopup adopts a page another opened, or closes it before it shows
 // anything when it was opened without a gesture (package popups). Paused
 // at attach, it holds its opener's renderer when they share one, so it is
-// resumed and closed at once.
+// resumed and closes itself at once.
 func (b *Browser) decidePopup(ctx context.Context, sess *cdp.Session, e targetEvent, allow bool) {
 	select {
 	case <-sess.Done(): // closed while its word was awaited
@@ -78,9 +78,9 @@ func (b *Browser) decidePopup(ctx context.Context, sess *cdp.Session, e targetEv
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		if !b.closing {
+			// One round trip: the opener's renderer waits on it.
 			b.wg.Go(func() {
-				_ = sess.Call(b.bg, "Runtime.runIfWaitingForDebugger", nil, nil)
-				_ = b.conn.Browser().Call(b.bg, "Target.closeTarget", map[string]string{"targetId": e.TargetInfo.TargetID}, nil)
+				sess.Batch(b.bg, cdp.Command{Method: "Runtime.runIfWaitingForDebugger"}, cdp.Command{Method: "Page.close"})
 			})
 		}
 	}

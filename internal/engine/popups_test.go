@@ -189,6 +189,24 @@ func TestPopupsNeedAGesture(t *testing.T) {
 	if got := opened(b, timer, "via=timer"); len(got) > 1 {
 		t.Errorf("the timer opened %v with no gesture", got)
 	}
+	// The refused pages are closed, not just left out of the tabs.
+	eventually(t, "the refused pages closing", func() bool {
+		var res struct {
+			TargetInfos []struct {
+				Opener string `json:"openerId"`
+			} `json:"targetInfos"`
+		}
+		if err := b.BrowserSession().Call(ctxT(t), "Target.getTargets", nil, &res); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, ti := range res.TargetInfos {
+			if ti.Opener == tab.TargetID {
+				n++
+			}
+		}
+		return n == 1
+	})
 }
 
 // opened lists the URLs, containing s, of the pages the opener opened.
