@@ -337,6 +337,7 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 		return len(after.Tabs) == 2
 	})
 	mineTab := after.Tabs[1].ID
+	personWait("--text", mineTab+" · ") // the dashboard shows the new tab (its status line)
 	personWait("--target", `role=button[name="Close tab"]`)
 	down := httptest.NewServer(http.NotFoundHandler())
 	deadURL := down.URL + "/gone"

@@ -186,7 +186,9 @@ function renderTabs() {
 function select(session, id) {
   if (selected && selected.session === session && selected.id === id) return;
   selected = {session, id};
-  $('address').value = '';
+  // A new tab is selected when its creation answers, which may be after
+  // the person has begun typing its address: what they typed stays.
+  if (document.activeElement !== $('address')) $('address').value = '';
   startLive();
   render();
   loadProblems();
