@@ -27,12 +27,12 @@ export GOFLAGS := $(strip -trimpath $(GOFLAGS))
 # vet go test runs by itself is a subset. -ldflags=-w: no DWARF tables in
 # the test binaries, which only run once (a fifth to a third less linking;
 # stack traces do not need them).
-TESTFLAGS := -race -count=1 -short -vet=off -ldflags=-w -timeout 10m
+TESTFLAGS := -race -count=1 -vet=off -ldflags=-w -timeout 10m
 
 ## test: install Chromium (and gcc, npm, PostgreSQL) if missing, the corpus, then vet,
 ## staticcheck and every test with the race detector; fuzz targets run
-## their committed seeds only (exploring is make fuzz) and -short leaves
-## the exhaustive variants to make test-long. Writes nothing in the tree.
+## their committed seeds only (exploring is make fuzz); the exhaustive
+## variants run only in make test-long (LOUPE_TEST_LONG=1). Writes nothing in the tree.
 ## The Debian packages come first, one apt-get at a time; then the corpus,
 ## vet and staticcheck run side by side (npm waits on disk, the linters on
 ## the CPU); the corpus is installed once per lock, outside the tree.
@@ -67,7 +67,7 @@ test-long: go chromium corpus
 	@scripts/ensure-postgres.sh
 	@scripts/ensure-deb.sh java openjdk-17-jre-headless
 	@scripts/ensure-deb.sh chromedriver chromium-driver
-	$(TESTENV) LOUPE_E2E_RACE=1 $(GO) test -race -count=1 -timeout 30m ./...
+	$(TESTENV) LOUPE_TEST_LONG=1 LOUPE_E2E_RACE=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 ## fuzz: explore each fuzz target for FUZZTIME (4s) apiece; a failing input
 ## is written under its package's testdata/fuzz/ — fix it, then commit it

@@ -184,7 +184,7 @@ func (a *realAgent) task(name string, f func(a *realAgent)) {
 // runTasks runs each task as a subtest with the agent bound to its t. A
 // task that ends well is checked with sameAsFresh (exhaustive: three
 // snapshots, two of them fresh walks of every document): after every
-// task, or with -short after the library's last one only, so that every
+// task under make test-long, or by default after the library's last one only, so that every
 // library is still checked.
 func (a *realAgent) runTasks() {
 	for i, task := range a.tasks {
@@ -199,7 +199,7 @@ func (a *realAgent) runTasks() {
 				ta.offLoopback()
 			})
 			task.f(ta)
-			if !t.Failed() && (!testing.Short() || i == len(a.tasks)-1) {
+			if !t.Failed() && (testenv.Long() || i == len(a.tasks)-1) {
 				ta.sameAsFresh()
 			}
 		})

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"testing"
+
+	"github.com/loupe-dev/loupe/internal/testenv"
 )
 
 // churnPage replaces 450 buttons every 50 ms.
@@ -24,8 +26,8 @@ setInterval(() => {
 // 72 MB; now 17 to 23 MB.)
 func TestSoakChurningPage(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("a soak test")
+	if !testenv.Long() {
+		t.Skip("a soak test: make test-long")
 	}
 	e := newEnv(t)
 	srv, _ := countingPage(t, churnPage)

@@ -81,3 +81,12 @@ func installed(modules string) bool {
 	_, err := os.Stat(filepath.Join(modules, ".package-lock.json"))
 	return err == nil
 }
+
+// LongEnv is the variable that runs the exhaustive variants of the tests
+// (the 60-step cache runs, the huge page, the soak): make test-long sets
+// it. Without it `go test` runs the short ones, -short or not, so that
+// `go test ./...` is as quick as the gate.
+const LongEnv = "LOUPE_TEST_LONG"
+
+// Long reports whether the exhaustive variants run (LongEnv=1).
+func Long() bool { return os.Getenv(LongEnv) == "1" }

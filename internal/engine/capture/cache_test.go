@@ -13,6 +13,8 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/snapshot"
+
+	"github.com/loupe-dev/loupe/internal/testenv"
 )
 
 // mutations are what a page does between two snapshots; each is a script
@@ -84,7 +86,7 @@ func TestCachedSnapshotEqualsFresh(t *testing.T) {
 	}
 	// Two runs cut their snapshots at 50 chars: the walks stop at a
 	// budget, kept and fresh alike. The sequences are seeded, so every
-	// run of the test replays the same ones; -short (make test) runs two
+	// run of the test replays the same ones; by default (make test, go test) it runs two
 	// of them for 20 steps, make test-long all five for 60.
 	runs := []struct {
 		page string
@@ -92,7 +94,7 @@ func TestCachedSnapshotEqualsFresh(t *testing.T) {
 		max  int
 	}{{"cache/page.html", 1, 0}, {"cache/page.html?sibling", 5, 50}, {"cache/page.html", 2, 50}, {"cache/page.html", 3, 0}, {"cache/page.html?sibling", 4, 0}}
 	steps := 60
-	if testing.Short() {
+	if !testenv.Long() {
 		runs, steps = runs[:2], 20
 	}
 	for _, run := range runs {
@@ -264,9 +266,9 @@ func TestTextChangeKeepsStructure(t *testing.T) {
 // walk leaves (its element ids): its nodes stay plain objects. A node
 // that lost a property to delete became a hash table several times its
 // size, and the kept walk cost 2.2 times the fresh one's 1.5 MB.
-// Without -short only: two walks of the large page.
+// In make test-long only (LOUPE_TEST_LONG=1): two walks of the large page.
 func TestKeptWalkMemory(t *testing.T) {
-	if testing.Short() {
+	if !testenv.Long() {
 		t.Skip("two walks of the large page: make test-long")
 	}
 	t.Parallel()

@@ -11,6 +11,8 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/nav"
 	"github.com/loupe-dev/loupe/internal/engine/surface"
 	"github.com/loupe-dev/loupe/internal/snapshot"
+
+	"github.com/loupe-dev/loupe/internal/testenv"
 )
 
 // bigTab opens the large page (5,000 rows, about 44,000 elements: a walk
@@ -95,7 +97,7 @@ func TestSlicedWalkEqualsFresh(t *testing.T) {
 }
 
 // TestSlicedWalkLetsThePageRun: during the first walk of a big page (the
-// large one, the huge one without -short: a walk in one task takes long
+// large one, the huge one in make test-long: a walk in one task takes long
 // on any machine) the page
 // keeps getting turns, waiting for one well under what a walk in one task
 // holds it (the last task, which turns the whole tree into JSON, is its
@@ -135,11 +137,11 @@ func TestSlicedWalkLetsThePageRun(t *testing.T) {
 		return turns, sliced, whole
 	}
 	// The large page (44,000 nodes) takes a whole walk of ~0.5 s, enough
-	// to tell slices from one task; make test-long (no -short) walks the
+	// to tell slices from one task; make test-long (LOUPE_TEST_LONG=1) walks the
 	// huge page too (108,000 nodes, ~2 s a walk, 30 s of the gate under
 	// the race detector and load).
 	page := "large.html"
-	if !testing.Short() {
+	if testenv.Long() {
 		page = "huge.html"
 	}
 	for attempt := 1; ; attempt++ {

@@ -12,6 +12,8 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/action"
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
+
+	"github.com/loupe-dev/loupe/internal/testenv"
 )
 
 // Invisible twins: a control a person never sees (a zero-size or
@@ -270,7 +272,7 @@ func TestTwinsCachedEqualsFresh(t *testing.T) {
 	t.Parallel()
 	tab := openTab(t, "twins-list.html")
 	steps := 40
-	if testing.Short() {
+	if !testenv.Long() {
 		steps = 20
 	}
 	rng := rand.New(rand.NewPCG(26, 1))
