@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/procid"
 )
 
 var loupeBin string
@@ -170,16 +172,11 @@ func (e *env) processes() []int {
 		if err != nil || pid <= 0 {
 			continue
 		}
-		st, err := os.ReadFile("/proc/" + d.Name() + "/stat")
-		i := bytes.LastIndexByte(st, ')')
-		if err != nil || i < 0 || len(st) < i+2 {
-			continue
+		st, err := procid.ReadStat(pid)
+		if err != nil || st.Exited() {
+			continue // gone, or a zombie: only its parent's wait is due
 		}
-		f := strings.Fields(string(st[i+2:]))
-		if len(f) < 2 || f[0] == "Z" {
-			continue // a zombie has exited; only its parent's wait is due
-		}
-		parent[pid], _ = strconv.Atoi(f[1])
+		parent[pid] = st.Parent
 		b, err := os.ReadFile("/proc/" + d.Name() + "/cmdline")
 		if err != nil {
 			continue

@@ -35,16 +35,7 @@ func TestPagesOpenedByThePage(t *testing.T) {
 			if _, err := action.Click(ctxT(t), tab, ref(t, snap(t, tab), c.role, c.button), action.ClickOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			var popup *engine.Surface
-			eventually(t, "the new tab loading its page", func() bool {
-				for _, p := range b.Pages() {
-					if strings.Contains(p.URL(), c.via) && p.Usable() {
-						popup = p
-						return true
-					}
-				}
-				return false
-			})
+			popup := usablePage(t, b, "the new tab loading its page", c.via)
 			if o := surface.Opener(popup); o != tab.ID {
 				t.Errorf("the new tab's opener: %q, want %s", o, tab.ID)
 			}
@@ -83,16 +74,7 @@ func TestInputToACoveredOpener(t *testing.T) {
 	if _, err := action.Click(ctxT(t), tab, ref(t, snap(t, tab), "button", "Open a child"), action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var popup *engine.Surface
-	eventually(t, "the popup", func() bool {
-		for _, p := range b.Pages() {
-			if strings.Contains(p.URL(), "via=child") && p.Usable() {
-				popup = p
-				return true
-			}
-		}
-		return false
-	})
+	popup := usablePage(t, b, "the popup", "via=child")
 	// Clicks as an agent makes them, a pause between (it reads, it
 	// thinks): the browser slows a covered page's input once it has sat
 	// idle a while after the new tab painted (some 0.7 s here), and input
@@ -141,14 +123,7 @@ func TestScreenshotOfACoveredOpener(t *testing.T) {
 	if _, err := action.Click(ctxT(t), tab, ref(t, snap(t, tab), "button", "Open a child"), action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the popup", func() bool {
-		for _, p := range b.Pages() {
-			if strings.Contains(p.URL(), "via=child") && p.Usable() {
-				return true
-			}
-		}
-		return false
-	})
+	usablePage(t, b, "the popup", "via=child")
 	for i := range 3 {
 		time.Sleep(500 * time.Millisecond) // the agent's pause: the condition under test
 		ctx, cancel := context.WithTimeout(ctxT(t), 5*time.Second)
@@ -218,4 +193,21 @@ func opened(b *engine.Browser, opener *engine.Surface, s string) []string {
 		}
 	}
 	return out
+}
+
+// usablePage waits for a usable page whose URL contains s (what names
+// what is awaited).
+func usablePage(t *testing.T, b *engine.Browser, what, s string) *engine.Surface {
+	t.Helper()
+	var page *engine.Surface
+	eventually(t, what, func() bool {
+		for _, p := range b.Pages() {
+			if strings.Contains(p.URL(), s) && p.Usable() {
+				page = p
+				return true
+			}
+		}
+		return false
+	})
+	return page
 }

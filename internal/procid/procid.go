@@ -90,6 +90,8 @@ var boot = sync.OnceValue(func() string {
 type Stat struct {
 	// State is R, S, D, …; Z (zombie) and X (dead) have exited.
 	State string
+	// Parent is its parent's pid.
+	Parent int
 	// Group is its process group.
 	Group int
 	// Start is when it started, in clock ticks after boot.
@@ -119,6 +121,10 @@ func ReadStat(pid int) (Stat, error) {
 	if len(f) < 20 {
 		return Stat{}, fmt.Errorf("malformed %s", name)
 	}
+	parent, err := strconv.Atoi(f[1])
+	if err != nil {
+		return Stat{}, fmt.Errorf("%s: parent: %w", name, err)
+	}
 	group, err := strconv.Atoi(f[2])
 	if err != nil {
 		return Stat{}, fmt.Errorf("%s: process group: %w", name, err)
@@ -127,5 +133,5 @@ func ReadStat(pid int) (Stat, error) {
 	if err != nil {
 		return Stat{}, fmt.Errorf("%s: start time: %w", name, err)
 	}
-	return Stat{State: f[0], Group: group, Start: start}, nil
+	return Stat{State: f[0], Parent: parent, Group: group, Start: start}, nil
 }
