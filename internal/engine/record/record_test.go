@@ -124,7 +124,7 @@ func TestRecordByteLimit(t *testing.T) {
 	tab := openPage(t, "moving.html")
 	o := options(t)
 	o.Max = 90 * time.Second
-	o.MaxBytes = 100 << 10
+	o.MaxBytes = 32 << 10
 	rec, err := record.Start(ctxT(t), tab, o)
 	if err != nil {
 		t.Fatal(err)
@@ -132,8 +132,8 @@ func TestRecordByteLimit(t *testing.T) {
 	stopAtEnd(t, rec)
 	res := doneWithin(t, rec, o.Max+enginetest.StepTimeout)
 	t.Logf("%+v", res)
-	if res.Ended != "limit: 100 KiB" {
-		t.Fatalf("ended %q, want limit: 100 KiB", res.Ended)
+	if res.Ended != "limit: 32 KiB" {
+		t.Fatalf("ended %q, want limit: 32 KiB", res.Ended)
 	}
 	if res.Bytes > o.MaxBytes {
 		t.Errorf("kept %d bytes, over the limit", res.Bytes)
