@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -160,10 +162,15 @@ func TestSurfacesThroughCLI(t *testing.T) {
 		Browser   string          `json:"browser"`
 		Version   string          `json:"version"`
 		Transport string          `json:"transport"`
+		Binary    string          `json:"binary"`
 		Features  map[string]bool `json:"features"`
 	}
 	e.okJSON(&doc, "doctor")
 	if doc.Transport != "pipe" || doc.Version == "" || !doc.Features["surfaceTargeting"] || doc.Features["electronClassification"] {
 		t.Errorf("doctor: %+v", doc)
+	}
+	// Which build runs: the one loupe launched.
+	if fi, err := os.Stat(doc.Binary); err != nil || !filepath.IsAbs(doc.Binary) || fi.Mode()&0o111 == 0 {
+		t.Errorf("doctor names the launched binary %q: %v", doc.Binary, err)
 	}
 }

@@ -119,10 +119,11 @@ func TestAttach(t *testing.T) {
 	var doc struct {
 		Transport string          `json:"transport"`
 		Endpoint  string          `json:"endpoint"`
+		Binary    string          `json:"binary"`
 		Features  map[string]bool `json:"features"`
 	}
 	e.okJSON(&doc, "doctor")
-	if doc.Transport != "websocket" || !strings.HasPrefix(doc.Endpoint, "ws://") || doc.Features["electronClassification"] {
+	if doc.Transport != "websocket" || !strings.HasPrefix(doc.Endpoint, "ws://") || doc.Binary != "" || doc.Features["electronClassification"] {
 		t.Errorf("doctor on an attached browser: %+v", doc)
 	}
 	e.ok("open", srv.Page("dupes.html"))

@@ -52,6 +52,7 @@ type Browser struct {
 	first    idspace.Start // where this browser's numbering began
 	events   *eventlog.Log
 	popups   *popups.Guard // nil when the browser blocks popups itself
+	binary   string        // the launched executable ("" when attached)
 	gone     chan struct{} // closed when a launched browser has gone (nil when attached)
 
 	bg    context.Context    // the browser's background goroutines run in it
@@ -94,6 +95,7 @@ func Launch(ctx context.Context, o LaunchOptions, opts ...Option) (*Browser, err
 		return nil, err
 	}
 	b.proc = proc
+	b.binary = o.Binary
 	// The browser is gone when its connection ends or its process exits,
 	// whichever is seen first: a killed browser must not look alive to
 	// the next caller while its pipe drains.
@@ -198,6 +200,11 @@ func (b *Browser) Product() string { return b.product }
 // Launched reports whether loupe started this browser (as opposed to
 // attaching to it).
 func (b *Browser) Launched() bool { return b.proc != nil }
+
+// Binary is the executable of a launched browser ("" when attached):
+// which build runs, since the full browser and the headless shell both
+// call themselves HeadlessChrome.
+func (b *Browser) Binary() string { return b.binary }
 
 // Endpoint is the websocket URL of an attached browser ("" when launched).
 func (b *Browser) Endpoint() string { return b.endpoint }

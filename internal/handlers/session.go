@@ -36,7 +36,7 @@ func sessionHandlers() map[string]Handler {
 			name, version, _ := strings.Cut(b.Product(), "/")
 			return &ops.DoctorOut{
 				Session: d.Session, Browser: name, Version: version,
-				Transport: status.Transport(b), Endpoint: b.Endpoint(), PID: b.PID(), Electron: b.Electron(),
+				Transport: status.Transport(b), Endpoint: b.Endpoint(), PID: b.PID(), Binary: b.Binary(), Electron: b.Electron(),
 				Features: status.Features(b), Unverified: status.Unverified(b),
 			}, nil
 		}),

@@ -35,7 +35,11 @@ type DoctorOut struct {
 	Transport string `json:"transport" cap:"-"` // pipe (loupe launched it) or websocket (attached)
 	Endpoint  string `json:"endpoint,omitempty" cap:"url"`
 	PID       int    `json:"pid,omitempty"`
-	Electron  bool   `json:"electron"`
+	// Binary is the executable loupe launched (empty when attached):
+	// Chromium's headless shell or the full browser, which report the
+	// same name and version.
+	Binary   string `json:"binary,omitempty" cap:"-"`
+	Electron bool   `json:"electron"`
 	// Features says which features this connection supports.
 	Features map[string]bool `json:"features"`
 	// Unverified names features loupe implements for this connection but
@@ -53,6 +57,9 @@ func (o *DoctorOut) Text() string {
 	}
 	if o.PID != 0 {
 		fmt.Fprintf(&b, " (pid %d)", o.PID)
+	}
+	if o.Binary != "" {
+		b.WriteString("\nbinary     " + o.Binary)
 	}
 	names := make([]string, 0, len(o.Features))
 	for k := range o.Features {

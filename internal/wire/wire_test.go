@@ -133,7 +133,7 @@ func examples() map[string]any {
 		"PolicyOut":      &PolicyOut{Rules: []PolicyRule{{Key: "input", Origin: "https://*.bank.example", Decision: "ask"}}, ApprovalTimeout: "2m0s"},
 		"SessionOut":     &SessionOut{Session: "work", Browser: "Chrome/156.0.0.0", Attached: true, Closed: true, Active: "s1"},
 		"DoctorOut": &DoctorOut{Session: "work", Browser: "Chrome", Version: "156.0.0.0", Transport: "websocket",
-			Endpoint: "ws://127.0.0.1:9222/devtools/browser/x", PID: 4242, Electron: true,
+			Endpoint: "ws://127.0.0.1:9222/devtools/browser/x", PID: 4242, Binary: "/usr/lib/chromium/chromium-headless-shell", Electron: true,
 			Features: map[string]bool{"surfaceTargeting": false, "electronClassification": false}, Unverified: []string{"surfaceTargeting"}},
 	}
 }
