@@ -14,6 +14,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/cdp"
 	"github.com/loupe-dev/loupe/internal/engine/eventlog"
+	"github.com/loupe-dev/loupe/internal/engine/popups"
 	"github.com/loupe-dev/loupe/internal/engine/world"
 	"github.com/loupe-dev/loupe/internal/snapshot"
 )
@@ -93,6 +94,10 @@ func (t *Surface) attachSession(ctx context.Context, s *cdp.Session, waiting boo
 		{Method: "Target.setAutoAttach", Params: target.SetAutoAttachParams{
 			AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: ptr(true), Filter: target.Filter{{Type: "iframe"}, {Type: "worker"}},
 		}},
+	}
+	if t.b.popups != nil {
+		// The shell's popup blocker, in the page's world (package popups).
+		calls = append(calls, cdp.Command{Method: "Page.addScriptToEvaluateOnNewDocument", Params: map[string]string{"source": popups.Script}})
 	}
 	for _, h := range t.b.hooks {
 		calls = append(calls, h(t.tab, t.wrap(s))...)

@@ -13,6 +13,8 @@
 // Guard pairs them per opener, first with first, and decides each page
 // when both are in. A page whose word has not come within the Guard's
 // Wait is let be: it refuses only what the renderer said had no gesture.
+// Script stops window.open without a gesture before any window exists
+// (blocker.go); the Guard decides the windows opened otherwise.
 package popups
 
 import (
