@@ -17,6 +17,8 @@ type agentResult struct {
 	Err    string `json:"err"`
 	Detail string `json:"detail"`
 	Missed bool   `json:"missed"` // afterPress: no press reached the element's document
+	// Unreleased (afterPress): the press reached it, its release did not.
+	Unreleased bool `json:"unreleased"`
 	// Slipped (afterPress) is where the release of a press on the
 	// element landed when that was elsewhere: no click reached it.
 	Slipped  string   `json:"slipped"`

@@ -10,6 +10,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/engine/capture"
 	"github.com/loupe-dev/loupe/internal/engine/enginetest"
 	"github.com/loupe-dev/loupe/internal/engine/nav"
+	"github.com/loupe-dev/loupe/internal/input"
 	"github.com/loupe-dev/loupe/internal/keys"
 )
 
@@ -364,4 +365,63 @@ func TestSubframePressThatNeverArrives(t *testing.T) {
 	if _, err := enginetest.FrameClick(t, tab, ref(t, s, "button", "Level 1"), action.ClickOptions{}); err != nil {
 		t.Fatalf("a click that lands: %v", err)
 	}
+}
+
+// TestTopPressDroppedOrUnreleased: in a top document too, the press check
+// tells a click the document never saw (the browser acknowledged input no
+// page received while a window the page opened was held: package popups)
+// from one that landed, and a press whose release never came (no click
+// fired) from both. Sending no input, or only the press, stands in for
+// what the browser dropped.
+func TestTopPressDroppedOrUnreleased(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "basic.html")
+	s := snap(t, tab)
+	el, err := capture.Resolve(ctxT(t), tab, ref(t, s, "button", "Cancel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type after struct {
+		Detail     string `json:"detail"`
+		Missed     bool   `json:"missed"`
+		Unreleased bool   `json:"unreleased"`
+	}
+	check := func(what string, send func(), want after) {
+		t.Helper()
+		var armed struct {
+			OK  bool `json:"ok"`
+			Seq int  `json:"seq"`
+		}
+		if err := el.World.Call(ctxT(t), "armPress", &armed, el.Elem); err != nil || !armed.OK {
+			t.Fatalf("armPress: %+v %v", armed, err)
+		}
+		send()
+		var r after
+		if err := el.World.Call(ctxT(t), "afterPress", &r, armed.Seq, 100, 200, 0); err != nil {
+			t.Fatal(err)
+		}
+		if r != want {
+			t.Errorf("%s: %+v, want %+v", what, r, want)
+		}
+	}
+	check("no input", func() {}, after{Missed: true})
+	// Where a click lands on it (the click scrolls it into view).
+	clicked, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Cancel"), action.ClickOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := clicked.X, clicked.Y
+	check("a press alone", func() {
+		if err := input.LeftDown(ctxT(t), tab.Session(), x, y); err != nil {
+			t.Fatal(err)
+		}
+	}, after{Unreleased: true})
+	if err := input.LeftUp(ctxT(t), tab.Session(), x, y); err != nil {
+		t.Fatal(err)
+	}
+	check("a whole click", func() {
+		if err := input.Click(ctxT(t), tab.Session(), x, y, "left", 1, 0); err != nil {
+			t.Fatal(err)
+		}
+	}, after{})
 }

@@ -150,8 +150,10 @@ async function afterPress(seq, settleMs, lateMs, quietMs) {
   guard = null;
   const blocked = g && g.decided ? g.blocked : '';
   const missed = settleMs > 0 && !blocked && !(g && g.pressed);
-  if (!blocked && !missed && quietMs > 0) await quiet(quietMs);
-  return { ok: true, detail: blocked, missed, slipped: !blocked && g ? g.slipped : '' };
+  // A press that arrived with no release after it: no click fired.
+  const unreleased = settleMs > 0 && !blocked && !missed && upSeq <= seq;
+  if (!blocked && !missed && !unreleased && quietMs > 0) await quiet(quietMs);
+  return { ok: true, detail: blocked, missed, unreleased, slipped: !blocked && g ? g.slipped : '' };
 }
 
 // quiet resolves once the document has gone one animation frame without
