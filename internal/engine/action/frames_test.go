@@ -344,21 +344,7 @@ func TestSubframePressThatNeverArrives(t *testing.T) {
 	if el.Frame == tab.Root() {
 		t.Fatal("Level 1 is not in a subframe")
 	}
-	var armed struct {
-		OK  bool `json:"ok"`
-		Seq int  `json:"seq"`
-	}
-	if err := el.World.Call(ctxT(t), "armPress", &armed, el.Elem); err != nil || !armed.OK {
-		t.Fatalf("armPress: %+v %v", armed, err)
-	}
-	var r struct {
-		Detail string `json:"detail"`
-		Missed bool   `json:"missed"`
-	}
-	if err := el.World.Call(ctxT(t), "afterPress", &r, armed.Seq, 100, 200, 0); err != nil {
-		t.Fatal(err)
-	}
-	if !r.Missed || r.Detail != "" {
+	if r := pressVerdict(t, el, func() {}); !r.Missed || r.Detail != "" {
 		t.Fatalf("a press that never came: %+v, want missed", r)
 	}
 	// A click that reaches it is not missed (the check is disarmed above).
@@ -381,30 +367,13 @@ func TestTopPressDroppedOrUnreleased(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type after struct {
-		Detail     string `json:"detail"`
-		Missed     bool   `json:"missed"`
-		Unreleased bool   `json:"unreleased"`
-	}
-	check := func(what string, send func(), want after) {
+	check := func(what string, send func(), want verdict) {
 		t.Helper()
-		var armed struct {
-			OK  bool `json:"ok"`
-			Seq int  `json:"seq"`
-		}
-		if err := el.World.Call(ctxT(t), "armPress", &armed, el.Elem); err != nil || !armed.OK {
-			t.Fatalf("armPress: %+v %v", armed, err)
-		}
-		send()
-		var r after
-		if err := el.World.Call(ctxT(t), "afterPress", &r, armed.Seq, 100, 200, 0); err != nil {
-			t.Fatal(err)
-		}
-		if r != want {
+		if r := pressVerdict(t, el, send); r != want {
 			t.Errorf("%s: %+v, want %+v", what, r, want)
 		}
 	}
-	check("no input", func() {}, after{Missed: true})
+	check("no input", func() {}, verdict{Missed: true})
 	// Where a click lands on it (the click scrolls it into view).
 	clicked, err := action.Click(ctxT(t), tab, ref(t, s, "button", "Cancel"), action.ClickOptions{})
 	if err != nil {
@@ -415,7 +384,7 @@ func TestTopPressDroppedOrUnreleased(t *testing.T) {
 		if err := input.LeftDown(ctxT(t), tab.Session(), x, y); err != nil {
 			t.Fatal(err)
 		}
-	}, after{Unreleased: true})
+	}, verdict{Unreleased: true})
 	if err := input.LeftUp(ctxT(t), tab.Session(), x, y); err != nil {
 		t.Fatal(err)
 	}
@@ -423,5 +392,32 @@ func TestTopPressDroppedOrUnreleased(t *testing.T) {
 		if err := input.Click(ctxT(t), tab.Session(), x, y, "left", 1, 0); err != nil {
 			t.Fatal(err)
 		}
-	}, after{})
+	}, verdict{})
+}
+
+// verdict is what the page agent's press check says of a click.
+type verdict struct {
+	Detail     string `json:"detail"`
+	Missed     bool   `json:"missed"`
+	Unreleased bool   `json:"unreleased"`
+}
+
+// pressVerdict arms the press check on el, runs send (the input, or none),
+// and returns the check's verdict, with short bounds (100 ms to settle,
+// 200 ms late): what is awaited either has arrived or never will.
+func pressVerdict(t *testing.T, el *capture.Element, send func()) verdict {
+	t.Helper()
+	var armed struct {
+		OK  bool `json:"ok"`
+		Seq int  `json:"seq"`
+	}
+	if err := el.World.Call(ctxT(t), "armPress", &armed, el.Elem); err != nil || !armed.OK {
+		t.Fatalf("armPress: %+v %v", armed, err)
+	}
+	send()
+	var r verdict
+	if err := el.World.Call(ctxT(t), "afterPress", &r, armed.Seq, 100, 200, 0); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -84,9 +84,9 @@ func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) 
 	// been); a subframe's may still be on its way, a top document's was
 	// dropped.
 	settleMs, lateMs, quietMs := clickSettle.Milliseconds(), clickLate.Milliseconds(), int64(0)
-	where := "frame"
+	where, lost := "frame", "the browser routed it elsewhere (to what is in front of the frame, or the frame's embedder)"
 	if !tg.inSubframe(t) {
-		where = "page"
+		where, lost = "page", "the browser dropped it (as it does while a window the page opened is held), or routed it elsewhere"
 	}
 	if quiet {
 		quietMs = quietFor.Milliseconds()
@@ -107,12 +107,8 @@ func pressCheck(ctx context.Context, t *engine.Surface, tg *target, quiet bool) 
 			return fmt.Sprintf("clicked; whether the click reached %s could not be checked (%v): take a snapshot to see what it did", tg.Ref, err), nil
 		}
 		if r.Missed {
-			why := "the browser routed it elsewhere (to what is in front of the frame, or the frame's embedder)"
-			if where == "page" {
-				why = "the browser dropped it (as it does while a window the page opened is held), or routed it elsewhere"
-			}
 			return "", apitype.Errorf(apitype.NotActionable,
-				"the click was sent, but %s's %s saw no press: %s, or it may still arrive", tg.Ref, where, why).
+				"the click was sent, but %s's %s saw no press: %s, or it may still arrive", tg.Ref, where, lost).
 				Fix("take a snapshot ({1}) to see what the click did before trying again", apitype.Step{Op: "snapshot"}).Executed()
 		}
 		if r.Unreleased {
