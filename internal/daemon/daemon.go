@@ -36,7 +36,8 @@ type Config struct {
 // accepts connections (or "error: …\n") and is then closed: the CLI that
 // started the daemon waits on it instead of polling. When another daemon
 // serves the home already, Run returns homedir.ErrDaemonRunning (and
-// ready is told "ready": that daemon serves).
+// ready is told "ready": that daemon serves); one that holds the lock
+// without serving yet is waited on (see lockOrServed).
 func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	signalReady := func(msg string) {
 		if ready != nil {
@@ -54,9 +55,12 @@ func Run(ctx context.Context, cfg Config, ready io.WriteCloser) (err error) {
 	if err := homedir.Prepare(cfg.Home); err != nil {
 		return err
 	}
-	lock, err := homedir.LockDaemon(cfg.Home)
-	if err != nil {
+	lock, err := lockOrServed(ctx, cfg.Home, lockWait)
+	if errors.Is(err, homedir.ErrDaemonRunning) {
 		signalReady("ready") // the other daemon serves
+		return err
+	}
+	if err != nil {
 		return err
 	}
 	defer lock.Close()
