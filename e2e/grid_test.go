@@ -21,8 +21,10 @@ import (
 // other. The subtests run one after another on the shared Grid. The
 // Grid counts a browser's start in its new-session timeout, and under a
 // loaded make test one took over 10 s (GRID_BUSY for a Grid with free
-// slots): it waits 25 s, which the no-free-slot subtest waits out.
+// slots): it waits 25 s, which the no-free-slot subtest waits out —
+// beside the package's other tests (parallel), not before them.
 func TestGrid(t *testing.T) {
+	t.Parallel()
 	g := gridtest.Start(t, gridtest.Options{MaxSessions: 2, QueueTimeout: 25 * time.Second})
 	t.Logf("Selenium Grid ready in %v", g.Startup.Round(time.Millisecond))
 	t.Run("session", func(t *testing.T) { testGridSession(t, g) })
