@@ -32,11 +32,10 @@ func TestPagesOpenedByThePage(t *testing.T) {
 			t.Parallel()
 			tab := openTab(t, "surfaces/opens.html")
 			b := tab.Browser()
-			before := pagesNow(b)
 			if _, err := action.Click(ctxT(t), tab, ref(t, snap(t, tab), c.role, c.button), action.ClickOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			popup := usablePage(t, b, before, nil, "the new tab loading its page", c.via) // its opener is checked below
+			popup := usablePage(t, b, nil, "the new tab loading its page", c.via) // its opener is checked below
 			if o := surface.Opener(popup); o != tab.ID {
 				t.Errorf("the new tab's opener: %q, want %s", o, tab.ID)
 			}
@@ -72,11 +71,10 @@ func TestInputToACoveredOpener(t *testing.T) {
 	t.Parallel()
 	tab := openTab(t, "surfaces/opens.html")
 	b := tab.Browser()
-	before := pagesNow(b)
 	if _, err := action.Click(ctxT(t), tab, ref(t, snap(t, tab), "button", "Open a child"), action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	popup := usablePage(t, b, before, tab, "the popup", "via=child")
+	popup := usablePage(t, b, tab, "the popup", "via=child")
 	// Clicks as an agent makes them, a pause between (it reads, it
 	// thinks): the browser slows a covered page's input once it has sat
 	// idle a while after the new tab painted (some 0.7 s here), and input
@@ -122,11 +120,10 @@ func TestScreenshotOfACoveredOpener(t *testing.T) {
 	t.Parallel()
 	tab := openTab(t, "surfaces/opens.html")
 	b := tab.Browser()
-	before := pagesNow(b)
 	if _, err := action.Click(ctxT(t), tab, ref(t, snap(t, tab), "button", "Open a child"), action.ClickOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	usablePage(t, b, before, tab, "the popup", "via=child")
+	usablePage(t, b, tab, "the popup", "via=child")
 	for i := range 3 {
 		time.Sleep(500 * time.Millisecond) // the agent's pause: the condition under test
 		ctx, cancel := context.WithTimeout(ctxT(t), 5*time.Second)
@@ -181,12 +178,12 @@ func TestPopupsNeedAGesture(t *testing.T) {
 	// The refused pages are closed, not just left out of the tabs: the
 	// click's nineteen, and the timer's links.
 	for _, opener := range []*engine.Surface{tab, timer} {
-		closedBut(t, b, opener, 1)
+		oneLeft(t, b, opener)
 	}
 }
 
-// closedBut waits until at most n pages opened by opener are left.
-func closedBut(t *testing.T, b *engine.Browser, opener *engine.Surface, n int) {
+// oneLeft waits until at most one page opened by opener is left.
+func oneLeft(t *testing.T, b *engine.Browser, opener *engine.Surface) {
 	t.Helper()
 	eventually(t, "the refused pages closing", func() bool {
 		var res struct {
@@ -203,7 +200,7 @@ func closedBut(t *testing.T, b *engine.Browser, opener *engine.Surface, n int) {
 				left++
 			}
 		}
-		return left <= n
+		return left <= 1
 	})
 }
 
@@ -218,28 +215,18 @@ func opened(b *engine.Browser, opener *engine.Surface, s string) []string {
 	return out
 }
 
-// pagesNow is the set of the browser's pages, taken before an action
-// that opens one: usablePage looks only at the pages opened after.
-func pagesNow(b *engine.Browser) map[*engine.Surface]bool {
-	m := map[*engine.Surface]bool{}
-	for _, p := range b.Pages() {
-		m[p] = true
-	}
-	return m
-}
-
-// usablePage waits for a usable page, not among before, whose URL
-// contains s and, when opener is not nil, that opener opened (what names
-// what is awaited). The package's tests share a browser: a second such
-// page fails the test (another test's page once passed for this one's).
-func usablePage(t *testing.T, b *engine.Browser, before map[*engine.Surface]bool, opener *engine.Surface, what, s string) *engine.Surface {
+// usablePage waits for a usable page whose URL contains s and, when
+// opener is not nil, that opener opened (what names what is awaited).
+// The package's tests share a browser: a second such page fails the test
+// (another test's page once passed for this one's).
+func usablePage(t *testing.T, b *engine.Browser, opener *engine.Surface, what, s string) *engine.Surface {
 	t.Helper()
 	var page *engine.Surface
 	var urls []string
 	eventually(t, what, func() bool {
 		urls = urls[:0]
 		for _, p := range b.Pages() {
-			if !before[p] && strings.Contains(p.URL(), s) && (opener == nil || surface.Opener(p) == opener.ID) {
+			if strings.Contains(p.URL(), s) && (opener == nil || surface.Opener(p) == opener.ID) {
 				urls = append(urls, p.URL())
 				if p.Usable() {
 					page = p
@@ -249,7 +236,7 @@ func usablePage(t *testing.T, b *engine.Browser, before map[*engine.Surface]bool
 		return page != nil
 	})
 	if len(urls) > 1 {
-		t.Fatalf("%d new pages match %q, which should be one test's own: %v", len(urls), s, urls)
+		t.Fatalf("%d pages match %q, which should be one test's own: %v", len(urls), s, urls)
 	}
 	return page
 }

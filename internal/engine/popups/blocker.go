@@ -13,8 +13,8 @@ package popups
 //
 // The check is transient user activation, the full browser's criterion;
 // the real window.open consumes it, so one gesture opens one window.
-// A proxy keeps the function's name and length, and its source text reads
-// as native code.
+// A proxy keeps the function's name and length; its source text reads as
+// native code, without the name ("function () { [native code] }").
 const Script = `(() => {
   const ua = navigator.userActivation;
   const open = window.open;
