@@ -224,6 +224,21 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	if har, err := os.ReadFile(hars[0]); err != nil || !strings.Contains(string(har), "missing.json") || !strings.Contains(string(har), `"version": "1.2"`) && !strings.Contains(string(har), `"version":"1.2"`) {
 		t.Fatalf("the dashboard's HAR: %v\n%.400s", err, har)
 	}
+	// What the dashboard shows by itself moves no button: the operations
+	// list grows as the agent works (a gate once saw the person's click
+	// land on the line above the button, moved by the click's own
+	// operation), and the controls below it stay where they were.
+	clearAt := func() string {
+		return person("eval", `Math.round(document.getElementById('clear-routes').getBoundingClientRect().top + scrollY)`)
+	}
+	before := clearAt()
+	for i := range 3 {
+		e.ok("--session", "work", "--task", "agent", "--op-id", fmt.Sprintf("moves-%d", i), "reload")
+	}
+	personWait("--text", "moves-2")
+	if after := clearAt(); after != before {
+		t.Fatalf("three operations moved the Clear routes button from y %s to %s", strings.TrimSpace(before), strings.TrimSpace(after))
+	}
 	person("click", `role=button[name="Clear routes"]`)
 	personWait("--text", "No routes in "+tab)
 	person("click", `role=button[name="Save state"]`)
