@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -163,7 +164,6 @@ func (e *env) okJSON(v any, args ...string) {
 // exactly keeps out the processes of the tests that run beside this one.
 func (e *env) processes() []int {
 	under := []byte(e.home + "/")
-	entry := []byte("\x00LOUPE_HOME=" + e.home + "\x00")
 	entries, _ := os.ReadDir("/proc")
 	parent := map[int]int{}
 	ours := map[int]bool{}
@@ -181,9 +181,7 @@ func (e *env) processes() []int {
 		if err != nil {
 			continue
 		}
-		if bytes.Contains(b, under) {
-			ours[pid] = true
-		} else if env, err := os.ReadFile("/proc/" + d.Name() + "/environ"); err == nil && bytes.Contains(append([]byte{0}, env...), entry) {
+		if bytes.Contains(b, under) || homeOf(pid, st.Start, b) == e.home {
 			ours[pid] = true
 		}
 	}
@@ -198,6 +196,48 @@ func (e *env) processes() []int {
 	}
 	slices.Sort(pids)
 	return pids
+}
+
+// homes caches each process's LOUPE_HOME, by pid, start time and
+// command line: a process's environment is set at its exec (which
+// changes its command line) and read in /proc as it was then, and reading
+// every process's environment on every poll of every test was most of
+// this test binary's own CPU (145 polls in a run, each reading some 300
+// environments under make test's load).
+var homes = struct {
+	sync.Mutex
+	m map[procKey]string
+}{m: map[procKey]string{}}
+
+type procKey struct {
+	pid     int
+	start   uint64
+	cmdline string
+}
+
+// homeOf is the LOUPE_HOME of a process ("" when it has none, or it is
+// gone).
+func homeOf(pid int, start uint64, cmdline []byte) string {
+	k := procKey{pid, start, string(cmdline)}
+	homes.Lock()
+	h, ok := homes.m[k]
+	homes.Unlock()
+	if ok {
+		return h
+	}
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return "" // not cached: it may be there on the next poll
+	}
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte("LOUPE_HOME=")); ok {
+			h = string(v)
+		}
+	}
+	homes.Lock()
+	homes.m[k] = h
+	homes.Unlock()
+	return h
 }
 
 // browserProcesses is processes without loupe's own (the daemon, MCP
