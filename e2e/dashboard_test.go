@@ -108,7 +108,12 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	person("open", url)
 
 	// 1. The agent's click waits for approval; the person approves it on
-	// the dashboard.
+	// the dashboard. The card, and then its answer, move none of the
+	// tabs' buttons below them.
+	tabsAt := func() string {
+		return strings.TrimSpace(person("eval", `Math.round(document.getElementById('tabs').getBoundingClientRect().top + scrollY)`))
+	}
+	tabsBefore := tabsAt()
 	done := make(chan result, 1)
 	go func() {
 		done <- e.run("--session", "work", "--task", "agent", "--op-id", "buy-1", "click", `role=button[name="Buy"]`)
@@ -130,12 +135,18 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 			t.Fatalf("the approval card does not say %q (what, which element, who asks and what it sends):\n%s", want, snap)
 		}
 	}
+	if at := tabsAt(); at != tabsBefore {
+		t.Errorf("the approval card moved the tabs from y %s to %s", tabsBefore, at)
+	}
 	person("click", approve)
 	if r := <-done; r.code != 0 {
 		t.Fatalf("the approved click: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	eventually(t, "the approved click reaching the shop", func() bool { n, _ := site.state(); return n == 1 })
 	personWait("--text", "approved")
+	if at := tabsAt(); at != tabsBefore {
+		t.Errorf("the answered approval moved the tabs from y %s to %s", tabsBefore, at)
+	}
 
 	// 2. The person takes the agent's tab over and types into it through
 	// the live view.
