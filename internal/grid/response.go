@@ -37,7 +37,9 @@ func (e *Error) Error() string {
 
 // Is makes errors.Is(err, ErrNoSlot) true for the Grid's own "no free
 // slot" answer: its queue gave up on the request ("session not created …
-// New session request timed out").
+// New session request timed out", or "… Timed out creating session" when
+// the queue's periodic reaper gets to the request before its waiting
+// thread does).
 func (e *Error) Is(target error) bool {
 	return target == ErrNoSlot && e.Code == "session not created" && strings.Contains(strings.ToLower(e.Message), "timed out")
 }
