@@ -170,6 +170,9 @@ func externalChromium(t *testing.T) (*exec.Cmd, string) {
 	args := []string{"--headless", "--no-sandbox", "--no-first-run", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--remote-debugging-port=0", "--user-data-dir=" + profile, "about:blank"}
 	other := exec.Command(bin, args...)
+	// Its temporary files too (a killed Chromium leaves its singleton
+	// socket's directory in TMPDIR), removed with the profile.
+	other.Env = append(os.Environ(), "TMPDIR="+profile)
 	stderr, err := other.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -70,6 +70,7 @@ type Grid struct {
 
 	cmd  *exec.Cmd
 	log  string
+	tmp  string // TMPDIR of the Grid and all it starts
 	done chan struct{}
 	c    *grid.Client
 }
@@ -152,16 +153,24 @@ func Start(t testing.TB, o Options) *Grid {
 		"--override-max-sessions", "true",
 		"--session-request-timeout", queue, "--session-request-timeout-period", "1",
 		"--log-level", "WARNING")
-	cmd.Env = append(os.Environ(), "SE_OFFLINE=true")
+	// The drivers and browsers it starts keep their temporary files (a
+	// killed Chromium leaves its singleton socket's directory behind) in
+	// a directory of the Grid's, removed after it stops.
+	tmp, err := os.MkdirTemp("", "loupe-grid-tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(os.Environ(), "SE_OFFLINE=true", "TMPDIR="+tmp)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Its own process group: the drivers it starts and their browsers
 	// are stopped with it, by the group's id.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
+		os.RemoveAll(tmp)
 		t.Fatalf("starting the Selenium Grid: %v", err)
 	}
-	g := &Grid{URL: "http://127.0.0.1:" + strconv.Itoa(port), PID: cmd.Process.Pid, cmd: cmd, log: log, done: make(chan struct{})}
+	g := &Grid{URL: "http://127.0.0.1:" + strconv.Itoa(port), PID: cmd.Process.Pid, cmd: cmd, log: log, tmp: tmp, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(g.done) }()
 	t.Cleanup(g.stop)
 	if g.c, err = grid.New(g.URL); err != nil {
@@ -201,6 +210,8 @@ func (g *Grid) stop() {
 	_ = syscall.Kill(-g.PID, syscall.SIGKILL)
 	<-g.done
 	g.c.Close()
+	// Best effort: a killed browser's helper may still write for a moment.
+	_ = os.RemoveAll(g.tmp)
 }
 
 // Log is what the server wrote.
