@@ -26,13 +26,9 @@ func personsChrome(t *testing.T, page string) (profile string, endpoint string) 
 	profile = t.TempDir()
 	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--remote-debugging-port=0", "--user-data-dir="+profile,
 		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", page)
-	// Its temporary files in a directory of the test's (a killed
-	// Chromium leaves its singleton socket's directory in TMPDIR).
-	tmp, err := os.MkdirTemp("", "lp-persons-tmp-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	// Its temporary files too (a killed Chromium leaves its singleton
+	// socket's directory in TMPDIR), removed with the profile.
+	cmd.Env = append(os.Environ(), "TMPDIR="+profile)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -40,7 +36,6 @@ func personsChrome(t *testing.T, page string) (profile string, endpoint string) 
 	t.Cleanup(func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
-		_ = os.RemoveAll(tmp)
 	})
 	// Chromium writes DevToolsActivePort once it listens; nothing tells
 	// us when, so its profile is looked at until then (bounded).

@@ -110,10 +110,11 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	// 1. The agent's click waits for approval; the person approves it on
 	// the dashboard. The card, and then its answer, move none of the
 	// tabs' buttons below them.
-	tabsAt := func() string {
-		return strings.TrimSpace(person("eval", `Math.round(document.getElementById('tabs').getBoundingClientRect().top + scrollY)`))
+	// topOf is where an element of the dashboard is, in page pixels.
+	topOf := func(id string) string {
+		return strings.TrimSpace(person("eval", fmt.Sprintf(`Math.round(document.getElementById(%q).getBoundingClientRect().top + scrollY)`, id)))
 	}
-	tabsBefore := tabsAt()
+	tabsBefore := topOf("tabs")
 	done := make(chan result, 1)
 	go func() {
 		done <- e.run("--session", "work", "--task", "agent", "--op-id", "buy-1", "click", `role=button[name="Buy"]`)
@@ -135,7 +136,7 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 			t.Fatalf("the approval card does not say %q (what, which element, who asks and what it sends):\n%s", want, snap)
 		}
 	}
-	if at := tabsAt(); at != tabsBefore {
+	if at := topOf("tabs"); at != tabsBefore {
 		t.Errorf("the approval card moved the tabs from y %s to %s", tabsBefore, at)
 	}
 	person("click", approve)
@@ -144,7 +145,7 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	}
 	eventually(t, "the approved click reaching the shop", func() bool { n, _ := site.state(); return n == 1 })
 	personWait("--text", "approved")
-	if at := tabsAt(); at != tabsBefore {
+	if at := topOf("tabs"); at != tabsBefore {
 		t.Errorf("the answered approval moved the tabs from y %s to %s", tabsBefore, at)
 	}
 
@@ -239,16 +240,13 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	// list grows as the agent works (a gate once saw the person's click
 	// land on the line above the button, moved by the click's own
 	// operation), and the controls below it stay where they were.
-	clearAt := func() string {
-		return person("eval", `Math.round(document.getElementById('clear-routes').getBoundingClientRect().top + scrollY)`)
-	}
-	before := clearAt()
+	before := topOf("clear-routes")
 	for i := range 3 {
 		e.ok("--session", "work", "--task", "agent", "--op-id", fmt.Sprintf("moves-%d", i), "reload")
 	}
 	personWait("--text", "moves-2")
-	if after := clearAt(); after != before {
-		t.Fatalf("three operations moved the Clear routes button from y %s to %s", strings.TrimSpace(before), strings.TrimSpace(after))
+	if after := topOf("clear-routes"); after != before {
+		t.Fatalf("three operations moved the Clear routes button from y %s to %s", before, after)
 	}
 	person("click", `role=button[name="Clear routes"]`)
 	personWait("--text", "No routes in "+tab)
