@@ -17,8 +17,9 @@ import (
 )
 
 // personsChrome starts a Chromium of a person's own, with its own profile
-// and remote debugging on, at page; it is stopped after the test.
-func personsChrome(t *testing.T, page string) (profile string, endpoint string) {
+// and remote debugging on, at page (titled title), and returns once that
+// page is loaded; it is stopped after the test.
+func personsChrome(t *testing.T, page, title string) (profile string, endpoint string) {
 	bin, err := chromium.Find(os.Getenv("LOUPE_CHROMIUM"), false)
 	if err != nil {
 		t.Fatal(err)
@@ -41,14 +42,47 @@ func personsChrome(t *testing.T, page string) (profile string, endpoint string) 
 	// us when, so its profile is looked at until then (bounded).
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if ws, err := chromeprofile.ActiveEndpoint(profile); err == nil {
-			return profile, ws
+		if endpoint, err = chromeprofile.ActiveEndpoint(profile); err == nil {
+			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the person's Chromium never wrote DevToolsActivePort")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// It listens before its first page has committed (a loaded machine
+	// left the tab on its initial about:blank, its address already the
+	// page's, when the test read it): the person's page is there once
+	// the tab carries the page's title, asked of the browser until then
+	// (bounded; the browser tells no one outside).
+	list := strings.Replace(strings.SplitN(endpoint, "/devtools/", 2)[0], "ws://", "http://", 1) + "/json/list"
+	for !hasPage(list, title) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the person's page (title %q) never loaded", title)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return profile, endpoint
+}
+
+// hasPage reports whether the browser whose target list is at list has a
+// page titled title.
+func hasPage(list, title string) bool {
+	resp, err := http.Get(list)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var targets []struct{ Type, Title string }
+	if json.NewDecoder(resp.Body).Decode(&targets) != nil {
+		return false
+	}
+	for _, tg := range targets {
+		if tg.Type == "page" && tg.Title == title {
+			return true
+		}
+	}
+	return false
 }
 
 // TestAttachPersonsChrome: attach --chrome finds the person's running
@@ -62,7 +96,7 @@ func TestAttachPersonsChrome(t *testing.T) {
 		fmt.Fprint(w, `<!doctype html><title>My bank</title><p>MK-PERSONS-PAGE</p><button>Pay</button>`)
 	}))
 	t.Cleanup(srv.Close)
-	profile, endpoint := personsChrome(t, srv.URL+"/mine")
+	profile, endpoint := personsChrome(t, srv.URL+"/mine", "My bank")
 	e := newEnv(t)
 
 	if r := e.run("attach", "--chrome", "--profile", t.TempDir()); r.code != 1 || !strings.Contains(r.stderr, "chrome://inspect/#remote-debugging") {
