@@ -366,10 +366,16 @@ func TestDashboardDrivenByLoupe(t *testing.T) {
 	down := httptest.NewServer(http.NotFoundHandler())
 	deadURL := down.URL + "/gone"
 	down.Close() // nothing listens there now
-	person("fill", `role=textbox[name="Address"]`, deadURL)
+	// The error line, and a status line grown by the long address, move
+	// neither the live view nor its tools (they did by a line or more).
+	screenBefore, toolsBefore := topOf("screen"), topOf("zoom")
+	person("fill", `role=textbox[name="Address"]`, deadURL+"?"+strings.Repeat("long-address-", 40))
 	person("press", "Enter")
 	if r := e.run("--session", "dash", "wait", "--text", "This page did not load", "--timeout", "15s"); r.code != 0 {
 		t.Fatalf("no load error shown: %s\n%s\n%s", r.stderr, person("snapshot"), e.ok("--session", "work", "tabs"))
+	}
+	if screen, tools := topOf("screen"), topOf("zoom"); screen != screenBefore || tools != toolsBefore {
+		t.Errorf("the load error moved the live view from y %s to %s and its tools from %s to %s", screenBefore, screen, toolsBefore, tools)
 	}
 	person("click", `role=button[name="Retry"]`)
 	personWait("--text", "This page did not load")

@@ -272,6 +272,7 @@ function renderView() {
   if (!t) {
     if (selected) { selected = null; stopLive(); }
     $('tab-status').textContent = '';
+    $('tab-status').title = '';
     $('screen-empty').hidden = false;
     $('frame').removeAttribute('src');
     $('load-error').hidden = true;
@@ -281,8 +282,10 @@ function renderView() {
   }
   $('screen-empty').hidden = true;
   const human = t.mode === 'human';
-  $('tab-status').textContent = [t.id, t.title || '(no title)', t.url, t.navigating ? 'loading' : 'loaded',
+  const status = [t.id, t.title || '(no title)', t.url, t.navigating ? 'loading' : 'loaded',
     'task ' + (t.owner || 'shared'), 'mode ' + (human ? 'human' : 'agent'), 'epoch ' + (t.epoch || 0)].join(' · ');
+  $('tab-status').textContent = status;
+  $('tab-status').title = status;
   if (document.activeElement !== $('address')) $('address').value = t.url;
   const ctl = $('control');
   ctl.textContent = human ? 'Resume' : 'Take over';
