@@ -32,7 +32,7 @@ const startTimeout = 15 * time.Second
 // none answers.
 func (c *cmd) ensureDaemon(ctx context.Context) (*client.Client, error) {
 	cl := client.New(homedir.SocketPath(c.home), buildID())
-	if _, err := cl.Status(ctx); err == nil {
+	if _, err := cl.Probe(ctx); err == nil {
 		return cl, nil
 	} else if !errors.Is(err, client.ErrNoDaemon) {
 		return nil, err
@@ -199,7 +199,7 @@ func (c *cmd) daemonCmd(ctx context.Context, sub, ledger string, given bool, env
 		}
 		return 0
 	case "start":
-		if st, err := cl.Status(ctx); err == nil {
+		if st, err := cl.Probe(ctx); err == nil {
 			msg := fmt.Sprintf("daemon already running (pid %d)", st.PID)
 			if given || len(env) > 0 {
 				msg += "; it keeps the ledger and bound it started with: --ledger and --max-sessions apply to a daemon that starts (loupe daemon stop first)"

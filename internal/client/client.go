@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/apitype"
@@ -157,6 +158,38 @@ func (c *Client) Status(ctx context.Context) (*apitype.Status, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// probeWindow bounds how long Probe asks again a daemon that drops its
+// probes: one that is exiting holds its socket only until its files close.
+const probeWindow = 2 * time.Second
+
+// Probe asks the daemon for its status, as Status does, for a caller that
+// starts one when none runs. A daemon that is exiting (killed, stopping)
+// can still hold its listening socket for a moment after it stopped
+// serving — the kernel frees a killed process's memory before it closes
+// its files — and the connection is then reset unanswered: that is asked
+// again, every 20 ms (nothing signals the socket's closing) for at most
+// probeWindow, until a daemon answers or none is there (ErrNoDaemon).
+func (c *Client) Probe(ctx context.Context) (*apitype.Status, error) {
+	deadline := time.Now().Add(probeWindow)
+	for {
+		st, err := c.Status(ctx)
+		if err == nil || !dropped(err) || time.Now().After(deadline) {
+			return st, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// dropped reports whether err says the daemon closed a connection without
+// answering it.
+func dropped(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // Shutdown asks the daemon to stop its sessions and exit.
