@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -55,8 +56,7 @@ func personsChrome(t *testing.T, page, title string) (profile string, endpoint s
 	// page's, when the test read it): the person's page is there once
 	// the tab carries the page's title, asked of the browser until then
 	// (bounded; the browser tells no one outside).
-	list := strings.Replace(strings.SplitN(endpoint, "/devtools/", 2)[0], "ws://", "http://", 1) + "/json/list"
-	for !hasPage(list, title) {
+	for !slices.ContainsFunc(pages(endpoint), func(p target) bool { return p.Title == title }) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the person's page (title %q) never loaded", title)
 		}
@@ -65,24 +65,20 @@ func personsChrome(t *testing.T, page, title string) (profile string, endpoint s
 	return profile, endpoint
 }
 
-// hasPage reports whether the browser whose target list is at list has a
-// page titled title.
-func hasPage(list, title string) bool {
-	resp, err := http.Get(list)
+// target is a page of a browser's target list.
+type target struct{ Type, Title, URL string }
+
+// pages are the pages the browser at endpoint (its DevTools WebSocket)
+// lists over HTTP; none when it does not answer.
+func pages(endpoint string) []target {
+	resp, err := http.Get(strings.Replace(strings.SplitN(endpoint, "/devtools/", 2)[0], "ws://", "http://", 1) + "/json/list")
 	if err != nil {
-		return false
+		return nil
 	}
 	defer resp.Body.Close()
-	var targets []struct{ Type, Title string }
-	if json.NewDecoder(resp.Body).Decode(&targets) != nil {
-		return false
-	}
-	for _, tg := range targets {
-		if tg.Type == "page" && tg.Title == title {
-			return true
-		}
-	}
-	return false
+	var all []target
+	_ = json.NewDecoder(resp.Body).Decode(&all)
+	return slices.DeleteFunc(all, func(tg target) bool { return tg.Type != "page" })
 }
 
 // TestAttachPersonsChrome: attach --chrome finds the person's running
@@ -152,18 +148,8 @@ func TestAttachPersonsChrome(t *testing.T) {
 
 	// close detaches: the person's browser and tab are still there.
 	e.ok("close")
-	resp, err := http.Get(strings.Replace(strings.SplitN(endpoint, "/devtools/", 2)[0], "ws://", "http://", 1) + "/json/list")
-	if err != nil {
-		t.Fatalf("the person's browser after close: %v", err)
-	}
-	defer resp.Body.Close()
-	var targets []struct{ Type, URL string }
-	_ = json.NewDecoder(resp.Body).Decode(&targets)
-	var found bool
-	for _, tg := range targets {
-		found = found || (tg.Type == "page" && strings.HasSuffix(tg.URL, "/mine"))
-	}
-	if !found {
-		t.Fatalf("close closed the person's tab: %+v", targets)
+	after := pages(endpoint)
+	if !slices.ContainsFunc(after, func(p target) bool { return strings.HasSuffix(p.URL, "/mine") }) {
+		t.Fatalf("close closed the person's tab: %+v", after)
 	}
 }
